@@ -1,0 +1,43 @@
+// Reply writer: appends RESP2 or RESP3 encodings straight into a connection's output buffer.
+// Types RESP2 lacks degrade exactly as Redis 7 does (map → flat array, double → bulk string,
+// null → $-1 or *-1, boolean → integer, push → array).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ruvio::proto {
+
+class ReplyWriter {
+ public:
+  explicit ReplyWriter(std::string& out, int protocol = 2) : out_(&out), proto_(protocol) {}
+
+  int protocol() const { return proto_; }
+  void set_protocol(int p) { proto_ = p; }
+  std::string& buffer() { return *out_; }
+
+  void ok() { out_->append("+OK\r\n"); }
+  void simple(std::string_view s);  // +s
+  void error(std::string_view s);   // -s ; s is the full text, e.g. "ERR syntax error"
+  void integer(std::int64_t v);     // :v
+  void bulk(std::string_view s);    // $len s
+  void bulk_int(std::int64_t v);    // an integer sent as a bulk string (GET of an int value)
+  void null();                      // RESP2 $-1, RESP3 _
+  void null_array();                // RESP2 *-1, RESP3 _
+  void array(std::size_t n);        // *n
+  void map(std::size_t pairs);      // RESP3 %n, RESP2 *2n
+  void set(std::size_t n);          // RESP3 ~n, RESP2 *n
+  void push(std::size_t n);         // RESP3 >n, RESP2 *n
+  void double_value(double d);      // RESP3 ,d ; RESP2 bulk, "%.17g" as Redis (inf, -inf)
+  void boolean(bool b);             // RESP3 #t/#f ; RESP2 :1/:0
+  void verbatim(std::string_view s, std::string_view format = "txt");  // RESP3 =, RESP2 bulk
+
+ private:
+  void header(char prefix, std::int64_t n);
+  std::string* out_;
+  int proto_;
+};
+
+}  // namespace ruvio::proto

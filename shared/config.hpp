@@ -1,0 +1,61 @@
+// The runtime configuration: every `ruvio` flag of INTERFACE.md, also accepted as a
+// `key value` line of a Redis-style config file. The supervisor parses it once and hands
+// the parsed struct to each worker over the control channel (cereal), so the worker never
+// parses flags of its own.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ruvio {
+
+enum class Durability : std::uint8_t { kMemory, kEverysec, kAlways };
+
+struct Config {
+  std::string config_file;
+  std::string bind = "127.0.0.1";
+  int port = 6379;
+  int workers = 1;                 // resolved: never 0 / "auto" after parsing
+  std::vector<int> cpus;           // resolved: one per worker
+  int worker_base_port = 6380;     // resolved: port+1 unless given; 0 = none
+  int admin_port = 16379;          // resolved: port+10000 unless given; 0 = none
+  std::string dir = "./data";
+  Durability durability = Durability::kEverysec;
+  int sync_interval_ms = 1000;
+  std::uint64_t maxmemory = 0;
+  std::string maxmemory_policy = "noeviction";
+  std::string requirepass;
+  int databases = 16;
+  std::string log_level = "info";
+  bool alloc_trace = true;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(config_file, bind, port, workers, cpus, worker_base_port, admin_port, dir, durability,
+       sync_interval_ms, maxmemory, maxmemory_policy, requirepass, databases, log_level,
+       alloc_trace);
+  }
+};
+
+struct ConfigError {
+  std::string message;  // one line naming the bad flag or config line
+  // 2 for a bad flag or config line (print `message` to stderr). 0 for --help/--version:
+  // `message` is the usage or version text, printed to stdout, and the program exits 0.
+  int exit_code = 2;
+};
+
+// Worker counts above this are refused until the proxy layer (cross-worker routing) exists.
+// `--workers auto` and the default resolve to min(CPUs, this), so raising it is the only
+// change needed to default to one worker per CPU.
+inline constexpr int kMaxWorkers = 1;
+
+// Parses argv (and the --config file it names; flags win over the file). On error returns
+// the message; the caller prints it and exits 2.
+std::optional<ConfigError> parse_config(int argc, char** argv, Config& out);
+
+// "100mb", "2gb", "1024", "10k" (Redis's memtoull rules). nullopt when malformed.
+std::optional<std::uint64_t> parse_memory(const std::string& text);
+
+}  // namespace ruvio

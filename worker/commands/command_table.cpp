@@ -1,0 +1,85 @@
+#include "worker/commands/command_table.hpp"
+
+#include <bit>
+#include <cassert>
+
+namespace ruvio::worker {
+namespace {
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+// FNV-1a over the lower-cased name: names are short, so this beats anything fancier.
+std::uint64_t name_hash(std::string_view name) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (char c : name) {
+    h ^= static_cast<unsigned char>(lower(c));
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool same_name(std::string_view lower_name, std::string_view any_case) {
+  if (lower_name.size() != any_case.size()) return false;
+  for (std::size_t i = 0; i < any_case.size(); ++i) {
+    if (lower_name[i] != lower(any_case[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+CommandTable::CommandTable() {
+  for (auto family : {connection_commands(), string_commands(), key_commands(),
+                      server_commands()}) {
+    for (const CommandDef& def : family) all_.push_back(&def);
+  }
+  std::size_t size = std::bit_ceil(all_.size() * 4);
+  slots_.assign(size, nullptr);
+  mask_ = size - 1;
+  for (const CommandDef* def : all_) {
+    std::uint64_t i = name_hash(def->name) & mask_;
+    while (slots_[i] != nullptr) {
+      assert(slots_[i]->name != def->name && "command declared twice");
+      i = (i + 1) & mask_;
+    }
+    slots_[i] = def;
+  }
+}
+
+const CommandDef* CommandTable::find(std::string_view name) const {
+  for (std::uint64_t i = name_hash(name) & mask_;; i = (i + 1) & mask_) {
+    const CommandDef* def = slots_[i];
+    if (def == nullptr) return nullptr;
+    if (same_name(def->name, name)) return def;
+  }
+}
+
+const CommandDef* CommandTable::find_sub(const CommandDef& parent, std::string_view sub) {
+  for (const CommandDef& def : parent.subcommands) {
+    // Subcommands are declared as "client|list": compare the part after the bar.
+    std::string_view n = def.name;
+    if (auto bar = n.find('|'); bar != std::string_view::npos) n = n.substr(bar + 1);
+    if (same_name(n, sub)) return &def;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> CommandTable::keys(const CommandDef& def,
+                                                 std::span<const std::string_view> args) {
+  std::vector<std::string_view> out;
+  const KeySpec& ks = def.keys;
+  if (ks.first <= 0 || ks.step <= 0) return out;
+  long argc = static_cast<long>(args.size());
+  long last = ks.last >= 0 ? ks.last : argc + ks.last;
+  for (long i = ks.first; i <= last && i < argc; i += ks.step) {
+    out.push_back(args[static_cast<std::size_t>(i)]);
+  }
+  return out;
+}
+
+const CommandTable& command_table() {
+  static const CommandTable table;
+  return table;
+}
+
+}  // namespace ruvio::worker

@@ -1,0 +1,302 @@
+// Connection family: PING, ECHO, QUIT, HELLO, AUTH, SELECT, RESET, CLIENT …
+// These change only the connection's own state (ClientInfo); they never touch keys.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "worker/commands/command.hpp"
+#include "worker/commands/common.hpp"
+#include "worker/commands/context.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+constexpr std::string_view kRedisVersion = "7.0.15";  // what clients see, for compatibility
+
+void ping(Context& ctx) {
+  if (ctx.argc() == 2) {
+    ctx.out.bulk(ctx.args[1]);
+  } else {
+    ctx.out.simple("PONG");
+  }
+}
+
+void echo(Context& ctx) { ctx.out.bulk(ctx.args[1]); }
+
+void quit(Context& ctx) {
+  ctx.out.ok();
+  ctx.client.close_after_reply = true;
+}
+
+// Redis 7 has one user, "default", whose password is requirepass (nopass when empty).
+bool check_password(Context& ctx, std::string_view user, std::string_view pass) {
+  const std::string& required = ctx.shard.config().requirepass;
+  if (user != "default") return false;
+  return required.empty() || pass == required;
+}
+
+void auth(Context& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.out.error(err::kSyntax);
+    return;
+  }
+  std::string_view user = "default";
+  std::string_view pass;
+  if (ctx.argc() == 2) {
+    if (ctx.shard.config().requirepass.empty()) {
+      ctx.out.error(
+          "ERR AUTH <password> called without any password configured for the default user. "
+          "Are you sure your configuration is correct?");
+      return;
+    }
+    pass = ctx.args[1];
+  } else {
+    user = ctx.args[1];
+    pass = ctx.args[2];
+  }
+  if (check_password(ctx, user, pass)) {
+    ctx.client.authenticated = true;
+    ctx.out.ok();
+  } else {
+    ctx.out.error("WRONGPASS invalid username-password pair or user is disabled.");
+  }
+}
+
+// Redis accepts names of printable ASCII without spaces ('!'..'~').
+bool valid_client_name(std::string_view name) {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+constexpr std::string_view kBadName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+
+void hello(Context& ctx) {
+  std::int64_t ver = 0;
+  if (ctx.argc() >= 2) {
+    auto v = parse_int64(ctx.args[1]);
+    if (!v) {
+      ctx.out.error("ERR Protocol version is not an integer or out of range");
+      return;
+    }
+    if (*v < 2 || *v > 3) {
+      ctx.out.error("NOPROTO unsupported protocol version");
+      return;
+    }
+    ver = *v;
+  }
+  std::string_view user, pass, name;
+  bool has_auth = false, has_name = false;
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    std::size_t more = ctx.argc() - 1 - j;
+    if (iequals(ctx.args[j], "auth") && more >= 2) {
+      user = ctx.args[j + 1];
+      pass = ctx.args[j + 2];
+      has_auth = true;
+      j += 2;
+    } else if (iequals(ctx.args[j], "setname") && more >= 1) {
+      name = ctx.args[j + 1];
+      if (!valid_client_name(name)) {
+        ctx.out.error(kBadName);
+        return;
+      }
+      has_name = true;
+      j += 1;
+    } else {
+      ctx.out.error("ERR Syntax error in HELLO option '" + std::string(ctx.args[j]) + "'");
+      return;
+    }
+  }
+  if (has_auth) {
+    if (!check_password(ctx, user, pass)) {
+      ctx.out.error("WRONGPASS invalid username-password pair or user is disabled.");
+      return;
+    }
+    ctx.client.authenticated = true;
+  }
+  if (!ctx.client.authenticated) {
+    ctx.out.error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+        "select the RESP protocol version at the same time");
+    return;
+  }
+  if (has_name) ctx.client.name = name;
+  if (ver != 0) {
+    ctx.client.resp = static_cast<int>(ver);
+    ctx.out.set_protocol(ctx.client.resp);
+  }
+  ctx.out.map(7);
+  ctx.out.bulk("server");
+  ctx.out.bulk("redis");
+  ctx.out.bulk("version");
+  ctx.out.bulk(kRedisVersion);
+  ctx.out.bulk("proto");
+  ctx.out.integer(ctx.client.resp);
+  ctx.out.bulk("id");
+  ctx.out.integer(static_cast<std::int64_t>(ctx.client.id));
+  ctx.out.bulk("mode");
+  ctx.out.bulk("standalone");
+  ctx.out.bulk("role");
+  ctx.out.bulk("master");
+  ctx.out.bulk("modules");
+  ctx.out.array(0);
+}
+
+void select(Context& ctx) {
+  auto idx = parse_int64(ctx.args[1]);
+  if (!idx) {
+    ctx.out.error(err::kNotInt);
+    return;
+  }
+  if (*idx < 0 || *idx >= ctx.shard.databases()) {
+    ctx.out.error(err::kDbIndex);
+    return;
+  }
+  ctx.client.db = static_cast<int>(*idx);
+  ctx.out.ok();
+}
+
+void reset(Context& ctx) {
+  ctx.client.db = 0;
+  ctx.client.resp = 2;
+  ctx.out.set_protocol(2);
+  ctx.client.name.clear();
+  ctx.client.authenticated = ctx.shard.config().requirepass.empty();
+  ctx.out.simple("RESET");
+}
+
+// One CLIENT LIST line, with Redis 7.0's field names and order.
+void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
+  auto age = (now_ms - c.created_ms) / 1000;
+  auto idle = (now_ms - c.last_interaction_ms) / 1000;
+  out += "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
+         " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(age) +
+         " idle=" + std::to_string(idle) + " flags=N db=" + std::to_string(c.db) +
+         " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer_bytes) +
+         " qbuf-free=" + std::to_string(c.query_buffer_free) +
+         " argv-mem=0 multi-mem=0 rbs=" +
+         std::to_string(c.query_buffer_bytes + c.query_buffer_free) +
+         " rbp=0 obl=0 oll=" + std::to_string(c.output_list_length) +
+         " omem=" + std::to_string(c.output_buffer_bytes) +
+         " tot-mem=" + std::to_string(c.query_buffer_bytes + c.query_buffer_free +
+                                      c.output_buffer_bytes) +
+         " events=r cmd=" + c.last_command + " user=default redir=-1 resp=" +
+         std::to_string(c.resp) + "\n";
+}
+
+void client_id(Context& ctx) { ctx.out.integer(static_cast<std::int64_t>(ctx.client.id)); }
+
+void client_setname(Context& ctx) {
+  if (!valid_client_name(ctx.args[2])) {
+    ctx.out.error(kBadName);
+    return;
+  }
+  ctx.client.name = ctx.args[2];
+  ctx.out.ok();
+}
+
+void client_getname(Context& ctx) {
+  if (ctx.client.name.empty()) {
+    ctx.out.null();
+  } else {
+    ctx.out.bulk(ctx.client.name);
+  }
+}
+
+void client_info(Context& ctx) {
+  std::string line;
+  client_line(ctx.client, ctx.now_ms(), line);
+  ctx.out.verbatim(line);
+}
+
+void client_list(Context& ctx) {
+  // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id …]
+  std::vector<std::uint64_t> ids;
+  bool only_none = false;
+  std::size_t j = 2;
+  if (ctx.argc() == 4 && iequals(ctx.args[2], "type")) {
+    std::string_view t = ctx.args[3];
+    if (iequals(t, "normal")) {
+    } else if (iequals(t, "master") || iequals(t, "replica") || iequals(t, "slave") ||
+               iequals(t, "pubsub")) {
+      only_none = true;
+    } else {
+      ctx.out.error("ERR Unknown client type '" + std::string(t) + "'");
+      return;
+    }
+    j = ctx.argc();
+  } else if (ctx.argc() > 3 && iequals(ctx.args[2], "id")) {
+    for (j = 3; j < ctx.argc(); ++j) {
+      auto id = parse_int64(ctx.args[j]);
+      if (!id || *id <= 0) {
+        ctx.out.error("ERR Invalid client ID");
+        return;
+      }
+      ids.push_back(static_cast<std::uint64_t>(*id));
+    }
+  }
+  if (j != ctx.argc()) {
+    ctx.out.error(err::kSyntax);
+    return;
+  }
+  std::string text;
+  if (!only_none) {
+    ctx.shard.for_each_client([&](const ClientInfo& c) {
+      if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
+      client_line(c.id == ctx.client.id ? ctx.client : c, ctx.now_ms(), text);
+    });
+  }
+  ctx.out.verbatim(text);
+}
+
+void client_help(Context& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.out.array(std::size(kLines));
+  for (auto line : kLines) ctx.out.simple(line);
+}
+
+constexpr std::uint32_t kConn = kNoScript | kLoading | kStale;
+
+const CommandDef kClientSubcommands[] = {
+    {"client|id", 2, kConn, {}, client_id, "connection", "Returns the client ID for the current connection.", "5.0.0", "O(1)", "slow connection"},
+    {"client|setname", 3, kConn, {}, client_setname, "connection", "Sets the connection name.", "2.6.9", "O(1)", "slow connection"},
+    {"client|getname", 2, kConn, {}, client_getname, "connection", "Returns the name of the connection.", "2.6.9", "O(1)", "slow connection"},
+    {"client|info", 2, kConn, {}, client_info, "connection", "Returns information about the connection.", "6.2.0", "O(1)", "slow connection"},
+    {"client|list", -2, kAdmin | kConn, {}, client_list, "connection", "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", "admin slow dangerous connection"},
+    {"client|help", 2, kLoading | kStale, {}, client_help, "connection", "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "slow connection"},
+};
+
+const CommandDef kConnectionCommands[] = {
+    {"ping", -1, kFast, {}, ping, "connection", "Returns the server's liveliness response.", "1.0.0", "O(1)", "fast connection"},
+    {"echo", 2, kFast, {}, echo, "connection", "Returns the given string.", "1.0.0", "O(1)", "fast connection"},
+    {"quit", -1, kAllowBusy | kNoAuth | kConn | kFast, {}, quit, "connection", "Closes the connection.", "1.0.0", "O(1)", "fast connection"},
+    {"auth", -2, kConn | kFast | kNoAuth | kAllowBusy, {}, auth, "connection", "Authenticates the connection.", "1.0.0", "O(N) where N is the number of passwords defined for the user", "fast connection"},
+    {"hello", -1, kConn | kFast | kNoAuth | kAllowBusy, {}, hello, "connection", "Handshakes with the Redis server.", "6.0.0", "O(1)", "fast connection"},
+    {"select", 2, kLoading | kStale | kFast, {}, select, "connection", "Changes the selected database.", "1.0.0", "O(1)", "fast connection"},
+    {"reset", 1, kConn | kFast | kNoAuth | kAllowBusy, {}, reset, "connection", "Resets the connection.", "6.2.0", "O(1)", "fast connection"},
+    {"client", -2, kConn, {}, nullptr, "connection", "A container for client connection commands.", "2.4.0", "Depends on subcommand.", "slow", kClientSubcommands},
+};
+
+}  // namespace
+
+std::span<const CommandDef> connection_commands() { return kConnectionCommands; }
+
+}  // namespace ruvio::worker

@@ -1,0 +1,27 @@
+// The bridge between the server loop and a command family: arguments in, reply out.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "proto/resp_writer.hpp"
+#include "worker/server/shard.hpp"
+
+namespace ruvio::worker {
+
+struct CommandDef;
+
+struct Context {
+  std::span<const std::string_view> args;  // args[0] is the command name as sent
+  proto::ReplyWriter& out;
+  ClientInfo& client;
+  Shard& shard;
+  const CommandDef* command = nullptr;
+
+  store::Db& db() { return shard.db(client.db); }
+  std::int64_t now_ms() const { return shard.now_ms(); }
+  std::size_t argc() const { return args.size(); }
+};
+
+}  // namespace ruvio::worker

@@ -1,0 +1,297 @@
+#include "worker/server/server.hpp"
+
+#include <mimalloc.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <span>
+
+#include "worker/commands/command_table.hpp"
+#include "worker/commands/common.hpp"
+#include "worker/commands/context.hpp"
+#include "worker/server/connection.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+constexpr std::uint64_t kHousekeepingMs = 100;  // Redis's hz 10
+// Active expiry: samples per database per housekeeping tick (Redis: 20 keys × up to 16 loops,
+// bounded by time; ours is bounded by count, which is the same kind of limit).
+constexpr std::size_t kExpireBudget = 200;
+
+std::int64_t wall_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Redis's exact text: the name cut at 128 bytes, then the arguments quoted one by one while
+// that list is shorter than 128 bytes, each cut to what is left; newlines become spaces.
+void unknown_command(proto::ReplyWriter& out, std::span<const std::string_view> args) {
+  std::string list;
+  for (std::size_t i = 1; i < args.size() && list.size() < 128; ++i) {
+    std::size_t room = 128 - list.size();
+    list.append("'");
+    list.append(args[i].substr(0, room));
+    list.append("' ");
+  }
+  std::string msg = "ERR unknown command '";
+  msg.append(args[0].substr(0, 128));
+  msg.append("', with args beginning with: ");
+  msg.append(list);
+  for (char& c : msg) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  out.error(msg);
+}
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+  }
+  return u;
+}
+
+}  // namespace
+
+Server::Server(const control::WorkerInit& init, int control_fd)
+    : init_(init), shard_(init.config, init.id) {
+  uv_loop_init(&loop_);
+  loop_.data = this;
+  refresh_clock();
+  uv_pipe_init(&loop_, &control_, 0);
+  control_.data = this;
+  uv_pipe_open(&control_, control_fd);
+  uv_check_init(&loop_, &check_);
+  check_.data = this;
+  uv_timer_init(&loop_, &timer_);
+  timer_.data = this;
+  uv_signal_init(&loop_, &sigterm_);
+  sigterm_.data = this;
+  uv_signal_init(&loop_, &sigint_);
+  sigint_.data = this;
+
+  shard_.for_each_client = [this](const std::function<void(const ClientInfo&)>& fn) {
+    for (auto& [id, c] : clients_) fn(c->info());
+  };
+}
+
+Server::~Server() = default;
+
+void Server::refresh_clock() { shard_.set_now_ms(wall_ms()); }
+
+bool Server::listen_on(uv_tcp_t& handle, int fd) {
+  uv_tcp_init(&loop_, &handle);
+  handle.data = this;
+  if (int rc = uv_tcp_open(&handle, fd); rc != 0) {
+    spdlog::error("cannot use inherited listening socket {}: {}", fd, uv_strerror(rc));
+    return false;
+  }
+  if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(&handle), 511, on_accept); rc != 0) {
+    spdlog::error("listen on inherited socket {} failed: {}", fd, uv_strerror(rc));
+    return false;
+  }
+  return true;
+}
+
+int Server::run(int listen_fd, int direct_fd) {
+  if (listen_fd < 0 || !listen_on(proxy_listener_, listen_fd)) return 1;
+  if (direct_fd >= 0) {
+    if (!listen_on(direct_listener_, direct_fd)) return 1;
+    has_direct_ = true;
+  }
+  uv_read_start(reinterpret_cast<uv_stream_t*>(&control_), on_control_alloc, on_control_read);
+  uv_check_start(&check_, on_check);
+  uv_timer_start(&timer_, on_timer, kHousekeepingMs, kHousekeepingMs);
+  // The supervisor stops workers through the control channel; a stray SIGTERM/SIGINT (a
+  // terminal's Ctrl-C reaching the whole group) must still end this worker cleanly.
+  uv_signal_start(&sigterm_, on_signal, SIGTERM);
+  uv_signal_start(&sigint_, on_signal, SIGINT);
+  ops_sample_ms_ = shard_.now_ms();
+  send_control(control::WorkerReady{init_.id});
+  spdlog::info("listening, slots {}-{}", init_.slot_first, init_.slot_last);
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  // Let every close callback run, then drop the loop.
+  uv_walk(
+      &loop_,
+      [](uv_handle_t* h, void*) {
+        if (!uv_is_closing(h)) uv_close(h, nullptr);
+      },
+      nullptr);
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  uv_loop_close(&loop_);
+  spdlog::info("stopped");
+  return 0;
+}
+
+void Server::on_accept(uv_stream_t* listener, int status) {
+  auto* self = static_cast<Server*>(listener->data);
+  if (status < 0 || self->shutting_down_) return;
+  auto* c = new Connection(*self, self->next_client_id_++);
+  if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(c->handle())) != 0) {
+    c->close();
+    return;
+  }
+  self->clients_.emplace(c->info().id, c);
+  self->shard_.connected_clients = self->clients_.size();
+  self->shard_.stats().connections_received++;
+  if (!c->start()) c->close();
+}
+
+void Server::on_connection_closed(Connection* c) {
+  clients_.erase(c->info().id);
+  shard_.connected_clients = clients_.size();
+}
+
+void Server::mark_dirty(Connection* c) {
+  if (c->dirty) return;
+  c->dirty = true;
+  c->next_dirty = dirty_head_;
+  dirty_head_ = c;
+}
+
+// Once per loop turn, after I/O callbacks: hand every reply produced this turn to the kernel.
+void Server::on_check(uv_check_t* h) {
+  auto* self = static_cast<Server*>(h->data);
+  while (self->dirty_head_ != nullptr) {
+    Connection* list = self->dirty_head_;
+    self->dirty_head_ = nullptr;
+    while (list != nullptr) {
+      Connection* c = list;
+      list = c->next_dirty;
+      c->next_dirty = nullptr;
+      c->dirty = false;
+      c->flush();
+    }
+  }
+  if (self->shard_.shutdown_requested && !self->shutting_down_) {
+    self->send_control(control::ShutdownRequest{});
+    self->begin_shutdown();
+  }
+}
+
+void Server::on_timer(uv_timer_t* h) { static_cast<Server*>(h->data)->housekeeping(); }
+
+void Server::housekeeping() {
+  refresh_clock();
+  std::int64_t now = shard_.now_ms();
+  std::size_t expired = 0;
+  for (int i = 0; i < shard_.databases(); ++i) {
+    store::Db& db = shard_.db(i);
+    if (db.expires_size() > 0) expired += db.expire_cycle(now, kExpireBudget);
+  }
+  if (expired > 0) mi_collect(false);
+  if (now - ops_sample_ms_ >= 1000) {
+    std::uint64_t done = shard_.stats().commands_processed - ops_sample_commands_;
+    shard_.stats().instantaneous_ops_per_sec =
+        done * 1000 / static_cast<std::uint64_t>(now - ops_sample_ms_);
+    ops_sample_commands_ = shard_.stats().commands_processed;
+    ops_sample_ms_ = now;
+  }
+}
+
+void Server::dispatch(Connection& conn, std::span<const std::string_view> args,
+                      proto::ReplyWriter& out) {
+  ClientInfo& client = conn.info();
+  const CommandDef* def = command_table().find(args[0]);
+  if (def == nullptr) {
+    unknown_command(out, args);
+    return;
+  }
+  if (!client.authenticated && !(def->flags & kNoAuth)) {
+    out.error(err::kNoAuth);
+    return;
+  }
+  auto arity_ok = [&](const CommandDef& d) {
+    int n = static_cast<int>(args.size());
+    return d.arity >= 0 ? n == d.arity : n >= -d.arity;
+  };
+  if (!arity_ok(*def)) {
+    out.error("ERR wrong number of arguments for '" + std::string(def->name) + "' command");
+    return;
+  }
+  // A container command without its own handler dispatches on its subcommand here.
+  if (def->handler == nullptr && !def->subcommands.empty()) {
+    const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
+    if (sub == nullptr) {
+      out.error("ERR unknown subcommand '" + std::string(args[1].substr(0, 128)) +
+                "'. Try " + upper(args[0]) + " HELP.");
+      return;
+    }
+    if (!arity_ok(*sub)) {
+      out.error("ERR wrong number of arguments for '" + std::string(sub->name) + "' command");
+      return;
+    }
+    def = sub;
+  }
+  out.set_protocol(client.resp);
+  Context ctx{args, out, client, shard_, def};
+  client.last_command = def->name;
+  def->handler(ctx);
+  out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
+  shard_.stats().commands_processed++;
+}
+
+void Server::send_control(const control::Message& msg) {
+  auto* req = new uv_write_t;
+  auto* payload = new std::string;
+  control::encode(msg, *payload);
+  req->data = payload;
+  uv_buf_t buf = uv_buf_init(payload->data(), static_cast<unsigned>(payload->size()));
+  int rc = uv_write(req, reinterpret_cast<uv_stream_t*>(&control_), &buf, 1,
+                    [](uv_write_t* r, int) {
+                      delete static_cast<std::string*>(r->data);
+                      delete r;
+                    });
+  if (rc != 0) {
+    delete payload;
+    delete req;
+  }
+}
+
+void Server::on_control_alloc(uv_handle_t* h, std::size_t, uv_buf_t* buf) {
+  auto* self = static_cast<Server*>(h->data);
+  *buf = uv_buf_init(self->control_buf_, sizeof self->control_buf_);
+}
+
+void Server::on_control_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
+  auto* self = static_cast<Server*>(s->data);
+  if (nread < 0) {
+    // The supervisor is gone: a worker never outlives it.
+    spdlog::warn("control channel closed, stopping");
+    self->begin_shutdown();
+    return;
+  }
+  self->control_in_.append(buf->base, static_cast<std::size_t>(nread));
+  for (;;) {
+    std::size_t used = 0;
+    bool bad = false;
+    auto msg = control::decode(self->control_in_, used, bad);
+    if (bad) {
+      spdlog::error("malformed control frame, stopping");
+      self->begin_shutdown();
+      return;
+    }
+    if (!msg) break;
+    self->control_in_.erase(0, used);
+    if (std::holds_alternative<control::Shutdown>(*msg)) self->begin_shutdown();
+  }
+}
+
+void Server::on_signal(uv_signal_t* h, int) { static_cast<Server*>(h->data)->begin_shutdown(); }
+
+void Server::begin_shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  spdlog::info("shutting down");
+  // Flush what is queued, then close every client and stop the loop.
+  for (auto& [id, c] : std::unordered_map<std::uint64_t, Connection*>(clients_)) {
+    c->flush();
+    c->close();
+  }
+  uv_stop(&loop_);
+}
+
+}  // namespace ruvio::worker

@@ -1,0 +1,80 @@
+// The worker's event loop: listeners, connections, the control channel to the supervisor,
+// and the periodic housekeeping (active expiry, incremental rehash, stats sampling).
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "proto/resp_writer.hpp"
+#include "shared/control.hpp"
+#include "worker/server/shard.hpp"
+
+namespace ruvio::worker {
+
+class Connection;
+struct Context;
+
+class Server {
+ public:
+  Server(const control::WorkerInit& init, int control_fd);
+  ~Server();
+
+  // Starts listening on the inherited sockets (-1 = none) and runs until shutdown.
+  // Returns the process exit code.
+  int run(int listen_fd, int direct_fd);
+
+  Shard& shard() { return shard_; }
+  uv_loop_t* loop() { return &loop_; }
+
+  // Connection bookkeeping.
+  void on_connection_closed(Connection* c);
+  void mark_dirty(Connection* c);
+  // Runs one parsed command for `c`, appending its reply to `out`.
+  void dispatch(Connection& c, std::span<const std::string_view> args, proto::ReplyWriter& out);
+  void refresh_clock();
+
+  // Output above this is backpressure: the connection stops reading until it drains.
+  static constexpr std::size_t kOutputHighWater = 64ull * 1024 * 1024;
+
+ private:
+  static void on_accept(uv_stream_t* server, int status);
+  static void on_check(uv_check_t* h);
+  static void on_timer(uv_timer_t* h);
+  static void on_control_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
+  static void on_control_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
+  static void on_signal(uv_signal_t* h, int signum);
+
+  bool listen_on(uv_tcp_t& handle, int fd);
+  void send_control(const control::Message& msg);
+  void begin_shutdown();
+  void housekeeping();
+
+  control::WorkerInit init_;
+  Shard shard_;
+  uv_loop_t loop_{};
+  uv_tcp_t proxy_listener_{};
+  uv_tcp_t direct_listener_{};
+  bool has_direct_ = false;
+  uv_pipe_t control_{};
+  std::string control_in_;
+  char control_buf_[4096];
+  uv_check_t check_{};
+  uv_timer_t timer_{};
+  uv_signal_t sigterm_{};
+  uv_signal_t sigint_{};
+  std::unordered_map<std::uint64_t, Connection*> clients_;
+  std::uint64_t next_client_id_ = 1;
+  Connection* dirty_head_ = nullptr;
+  bool shutting_down_ = false;
+  // instantaneous_ops_per_sec sampling
+  std::uint64_t ops_sample_commands_ = 0;
+  std::int64_t ops_sample_ms_ = 0;
+};
+
+}  // namespace ruvio::worker

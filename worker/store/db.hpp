@@ -1,0 +1,119 @@
+// One logical database: the compact key table plus the expiry index.
+//
+// This is the API the command families use; the table (table.hpp) and the record format
+// (record.hpp) are private to worker/store. Nothing here knows about RESP or libuv.
+//
+// Times are absolute Unix milliseconds. `now_ms` is passed in by the caller (the server
+// caches one clock reading per loop turn, as Redis does), so lookups stay cheap and tests
+// can drive time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ruvio::store {
+
+inline constexpr std::int64_t kNoExpire = -1;
+
+enum class Type : std::uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
+
+class Record;  // opaque; one allocation per key (record.hpp)
+
+// A borrowed handle to one key's record. Valid until the next mutation of its Db.
+class Entry {
+ public:
+  Entry() = default;
+  explicit Entry(const Record* r) : rec_(r) {}
+  explicit operator bool() const { return rec_ != nullptr; }
+
+  std::string_view key() const;
+  Type type() const;
+  std::int64_t expire_at() const;  // kNoExpire when the key has no TTL
+
+  // Strings. An integer-encoded string has no bytes: is_int() and int_value().
+  bool is_int() const;
+  std::int64_t int_value() const;
+  std::string_view str() const;  // only when !is_int()
+  std::size_t str_len() const;   // length of the string form in either encoding
+
+  // Redis names: "int", "embstr", "raw" (later "listpack", "hashtable", ...).
+  std::string_view encoding() const;
+  std::size_t memory_usage() const;  // bytes this key costs (record + value buffers)
+  std::uint8_t lfu() const;          // OBJECT FREQ
+  std::int64_t idle_seconds(std::int64_t now_ms) const;  // OBJECT IDLETIME
+
+  const Record* record() const { return rec_; }
+
+ private:
+  const Record* rec_ = nullptr;
+};
+
+struct SetOptions {
+  std::int64_t expire_at = kNoExpire;  // absolute ms; kNoExpire = no TTL
+  bool keep_ttl = false;               // keep the existing TTL (SET KEEPTTL, APPEND, INCR...)
+};
+
+class Db {
+ public:
+  Db();
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // Lookup with lazy expiry: an expired key is deleted and reported missing.
+  Entry find(std::string_view key, std::int64_t now_ms);
+  // Lookup without touching access time or expiring (used by SCAN filters, tests).
+  Entry peek(std::string_view key) const;
+  bool exists(std::string_view key, std::int64_t now_ms) { return bool(find(key, now_ms)); }
+
+  // Strings. A value that is a canonical int64 ("123", not "0123" / "+1" / " 1") is stored as
+  // an integer, exactly when Redis would use the "int" encoding. Overwrites any type.
+  void set_string(std::string_view key, std::string_view value, const SetOptions& opt);
+  void set_int(std::string_view key, std::int64_t value, const SetOptions& opt);
+  // APPEND: creates the key when missing; returns the new length. Grows geometrically.
+  std::size_t append(std::string_view key, std::string_view tail, std::int64_t now_ms);
+  // SETRANGE: zero-pads; returns the new length. Caller checks the 512 MB limit first.
+  std::size_t set_range(std::string_view key, std::size_t offset, std::string_view data,
+                        std::int64_t now_ms);
+
+  bool erase(std::string_view key);  // true when a key was removed
+  // Expiry. set_expire on a missing key returns false. persist returns true if a TTL was removed.
+  bool set_expire(std::string_view key, std::int64_t at_ms);
+  bool persist(std::string_view key);
+
+  // Moves `from` to `to` (overwriting `to`), keeping the TTL. Caller checked `from` exists.
+  void rename(std::string_view from, std::string_view to);
+  // Copies the record of `src` (value and TTL) to `dst` in `target` (may be *this).
+  void copy_to(Entry src, Db& target, std::string_view dst);
+
+  std::size_t size() const;          // keys, including not-yet-reclaimed expired ones
+  std::size_t expires_size() const;  // keys with a TTL
+  std::uint64_t expired_total() const;  // keys removed by lazy or active expiry, ever
+
+  // SCAN with Redis's guarantee: every key present for the whole iteration is returned at
+  // least once, across table growth and shrinking. Returns the next cursor (0 = done).
+  // `count` is a hint for the amount of work (buckets visited).
+  std::uint64_t scan(std::uint64_t cursor, std::size_t count,
+                     const std::function<void(Entry)>& emit) const;
+  Entry random_entry(std::int64_t now_ms);  // uniform enough for RANDOMKEY; empty if no key
+
+  // Active expiry: samples keys with a TTL and deletes expired ones, doing at most `budget`
+  // samples. Returns the number of keys deleted.
+  std::size_t expire_cycle(std::int64_t now_ms, std::size_t budget);
+
+  void clear();        // FLUSHDB: frees everything (the caller calls mi_collect)
+  void swap(Db& other);  // SWAPDB
+
+  // Allocator-usable bytes held by this Db (records, value buffers, tables).
+  std::size_t used_memory() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace ruvio::store
