@@ -26,8 +26,8 @@ enum class ParseStatus {
 struct ParseResult {
   ParseStatus status;
   std::size_t consumed = 0;  // bytes of input used (kCommand/kNeedMore)
-  std::size_t need = 0;      // kNeedMore: total bytes from `consumed` the command needs, 0 if unknown
-  std::string_view error;    // kError: full error text without the leading '-', e.g.
+  std::size_t need = 0;  // kNeedMore: total bytes from `consumed` the command needs, 0 if unknown
+  std::string_view error{};  // kError: full error text without the leading '-', e.g.
                              // "ERR Protocol error: invalid bulk length"
 };
 
@@ -71,12 +71,12 @@ class RequestParser {
   std::string scratch_;  // unescaped inline arguments
 
   Phase phase_ = Phase::kIdle;
-  std::size_t pos_ = 0;          // current line (or bulk body) offset from the command start
-  std::size_t scan_ = 0;         // bytes of the current line known to hold no terminator
-  std::int64_t remaining_ = 0;   // multibulk arguments still to read
-  std::int64_t bulk_len_ = -1;   // kBulkBody: length announced by the `$` line
-  std::vector<Span> saved_;      // arguments parsed by earlier calls of an unfinished command
-  char error_buf_[64] = {};      // "expected '$', got 'X'" needs a formatted message
+  std::size_t pos_ = 0;         // current line (or bulk body) offset from the command start
+  std::size_t scan_ = 0;        // bytes of the current line known to hold no terminator
+  std::int64_t remaining_ = 0;  // multibulk arguments still to read
+  std::int64_t bulk_len_ = -1;  // kBulkBody: length announced by the `$` line
+  std::vector<Span> saved_;     // arguments parsed by earlier calls of an unfinished command
+  char error_buf_[64] = {};     // "expected '$', got 'X'" needs a formatted message
 };
 
 }  // namespace ruvio::proto
