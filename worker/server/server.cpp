@@ -20,6 +20,9 @@ constexpr std::uint64_t kHousekeepingMs = 100;  // Redis's hz 10
 // Active expiry: samples per database per housekeeping tick (Redis: 20 keys × up to 16 loops,
 // bounded by time; ours is bounded by count, which is the same kind of limit).
 constexpr std::size_t kExpireBudget = 200;
+// Idle-time resize work, on top of what each write does, so a table that stops being written
+// still finishes growing or shrinking.
+constexpr std::size_t kRehashBucketsPerTick = 1024;
 
 std::int64_t wall_ms() {
   using namespace std::chrono;
@@ -181,6 +184,7 @@ void Server::housekeeping() {
   for (int i = 0; i < shard_.databases(); ++i) {
     store::Db& db = shard_.db(i);
     if (db.expires_size() > 0) expired += db.expire_cycle(now, kExpireBudget);
+    db.rehash_step(kRehashBucketsPerTick);
   }
   if (expired > 0) mi_collect(false);
   if (now - ops_sample_ms_ >= 1000) {

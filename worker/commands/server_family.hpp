@@ -1,0 +1,31 @@
+// Handlers of the server family that live outside server_commands.cpp (which holds the
+// family's one declaration table). Private to worker/commands.
+#pragma once
+
+#include "worker/commands/context.hpp"
+
+namespace ruvio::worker::srvfam {
+
+// info_command.cpp
+void cmd_info(Context& ctx);
+// Called by CONFIG RESETSTAT: forgets the ops/sec sample and the memory peak.
+void reset_info_samples();
+
+// introspection_commands.cpp (COMMAND and its subcommands)
+void cmd_command(Context& ctx);  // bare COMMAND, or dispatch to a subcommand
+void command_count(Context& ctx);
+void command_info(Context& ctx);
+void command_docs(Context& ctx);
+void command_list(Context& ctx);
+void command_getkeys(Context& ctx);
+void command_help(Context& ctx);
+
+// config_commands.cpp
+void cmd_config(Context& ctx);
+void config_get(Context& ctx);
+void config_set(Context& ctx);
+void config_resetstat(Context& ctx);
+void config_rewrite(Context& ctx);
+void config_help(Context& ctx);
+
+}  // namespace ruvio::worker::srvfam

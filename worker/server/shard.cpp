@@ -1,0 +1,37 @@
+#include "worker/server/shard.hpp"
+
+#include <mimalloc.h>
+
+#include <chrono>
+
+namespace ruvio::worker {
+
+namespace {
+
+std::int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(worker_id) {
+  start_ms_ = wall_clock_ms();
+  now_ms_ = start_ms_;
+  const int n = config_.databases > 0 ? config_.databases : 1;
+  dbs_.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>());
+}
+
+std::size_t Shard::used_memory() const {
+  std::size_t total = 0;
+  for (const auto& db : dbs_) total += db->used_memory();
+  return total;
+}
+
+void Shard::release_memory() {
+  mi_collect(true);
+}
+
+}  // namespace ruvio::worker
