@@ -105,6 +105,14 @@ class Db {
   // samples. Returns the number of keys deleted.
   std::size_t expire_cycle(std::int64_t now_ms, std::size_t budget);
 
+  // Incremental resize work for the idle timer: moves up to `buckets` old home buckets in each
+  // table that is resizing. Returns true while a resize is still in progress.
+  bool rehash_step(std::size_t buckets);
+
+  // The record's clock byte is an LRU clock (default: noeviction, *-lru) or Redis's LFU
+  // counter (*-lfu policies). Set it when maxmemory-policy changes.
+  void set_lfu_mode(bool lfu);
+
   void clear();        // FLUSHDB: frees everything (the caller calls mi_collect)
   void swap(Db& other);  // SWAPDB
 

@@ -1,0 +1,471 @@
+// Db: the key table, the expiry index and the string operations on records.
+//
+// The expiry index is a second Table holding the same Record pointers as the main table,
+// only for keys with a TTL (keyed by the record's key, same hash). Whenever a TTL key's
+// record moves (reallocated), both tables get the new pointer.
+//
+// The record's clock byte (see record.hpp) has two meanings, chosen per Db:
+//   LRU mode (default; noeviction and *-lru): (now_ms / 1000) mod 256, set on every access.
+//     OBJECT IDLETIME = (now tick - stored tick) mod 256 seconds: exact up to 255 s, then it
+//     wraps. One byte cannot hold more without a sweep re-encoding old keys.
+//   LFU mode (*-lfu): Redis's logarithmic counter (LFU_INIT_VAL 5, lfu-log-factor 10). There
+//     is no room for Redis's decay timestamp, so the counter does not decay with time.
+#include "worker/store/db.hpp"
+
+#include <charconv>
+#include <cstring>
+#include <random>
+
+#include "worker/store/record.hpp"
+#include "worker/store/table.hpp"
+
+namespace ruvio::store {
+
+namespace {
+
+constexpr int kLfuLogFactor = 10;
+
+std::uint8_t lru_tick(std::int64_t now_ms) {
+  return static_cast<std::uint8_t>(static_cast<std::uint64_t>(now_ms / 1000) & 0xFF);
+}
+
+// Writes the decimal text of v; returns the length.
+std::size_t write_int(char* out, std::int64_t v) {
+  auto res = std::to_chars(out, out + 24, v);
+  return static_cast<std::size_t>(res.ptr - out);
+}
+
+}  // namespace
+
+// ---- Entry ----------------------------------------------------------------------------------
+
+std::string_view Entry::key() const {
+  return rec_->key();
+}
+Type Entry::type() const {
+  return rec_->type();
+}
+std::int64_t Entry::expire_at() const {
+  return rec_->expire_at();
+}
+bool Entry::is_int() const {
+  return rec_->is_int();
+}
+std::int64_t Entry::int_value() const {
+  return rec_->int_value();
+}
+std::string_view Entry::str() const {
+  return rec_->str();
+}
+std::size_t Entry::str_len() const {
+  return rec_->str_len();
+}
+std::size_t Entry::memory_usage() const {
+  return rec_->memory_usage();
+}
+std::uint8_t Entry::lfu() const {
+  return rec_->clock();
+}
+
+std::string_view Entry::encoding() const {
+  switch (rec_->enc()) {
+    case Enc::kEmbStr:
+      return rec_->str().size() <= kEmbstrMax ? "embstr" : "raw";
+    case Enc::kExtStr:
+      return "raw";
+    case Enc::kObject:
+      return "unknown";  // the collection types will name themselves
+    default:
+      return "int";
+  }
+}
+
+std::int64_t Entry::idle_seconds(std::int64_t now_ms) const {
+  return static_cast<std::uint8_t>(lru_tick(now_ms) - rec_->clock());
+}
+
+// ---- Db::Impl -------------------------------------------------------------------------------
+
+struct Db::Impl {
+  Heap heap;
+  Table main{&heap};
+  Table expires{&heap};
+  std::uint64_t expired_total = 0;
+  std::int64_t now = 0;
+  bool lfu = false;
+  std::uint64_t rng = std::random_device{}() | 1;
+
+  std::uint64_t next_rand() {  // splitmix64
+    std::uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+  std::uint8_t fresh_clock() const { return lfu ? kLfuInitVal : lru_tick(now); }
+
+  void touch(Record* r) {
+    if (!lfu) {
+      r->set_clock(lru_tick(now));
+      return;
+    }
+    std::uint8_t c = r->clock();
+    if (c == 255) return;
+    double base = c > kLfuInitVal ? c - kLfuInitVal : 0;
+    double p = 1.0 / (base * kLfuLogFactor + 1);
+    double x = static_cast<double>(next_rand() >> 11) * (1.0 / 9007199254740992.0);
+    if (x < p) r->set_clock(static_cast<std::uint8_t>(c + 1));
+  }
+
+  static bool expired(const Record* r, std::int64_t at) {
+    return r->has_ttl() && at > r->expire_at();
+  }
+
+  // Removes a key known to be present and frees its record.
+  void remove(std::string_view key, std::uint64_t h) {
+    Record* r = main.erase(key, h);
+    if (r == nullptr) return;
+    if (r->has_ttl()) expires.erase(key, h);
+    Record::destroy(heap, r);
+  }
+
+  void add(Record* r, std::uint64_t h) {
+    main.insert(r, h);
+    if (r->has_ttl()) expires.insert(r, h);
+  }
+
+  // The main slot `ref` held `old`; it now holds `nr` (same key). Keeps the expiry index in
+  // step, then frees `old` (without its external buffer when `shallow`, which nr took over).
+  void replaced(Table::Ref ref, Record* old, Record* nr, std::uint64_t h, bool shallow) {
+    if (old != nr) ref.set(nr);
+    std::string_view key = old->key();
+    if (old->has_ttl() && nr->has_ttl()) {
+      if (old != nr) expires.find(key, h).set(nr);
+    } else if (old->has_ttl()) {
+      expires.erase(key, h);
+    } else if (nr->has_ttl()) {
+      expires.insert(nr, h);
+    }
+    if (old == nr) return;
+    if (shallow) {
+      Record::destroy_shallow(heap, old);
+    } else {
+      Record::destroy(heap, old);
+    }
+  }
+
+  // Lookup with lazy expiry; fills ref.
+  Record* lookup(std::string_view key, std::uint64_t h, Table::Ref* ref) {
+    *ref = main.find(key, h);
+    if (!*ref) return nullptr;
+    Record* r = ref->get();
+    if (expired(r, now)) {
+      remove(key, h);
+      ++expired_total;
+      *ref = Table::Ref();
+      return nullptr;
+    }
+    return r;
+  }
+
+  void set_value(std::string_view key, Payload p, const SetOptions& opt) {
+    std::uint64_t h = main.hash(key);
+    Table::Ref ref;
+    Record* old = lookup(key, h, &ref);
+    std::int64_t exp = opt.expire_at;
+    if (exp == kNoExpire && opt.keep_ttl && old != nullptr) exp = old->expire_at();
+    std::uint8_t clock = lfu && old != nullptr ? old->clock() : fresh_clock();
+    if (old != nullptr && p.enc != Enc::kExtStr && old->type() == Type::kString &&
+        (old->enc() == Enc::kEmbStr || old->is_int()) && old->has_ttl() == (exp != kNoExpire) &&
+        mi_good_size(Record::size_for(key, exp != kNoExpire, p)) == mi_usable_size(old)) {
+      Record::rewrite(old, exp, clock, p);  // same bin: no allocation (INCR, same-size SET)
+      return;
+    }
+    bool reused_buf = false;
+    if (p.enc == Enc::kExtStr && p.ptr == nullptr) {
+      // Reuse the old external buffer when the new value lands in the same bin.
+      if (old != nullptr && old->enc() == Enc::kExtStr) {
+        void* buf = old->ext_buf();
+        if (mi_good_size(8 + p.bytes.size()) == mi_usable_size(buf)) {
+          std::memcpy(ext::data(buf), p.bytes.data(), p.bytes.size());
+          ext::set_len(buf, p.bytes.size());
+          p.ptr = buf;
+          reused_buf = true;
+        }
+      }
+      if (!reused_buf) p.ptr = ext::make(heap, p.bytes, 0);
+    }
+    Record* nr = Record::create(heap, Type::kString, key, exp, clock, p);
+    if (old == nullptr) {
+      add(nr, h);
+    } else {
+      replaced(ref, old, nr, h, reused_buf);
+    }
+  }
+
+  // Makes the string at `ref` externally stored with room for `need` bytes; returns the buffer.
+  void* make_ext(Table::Ref ref, std::uint64_t h, std::size_t need) {
+    Record* r = ref.get();
+    if (r->enc() == Enc::kExtStr) {
+      void* buf = r->ext_buf();
+      void* nb = ext::reserve(heap, buf, need);
+      if (nb != buf) r->set_ext_buf(nb);
+      return nb;
+    }
+    char num[24];
+    std::string_view cur;
+    if (r->is_int()) {
+      cur = std::string_view(num, write_int(num, r->int_value()));
+    } else {
+      cur = r->str();
+    }
+    constexpr std::size_t kStep = 1024 * 1024;
+    std::size_t cap = need < kStep ? need * 2 : need + kStep;
+    void* buf = ext::make(heap, cur, cap);
+    Payload p;
+    p.enc = Enc::kExtStr;
+    p.ptr = buf;
+    Record* nr = Record::create(heap, r->type(), r->key(), r->expire_at(), r->clock(), p);
+    replaced(ref, r, nr, h, false);
+    return buf;
+  }
+};
+
+// ---- Db -------------------------------------------------------------------------------------
+
+Db::Db() : impl_(new Impl) {}
+
+Db::~Db() {
+  clear();
+  delete impl_;
+}
+
+void Db::set_lfu_mode(bool lfu) {
+  impl_->lfu = lfu;
+}
+
+Entry Db::find(std::string_view key, std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  Table::Ref ref;
+  Record* r = d.lookup(key, d.main.hash(key), &ref);
+  if (r == nullptr) return Entry();
+  d.touch(r);
+  return Entry(r);
+}
+
+Entry Db::peek(std::string_view key) const {
+  Table::Ref ref = impl_->main.find(key, impl_->main.hash(key));
+  return ref ? Entry(ref.get()) : Entry();
+}
+
+void Db::set_string(std::string_view key, std::string_view value, const SetOptions& opt) {
+  impl_->set_value(key, Payload::of_string(value), opt);
+}
+
+void Db::set_int(std::string_view key, std::int64_t value, const SetOptions& opt) {
+  impl_->set_value(key, Payload::of_int(value), opt);
+}
+
+std::size_t Db::append(std::string_view key, std::string_view tail, std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  std::uint64_t h = d.main.hash(key);
+  Table::Ref ref;
+  Record* r = d.lookup(key, h, &ref);
+  if (r == nullptr) {
+    // Redis stores a new APPEND key as SET would (int/embstr when it can).
+    d.set_value(key, Payload::of_string(tail), SetOptions{});
+    return tail.size();
+  }
+  d.touch(r);
+  std::size_t len = r->str_len();
+  std::size_t total = len + tail.size();
+  void* buf = d.make_ext(ref, h, total);
+  if (!tail.empty()) std::memcpy(ext::data(buf) + len, tail.data(), tail.size());
+  ext::set_len(buf, total);
+  return total;
+}
+
+std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_view data,
+                          std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  std::uint64_t h = d.main.hash(key);
+  Table::Ref ref;
+  Record* r = d.lookup(key, h, &ref);
+  if (r == nullptr) {
+    if (data.empty()) return 0;
+    Payload p;
+    p.enc = Enc::kExtStr;
+    p.ptr = ext::make(d.heap, {}, offset + data.size());
+    d.add(Record::create(d.heap, Type::kString, key, kNoExpire, d.fresh_clock(), p), h);
+    ref = d.main.find(key, h);
+    r = ref.get();
+  } else {
+    d.touch(r);
+    if (data.empty()) return r->str_len();
+  }
+  std::size_t len = r->str_len();
+  std::size_t end = offset + data.size();
+  std::size_t total = end > len ? end : len;
+  void* buf = d.make_ext(ref, h, total);
+  if (offset > len) std::memset(ext::data(buf) + len, 0, offset - len);
+  std::memcpy(ext::data(buf) + offset, data.data(), data.size());
+  ext::set_len(buf, total);
+  return total;
+}
+
+bool Db::erase(std::string_view key) {
+  Impl& d = *impl_;
+  std::uint64_t h = d.main.hash(key);
+  Record* r = d.main.erase(key, h);
+  if (r == nullptr) return false;
+  if (r->has_ttl()) d.expires.erase(key, h);
+  Record::destroy(d.heap, r);
+  return true;
+}
+
+bool Db::set_expire(std::string_view key, std::int64_t at_ms) {
+  Impl& d = *impl_;
+  std::uint64_t h = d.main.hash(key);
+  Table::Ref ref = d.main.find(key, h);
+  if (!ref) return false;
+  Record* r = ref.get();
+  if (r->has_ttl()) {
+    r->set_expire_in_place(at_ms);
+    return true;
+  }
+  Payload p = r->payload();
+  Record* nr = Record::create(d.heap, r->type(), r->key(), at_ms, r->clock(), p);
+  d.replaced(ref, r, nr, h, true);
+  return true;
+}
+
+bool Db::persist(std::string_view key) {
+  Impl& d = *impl_;
+  std::uint64_t h = d.main.hash(key);
+  Table::Ref ref = d.main.find(key, h);
+  if (!ref || !ref.get()->has_ttl()) return false;
+  Record* r = ref.get();
+  Record* nr = Record::create(d.heap, r->type(), r->key(), kNoExpire, r->clock(), r->payload());
+  d.replaced(ref, r, nr, h, true);
+  return true;
+}
+
+void Db::rename(std::string_view from, std::string_view to) {
+  if (from == to) return;
+  Impl& d = *impl_;
+  std::uint64_t hf = d.main.hash(from);
+  Record* r = d.main.erase(from, hf);
+  if (r == nullptr) return;
+  if (r->has_ttl()) d.expires.erase(from, hf);
+  std::uint64_t ht = d.main.hash(to);
+  d.remove(to, ht);
+  Record* nr = Record::create(d.heap, r->type(), to, r->expire_at(), r->clock(), r->payload());
+  Record::destroy_shallow(d.heap, r);  // nr owns the external buffer now
+  d.add(nr, ht);
+}
+
+void Db::copy_to(Entry src, Db& target, std::string_view dst) {
+  Impl& t = *target.impl_;
+  const Record* s = src.record();
+  Payload p = s->payload();
+  if (p.enc == Enc::kExtStr) p.ptr = ext::make(t.heap, s->str(), 0);
+  Record* nr = Record::create(t.heap, s->type(), dst, s->expire_at(), t.fresh_clock(), p);
+  std::uint64_t h = t.main.hash(dst);
+  t.remove(dst, h);
+  t.add(nr, h);
+}
+
+std::size_t Db::size() const {
+  return impl_->main.size();
+}
+std::size_t Db::expires_size() const {
+  return impl_->expires.size();
+}
+std::uint64_t Db::expired_total() const {
+  return impl_->expired_total;
+}
+
+std::uint64_t Db::scan(std::uint64_t cursor, std::size_t count,
+                       const std::function<void(Entry)>& emit) const {
+  const Table& t = impl_->main;
+  std::size_t emitted = 0;
+  std::size_t steps = 0;
+  if (count == 0) count = 1;
+  do {
+    cursor = t.scan(cursor, [&](Record* r) {
+      emit(Entry(r));
+      ++emitted;
+    });
+  } while (cursor != 0 && emitted < count && ++steps < count * 10);
+  return cursor;
+}
+
+Entry Db::random_entry(std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  Record* recs[Table::kSlotsPerBucket];
+  for (int tries = 0; tries < 100 && d.main.size() > 0; ++tries) {
+    std::size_t n = 0;
+    for (int picks = 0; picks < 1024 && n == 0; ++picks)
+      n = d.main.sample_bucket(d.next_rand(), recs);
+    Record* r = nullptr;
+    if (n > 0) {
+      r = recs[d.next_rand() % n];
+    } else {  // a nearly empty table: take the first key a scan finds
+      d.main.scan(d.next_rand(), [&](Record* x) { r = x; });
+      if (r == nullptr) continue;
+    }
+    if (Impl::expired(r, now_ms)) {
+      d.remove(r->key(), d.main.hash(r->key()));
+      ++d.expired_total;
+      continue;
+    }
+    return Entry(r);
+  }
+  return Entry();
+}
+
+std::size_t Db::expire_cycle(std::int64_t now_ms, std::size_t budget) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  std::size_t deleted = 0, samples = 0, picks = 0;
+  Record* recs[Table::kSlotsPerBucket];
+  while (samples < budget && picks < budget * 4 && d.expires.size() > 0) {
+    ++picks;
+    std::size_t n = d.expires.sample_bucket(d.next_rand(), recs);
+    for (std::size_t i = 0; i < n; ++i) {
+      ++samples;
+      if (!Impl::expired(recs[i], now_ms)) continue;
+      d.remove(recs[i]->key(), d.main.hash(recs[i]->key()));
+      ++d.expired_total;
+      ++deleted;
+    }
+  }
+  return deleted;
+}
+
+bool Db::rehash_step(std::size_t buckets) {
+  bool a = impl_->main.rehash_step(buckets);
+  bool b = impl_->expires.rehash_step(buckets);
+  return a || b;
+}
+
+void Db::clear() {
+  Impl& d = *impl_;
+  d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
+  d.main.clear();
+  d.expires.clear();
+}
+
+void Db::swap(Db& other) {
+  std::swap(impl_, other.impl_);
+}
+
+std::size_t Db::used_memory() const {
+  return impl_->heap.used;
+}
+
+}  // namespace ruvio::store

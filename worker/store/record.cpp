@@ -1,0 +1,294 @@
+// Record building and reading; the byte picture is in record.hpp.
+#include "worker/store/record.hpp"
+
+#include <cstdlib>
+#include <limits>
+#include <new>
+
+namespace ruvio::store {
+
+namespace {
+
+[[noreturn]] void out_of_memory() {
+  throw std::bad_alloc();
+}
+
+std::size_t varint_len(std::size_t v) {
+  std::size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+std::uint8_t* put_varint(std::uint8_t* p, std::size_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<std::uint8_t>(v);
+  return p;
+}
+
+const std::uint8_t* get_varint(const std::uint8_t* p, std::size_t* v) {
+  std::size_t r = 0;
+  unsigned shift = 0;
+  while (*p & 0x80) {
+    r |= static_cast<std::size_t>(*p++ & 0x7f) << shift;
+    shift += 7;
+  }
+  r |= static_cast<std::size_t>(*p++) << shift;
+  *v = r;
+  return p;
+}
+
+// Smallest n in 1..8 such that v fits in n signed bytes.
+unsigned int_width(std::int64_t v) {
+  unsigned n = 1;
+  while (n < 8) {
+    std::int64_t lim = std::int64_t{1} << (8 * n - 1);
+    if (v >= -lim && v < lim) break;
+    ++n;
+  }
+  return n;
+}
+
+std::size_t payload_size(const Payload& p) {
+  switch (p.enc) {
+    case Enc::kEmbStr:
+      return varint_len(p.bytes.size()) + p.bytes.size();
+    case Enc::kExtStr:
+    case Enc::kObject:
+      return 8;
+    default:
+      return int_width(p.i);
+  }
+}
+
+}  // namespace
+
+void* Heap::alloc(std::size_t n) {
+  void* p = mi_malloc(n);
+  if (p == nullptr) out_of_memory();
+  used += mi_usable_size(p);
+  return p;
+}
+
+void* Heap::zalloc_line(std::size_t n) {
+  void* p = mi_zalloc(n);
+  if (p != nullptr && reinterpret_cast<std::uintptr_t>(p) % 64 != 0) {
+    mi_free(p);
+    p = mi_zalloc_aligned(n, 64);
+  }
+  if (p == nullptr) out_of_memory();
+  used += mi_usable_size(p);
+  return p;
+}
+
+bool parse_canonical_int(std::string_view s, std::int64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  if (s.size() == 1 && s[0] == '0') {
+    *out = 0;
+    return true;
+  }
+  std::size_t i = 0;
+  bool neg = false;
+  if (s[0] == '-') {
+    neg = true;
+    i = 1;
+    if (s.size() == 1) return false;
+  }
+  if (s[i] < '1' || s[i] > '9') return false;  // no leading zero, no "-0", no '+'
+  std::uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (c < '0' || c > '9') return false;
+    std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  constexpr std::uint64_t kMaxPos = static_cast<std::uint64_t>(INT64_MAX);
+  if (neg) {
+    if (v > kMaxPos + 1) return false;
+    *out = v == kMaxPos + 1 ? INT64_MIN : -static_cast<std::int64_t>(v);
+  } else {
+    if (v > kMaxPos) return false;
+    *out = static_cast<std::int64_t>(v);
+  }
+  return true;
+}
+
+std::size_t int_text_len(std::int64_t v) {
+  std::size_t n = v < 0 ? 2 : 1;
+  std::uint64_t u = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  while (u >= 10) {
+    u /= 10;
+    ++n;
+  }
+  return n;
+}
+
+Payload Payload::of_string(std::string_view v) {
+  Payload p;
+  if (parse_canonical_int(v, &p.i)) {
+    p.enc = Enc::kInt1;
+    return p;
+  }
+  p.bytes = v;
+  p.enc = v.size() <= kEmbedMax ? Enc::kEmbStr : Enc::kExtStr;
+  return p;
+}
+
+namespace ext {
+
+void* make(Heap& heap, std::string_view bytes, std::size_t min_cap) {
+  std::size_t cap = bytes.size() > min_cap ? bytes.size() : min_cap;
+  void* b = heap.alloc(8 + cap);
+  set_len(b, bytes.size());
+  if (!bytes.empty()) std::memcpy(data(b), bytes.data(), bytes.size());
+  return b;
+}
+
+void* reserve(Heap& heap, void* b, std::size_t need) {
+  if (cap(b) >= need) return b;
+  // sds growth: double while small, then 1 MB steps, so APPEND loops stay amortized O(1).
+  constexpr std::size_t kStep = 1024 * 1024;
+  std::size_t want = need < kStep ? need * 2 : need + kStep;
+  std::size_t old_usable = mi_usable_size(b);
+  void* nb = mi_realloc(b, 8 + want);
+  if (nb == nullptr) out_of_memory();
+  heap.used = heap.used - old_usable + mi_usable_size(nb);
+  return nb;
+}
+
+}  // namespace ext
+
+std::size_t Record::size_for(std::string_view key, bool has_ttl, const Payload& p) {
+  return kHeaderBytes + (has_ttl ? kExpireBytes : 0) + varint_len(key.size()) + key.size() +
+         payload_size(p);
+}
+
+Record* Record::create(Heap& heap, Type type, std::string_view key, std::int64_t expire_at,
+                       std::uint8_t clock, const Payload& p) {
+  std::size_t n = size_for(key, expire_at != kNoExpire, p);
+  auto* out = static_cast<std::uint8_t*>(heap.alloc(n));
+  write(out, type, key, expire_at, clock, p);
+  return reinterpret_cast<Record*>(out);
+}
+
+void Record::rewrite(Record* r, std::int64_t expire_at, std::uint8_t clock, const Payload& p) {
+  // The key bytes stay where they are (has_ttl is unchanged), so no copy of the key is needed;
+  // write() copies them onto themselves through memmove.
+  write(r->wb(), r->type(), r->key(), expire_at, clock, p);
+}
+
+void Record::write(std::uint8_t* out, Type type, std::string_view key, std::int64_t expire_at,
+                   std::uint8_t clock, const Payload& p) {
+  bool ttl = expire_at != kNoExpire;
+  std::uint8_t enc = static_cast<std::uint8_t>(p.enc);
+  unsigned width = 0;
+  if (p.enc >= Enc::kInt1) {
+    width = int_width(p.i);
+    enc = static_cast<std::uint8_t>(static_cast<unsigned>(Enc::kInt1) + width - 1);
+  }
+  out[0] = static_cast<std::uint8_t>((static_cast<unsigned>(type) & 7u) | (enc << 3) |
+                                     (ttl ? 0x80u : 0u));
+  out[1] = clock;
+  std::uint8_t* w = out + kHeaderBytes;
+  if (ttl) {
+    std::memcpy(w, &expire_at, 8);
+    w += 8;
+  }
+  w = put_varint(w, key.size());
+  if (!key.empty()) std::memmove(w, key.data(), key.size());
+  w += key.size();
+  switch (p.enc) {
+    case Enc::kEmbStr:
+      w = put_varint(w, p.bytes.size());
+      if (!p.bytes.empty()) std::memcpy(w, p.bytes.data(), p.bytes.size());
+      break;
+    case Enc::kExtStr:
+    case Enc::kObject:
+      std::memcpy(w, &p.ptr, 8);
+      break;
+    default: {
+      std::uint64_t u = static_cast<std::uint64_t>(p.i);
+      for (unsigned k = 0; k < width; ++k) w[k] = static_cast<std::uint8_t>(u >> (8 * k));
+      break;
+    }
+  }
+}
+
+void Record::destroy(Heap& heap, Record* r) {
+  if (r->enc() == Enc::kExtStr) heap.release(r->ext_buf());
+  // kObject: the collection types free their object here once they exist.
+  heap.release(r);
+}
+
+std::string_view Record::key() const {
+  const std::uint8_t* p = b() + kHeaderBytes + (has_ttl() ? kExpireBytes : 0);
+  std::size_t n;
+  p = get_varint(p, &n);
+  return {reinterpret_cast<const char*>(p), n};
+}
+
+const std::uint8_t* Record::value_ptr() const {
+  std::string_view k = key();
+  return reinterpret_cast<const std::uint8_t*>(k.data()) + k.size();
+}
+
+std::int64_t Record::int_value() const {
+  unsigned width = static_cast<unsigned>(enc()) - static_cast<unsigned>(Enc::kInt1) + 1;
+  const std::uint8_t* p = value_ptr();
+  std::uint64_t u = 0;
+  for (unsigned k = 0; k < width; ++k) u |= static_cast<std::uint64_t>(p[k]) << (8 * k);
+  if (width < 8 && (p[width - 1] & 0x80)) u |= ~std::uint64_t{0} << (8 * width);  // sign-extend
+  return static_cast<std::int64_t>(u);
+}
+
+void* Record::ext_buf() const {
+  void* buf;
+  std::memcpy(&buf, value_ptr(), 8);
+  return buf;
+}
+
+void Record::set_ext_buf(void* buf) {
+  std::memcpy(const_cast<std::uint8_t*>(value_ptr()), &buf, 8);
+}
+
+std::string_view Record::str() const {
+  if (enc() == Enc::kExtStr) {
+    const void* buf = ext_buf();
+    return {ext::data(buf), ext::len(buf)};
+  }
+  std::size_t n;
+  const std::uint8_t* p = get_varint(value_ptr(), &n);
+  return {reinterpret_cast<const char*>(p), n};
+}
+
+std::size_t Record::str_len() const {
+  return is_int() ? int_text_len(int_value()) : str().size();
+}
+
+Payload Record::payload() const {
+  Payload p;
+  p.enc = enc();
+  if (is_int()) {
+    p.enc = Enc::kInt1;
+    p.i = int_value();
+  } else if (p.enc == Enc::kEmbStr) {
+    p.bytes = str();
+  } else {
+    std::memcpy(&p.ptr, value_ptr(), 8);
+  }
+  return p;
+}
+
+std::size_t Record::memory_usage() const {
+  std::size_t n = mi_usable_size(this);
+  if (enc() == Enc::kExtStr) n += mi_usable_size(ext_buf());
+  return n;
+}
+
+}  // namespace ruvio::store

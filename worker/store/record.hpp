@@ -1,0 +1,171 @@
+// The record: one mimalloc allocation per key holding its header, key bytes and value.
+//
+//   byte 0      hdr    bits 0..2 type (Type), bits 3..6 encoding (Enc), bit 7 has_ttl
+//   byte 1      clock  LRU mode: access time in seconds mod 256; LFU mode: Redis LFU counter
+//   [8 bytes]   expire absolute Unix ms, little-endian, present only when has_ttl
+//   varint      key length (LEB128: 1 byte up to 127, 2 up to 16383, ...)
+//   key bytes
+//   payload, by encoding:
+//     kEmbStr   varint length + bytes                     (values up to kEmbedMax bytes)
+//     kExtStr   8-byte pointer to an ExtBuf                (longer values, APPEND/SETRANGE)
+//     kObject   8-byte pointer to a collection object      (lists, sets, ... — not yet)
+//     kInt1..8  1..8 little-endian two's-complement bytes  (canonical int64 strings, no text)
+//
+//   ExtBuf (separate allocation): [u64 length][bytes ...]; capacity = mi_usable_size - 8,
+//   so no capacity field is stored. Grown like sds: double below 1 MB, else +1 MB.
+//
+// No field is aligned: the record is read with memcpy, so the header costs 2 bytes, not 8.
+// What a key costs is the mimalloc bin its record lands in. mimalloc 2.0.9 as built by Debian
+// (mi_good_size, pinned in test_record.cpp):
+//   8 16 32 48 64 80 96 112 128 160 192 224 256 320 384 448 512 640 768 896 1024 1280 ...
+// (16-byte steps from 16 to 128: this build has no 24/40/56/72-byte bins.)
+//   "k:123456" + 64-byte value      2+1+8+1+64 = 76 -> 80 B
+//   "c:123456" holding int 123456   2+1+8+3    = 14 -> 16 B
+//   16-byte key + 16-byte value     2+1+16+1+16 = 36 -> 48 B   (32 would need 4 bytes less:
+//                                   ASCII 8-in-7 packing of key and value is the next step)
+//   a TTL adds 8 bytes, often absorbed by bin slack.
+//
+// kEmbedMax (1024): with an 8-byte key, embedding saves 16-32 B at every value length from 45
+// to 4000 B (the 32 B pointer record + the buffer's own rounding), so the limit is not a
+// memory trade-off; it bounds the copy when a record is rebuilt (EXPIRE on a key without
+// TTL, PERSIST, RENAME) to about 1 KiB.
+#pragma once
+
+#include <mimalloc.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "worker/store/db.hpp"
+
+namespace ruvio::store {
+
+// Counts the allocator-usable bytes of everything a Db owns, so used_memory() is exact.
+struct Heap {
+  std::size_t used = 0;
+
+  void* alloc(std::size_t n);
+  // Zeroed and 64-byte aligned without mimalloc's aligned-alloc padding (which costs +1 MiB on
+  // an 8 MiB table): power-of-two blocks are already aligned; the aligned call is a fallback.
+  void* zalloc_line(std::size_t n);
+  void release(void* p) {
+    if (p == nullptr) return;
+    used -= mi_usable_size(p);
+    mi_free(p);
+  }
+};
+
+enum class Enc : std::uint8_t {
+  kEmbStr = 0,
+  kExtStr = 1,
+  kObject = 2,
+  kInt1 = 8,  // kInt1 + (n - 1) holds an n-byte integer, n = 1..8
+};
+
+inline constexpr std::size_t kHeaderBytes = 2;  // hdr + clock
+inline constexpr std::size_t kExpireBytes = 8;  // only with has_ttl
+inline constexpr std::size_t kEmbedMax = 1024;  // longer string values go to an ExtBuf
+inline constexpr std::size_t kEmbstrMax = 44;   // Redis's OBJECT ENCODING embstr limit
+inline constexpr std::uint8_t kLfuInitVal = 5;  // Redis LFU_INIT_VAL
+
+// Redis string2ll: true when `s` is the canonical decimal form of an int64 ("-0", "+1",
+// "01", " 1" and anything over 20 chars are not).
+bool parse_canonical_int(std::string_view s, std::int64_t* out);
+// Decimal digits (plus sign) of v.
+std::size_t int_text_len(std::int64_t v);
+
+// A value to store, borrowed from the caller.
+struct Payload {
+  Enc enc = Enc::kEmbStr;  // kEmbStr, kExtStr (ext points to a buffer the record will own),
+  std::string_view bytes;  // kInt1 (the width is chosen when building), kObject
+  std::int64_t i = 0;
+  void* ptr = nullptr;  // ExtBuf or collection object
+
+  static Payload of_string(std::string_view v);  // int when canonical, else emb/ext
+  static Payload of_int(std::int64_t v) {
+    Payload p;
+    p.enc = Enc::kInt1;
+    p.i = v;
+    return p;
+  }
+};
+
+// The external string buffer.
+namespace ext {
+void* make(Heap& heap, std::string_view bytes, std::size_t min_cap);
+inline std::size_t len(const void* b) {
+  std::uint64_t n;
+  std::memcpy(&n, b, 8);
+  return static_cast<std::size_t>(n);
+}
+inline void set_len(void* b, std::size_t n) {
+  std::uint64_t v = n;
+  std::memcpy(b, &v, 8);
+}
+inline char* data(void* b) {
+  return static_cast<char*>(b) + 8;
+}
+inline const char* data(const void* b) {
+  return static_cast<const char*>(b) + 8;
+}
+inline std::size_t cap(const void* b) {
+  return mi_usable_size(b) - 8;
+}
+// Returns a buffer with capacity >= need (the same one when it fits), keeping its bytes.
+void* reserve(Heap& heap, void* b, std::size_t need);
+}  // namespace ext
+
+class Record {
+ public:
+  Record() = delete;
+
+  // Builds a record. A kExtStr payload's buffer is owned by the record from now on.
+  static Record* create(Heap& heap, Type type, std::string_view key, std::int64_t expire_at,
+                        std::uint8_t clock, const Payload& p);
+  // Rewrites `r` in place (same key, same has_ttl, size_for() fits mi_usable_size(r)): the
+  // SET/INCR overwrite path that needs no allocation. The old payload must own nothing.
+  static void rewrite(Record* r, std::int64_t expire_at, std::uint8_t clock, const Payload& p);
+  // Frees the record and what it owns (external buffer).
+  static void destroy(Heap& heap, Record* r);
+  // Frees only the record block (its external buffer was handed to another record).
+  static void destroy_shallow(Heap& heap, Record* r) { heap.release(r); }
+  // Bytes create() would allocate.
+  static std::size_t size_for(std::string_view key, bool has_ttl, const Payload& p);
+
+ private:
+  static void write(std::uint8_t* out, Type type, std::string_view key, std::int64_t expire_at,
+                    std::uint8_t clock, const Payload& p);
+
+ public:
+  Type type() const { return static_cast<Type>(b()[0] & 7u); }
+  Enc enc() const { return static_cast<Enc>((b()[0] >> 3) & 15u); }
+  bool has_ttl() const { return (b()[0] & 0x80u) != 0; }
+  std::int64_t expire_at() const {
+    if (!has_ttl()) return kNoExpire;
+    std::int64_t v;
+    std::memcpy(&v, b() + kHeaderBytes, 8);
+    return v;
+  }
+  void set_expire_in_place(std::int64_t at) { std::memcpy(wb() + kHeaderBytes, &at, 8); }
+  std::uint8_t clock() const { return b()[1]; }
+  void set_clock(std::uint8_t c) { wb()[1] = c; }
+
+  std::string_view key() const;
+  bool is_int() const { return enc() >= Enc::kInt1; }
+  std::int64_t int_value() const;
+  std::string_view str() const;  // kEmbStr / kExtStr
+  std::size_t str_len() const;   // string form length in any string encoding
+  void* ext_buf() const;         // kExtStr buffer
+  void set_ext_buf(void* buf);   // kExtStr: after ext::reserve moved it
+  Payload payload() const;       // a view of the value (borrows this record's bytes)
+  std::size_t memory_usage() const;
+
+ private:
+  const std::uint8_t* b() const { return reinterpret_cast<const std::uint8_t*>(this); }
+  std::uint8_t* wb() { return reinterpret_cast<std::uint8_t*>(this); }
+  const std::uint8_t* value_ptr() const;
+};
+
+}  // namespace ruvio::store
