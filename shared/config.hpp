@@ -17,10 +17,10 @@ struct Config {
   std::string config_file;
   std::string bind = "127.0.0.1";
   int port = 6379;
-  int workers = 1;                 // resolved: never 0 / "auto" after parsing
-  std::vector<int> cpus;           // resolved: one per worker
-  int worker_base_port = 6380;     // resolved: port+1 unless given; 0 = none
-  int admin_port = 16379;          // resolved: port+10000 unless given; 0 = none
+  int workers = 1;              // resolved: never 0 / "auto" after parsing
+  std::vector<int> cpus;        // resolved: one per worker
+  int worker_base_port = 6380;  // resolved: port+1 unless given; 0 = none
+  int admin_port = 16379;       // resolved: port+10000 unless given; 0 = none
   std::string dir = "./data";
   Durability durability = Durability::kEverysec;
   int sync_interval_ms = 1000;

@@ -1,0 +1,534 @@
+// Flag and config-file parsing. Every option is declared once in kOptions (name, help,
+// validator); cxxopts reads the command line, a small Redis-style reader reads the file, and
+// both feed the same validators so a value means the same thing wherever it is written.
+// Order: file, then flags (flags win), then derived defaults (workers, cpus, ports).
+#include "shared/config.hpp"
+
+#include <arpa/inet.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <cxxopts.hpp>
+#include <limits>
+#include <string_view>
+
+#include "shared/log.hpp"
+#include "shared/slots.hpp"
+
+#ifndef RUVIO_VERSION
+#define RUVIO_VERSION "0.1.0"
+#endif
+
+namespace ruvio {
+namespace {
+
+// What the sources said about the options whose defaults depend on other options.
+struct Given {
+  int workers = 0;  // 0 = not given or "auto"
+  bool cpus = false;
+  bool worker_base_port = false;
+  bool admin_port = false;
+};
+
+// A validator stores `value` into the config, or returns why it is not acceptable
+// (the text after "must be ...").
+using Validator = std::optional<std::string> (*)(const std::string& value, Config&, Given&);
+
+struct OptionSpec {
+  const char* name;
+  const char* arg;
+  const char* help;
+  Validator apply;
+};
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Whole-string decimal integer in [lo, hi]; no sign, spaces or suffix.
+std::optional<long long> parse_int(std::string_view text, long long lo, long long hi) {
+  long long value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < lo || value > hi) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::string> apply_port_into(const std::string& v, int& out) {
+  const auto port = parse_int(v, 0, 65535);
+  if (!port) return "an integer 0..65535";
+  out = static_cast<int>(*port);
+  return std::nullopt;
+}
+
+// "0,2,4", "0-3", "0-1,4": each entry a CPU number or an inclusive range, order kept.
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  if (text.empty()) return std::nullopt;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    auto comma = text.find(',', pos);
+    if (comma == std::string_view::npos) comma = text.size();
+    const auto item = text.substr(pos, comma - pos);
+    const auto dash = item.find('-');
+    const auto first = parse_int(item.substr(0, dash), 0, CPU_SETSIZE - 1);
+    auto last = first;
+    if (dash != std::string_view::npos) last = parse_int(item.substr(dash + 1), 0, CPU_SETSIZE - 1);
+    if (!first || !last || *last < *first) return std::nullopt;
+    for (auto cpu = *first; cpu <= *last; ++cpu) cpus.push_back(static_cast<int>(cpu));
+    pos = comma + 1;
+  }
+  return cpus;
+}
+
+constexpr std::array<const char*, 8> kPolicies = {"noeviction",      "allkeys-lru",  "allkeys-lfu",
+                                                  "allkeys-random",  "volatile-lru", "volatile-lfu",
+                                                  "volatile-random", "volatile-ttl"};
+
+const std::array<OptionSpec, 15> kOptions = {{
+    {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       std::array<unsigned char, sizeof(in6_addr)> buf{};
+       if (inet_pton(AF_INET, v.c_str(), buf.data()) != 1 &&
+           inet_pton(AF_INET6, v.c_str(), buf.data()) != 1) {
+         return "an IPv4 or IPv6 address";
+       }
+       c.bind = v;
+       return std::nullopt;
+     }},
+    {"port", "P", "the proxy port (default 6379)",
+     [](const std::string& v, Config& c, Given&) { return apply_port_into(v, c.port); }},
+    {"workers", "N", "worker processes, or 'auto' = one per CPU (default auto)",
+     [](const std::string& v, Config&, Given& g) -> std::optional<std::string> {
+       if (lowercase(v) == "auto") {
+         g.workers = 0;
+         return std::nullopt;
+       }
+       const auto n = parse_int(v, 1, kSlotCount);
+       if (!n) return "a positive integer (at most 16384) or 'auto'";
+       g.workers = static_cast<int>(*n);
+       return std::nullopt;
+     }},
+    {"cpus", "LIST", "cores to pin workers to, e.g. 0,2,4 or 0-3 (default 0..N-1)",
+     [](const std::string& v, Config& c, Given& g) -> std::optional<std::string> {
+       auto cpus = parse_cpu_list(v);
+       if (!cpus) return "a CPU list such as 0,2,4 or 0-3";
+       c.cpus = std::move(*cpus);
+       g.cpus = true;
+       return std::nullopt;
+     }},
+    {"worker-base-port", "P",
+     "worker i's direct (cluster-mode) port is P+i; 0 = none "
+     "(default port+1)",
+     [](const std::string& v, Config& c, Given& g) {
+       g.worker_base_port = true;
+       return apply_port_into(v, c.worker_base_port);
+     }},
+    {"admin-port", "P", "admin HTTP port; 0 = none (default port+10000)",
+     [](const std::string& v, Config& c, Given& g) {
+       g.admin_port = true;
+       return apply_port_into(v, c.admin_port);
+     }},
+    {"dir", "DIR", "data directory, DIR/worker-<i>/ (default ./data)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       if (v.empty()) return "a directory path";
+       c.dir = v;
+       return std::nullopt;
+     }},
+    {"durability", "MODE", "memory, everysec or always (default everysec)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto mode = lowercase(v);
+       if (mode == "memory") {
+         c.durability = Durability::kMemory;
+       } else if (mode == "everysec") {
+         c.durability = Durability::kEverysec;
+       } else if (mode == "always") {
+         c.durability = Durability::kAlways;
+       } else {
+         return "one of memory, everysec, always";
+       }
+       return std::nullopt;
+     }},
+    {"sync-interval-ms", "MS", "everysec fsync window in milliseconds (default 1000)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto ms = parse_int(v, 1, std::numeric_limits<int>::max());
+       if (!ms) return "a positive integer";
+       c.sync_interval_ms = static_cast<int>(*ms);
+       return std::nullopt;
+     }},
+    {"maxmemory", "BYTES",
+     "memory limit, split evenly over workers; 100mb, 2gb... "
+     "(default 0 = none)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto bytes = parse_memory(v);
+       if (!bytes) return "a memory size such as 1048576, 100mb or 2gb";
+       c.maxmemory = *bytes;
+       return std::nullopt;
+     }},
+    {"maxmemory-policy", "P",
+     "eviction policy: noeviction, allkeys-lru, allkeys-lfu, "
+     "allkeys-random, volatile-lru, volatile-lfu, volatile-random, "
+     "volatile-ttl (default noeviction)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto policy = lowercase(v);
+       if (std::find(kPolicies.begin(), kPolicies.end(), policy) == kPolicies.end()) {
+         return "one of noeviction, allkeys-lru, allkeys-lfu, allkeys-random, volatile-lru, "
+                "volatile-lfu, volatile-random, volatile-ttl";
+       }
+       c.maxmemory_policy = policy;
+       return std::nullopt;
+     }},
+    {"requirepass", "PASS", "AUTH password of the default user (default none)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       c.requirepass = v;
+       return std::nullopt;
+     }},
+    {"databases", "N", "logical databases (default 16)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, 1, std::numeric_limits<int>::max());
+       if (!n) return "an integer of at least 1";
+       c.databases = static_cast<int>(*n);
+       return std::nullopt;
+     }},
+    {"log-level", "L", "trace, debug, info, warn, error, critical or off (default info)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       if (!parse_log_level(v)) return "one of trace, debug, info, warn, error, critical, off";
+       c.log_level = lowercase(v);
+       return std::nullopt;
+     }},
+    {"alloc-trace", "on|off", "eBPF allocation tracing where the kernel allows it (default on)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto flag = lowercase(v);
+       if (flag != "on" && flag != "off") return "on or off";
+       c.alloc_trace = flag == "on";
+       return std::nullopt;
+     }},
+}};
+
+const OptionSpec* find_option(std::string_view name) {
+  for (const auto& spec : kOptions) {
+    if (name == spec.name) return &spec;
+  }
+  return nullptr;
+}
+
+std::string invalid_value(const std::string& value, std::string_view where,
+                          const std::string& reason) {
+  return "invalid value '" + value + "' for '" + std::string(where) + "': must be " + reason;
+}
+
+// One config-file line split like Redis's sdssplitargs: words separated by blanks, "double
+// quotes" with \n \t \\ \" \xHH escapes, 'single quotes' with \' only. nullopt on an
+// unterminated quote or a quote glued to the next word.
+std::optional<std::vector<std::string>> split_line(std::string_view line) {
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (true) {
+    while (i < line.size() && blank(line[i])) ++i;
+    if (i == line.size()) return words;
+    std::string word;
+    const char quote = line[i];
+    if (quote == '"' || quote == '\'') {
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        const char c = line[i];
+        if (c == quote) {
+          closed = true;
+          ++i;
+          break;
+        }
+        if (c == '\\' && i + 1 < line.size()) {
+          const char e = line[i + 1];
+          if (quote == '\'') {
+            word += e == '\'' ? '\'' : '\\';
+            i += e == '\'' ? 2 : 1;
+            continue;
+          }
+          const auto hex = [](char h) { return std::isxdigit(static_cast<unsigned char>(h)); };
+          if (e == 'x' && i + 3 < line.size() && hex(line[i + 2]) && hex(line[i + 3])) {
+            word += static_cast<char>(std::stoi(std::string(line.substr(i + 2, 2)), nullptr, 16));
+            i += 4;
+            continue;
+          }
+          switch (e) {
+            case 'n':
+              word += '\n';
+              break;
+            case 'r':
+              word += '\r';
+              break;
+            case 't':
+              word += '\t';
+              break;
+            case 'b':
+              word += '\b';
+              break;
+            case 'a':
+              word += '\a';
+              break;
+            default:
+              word += e;
+              break;
+          }
+          i += 2;
+          continue;
+        }
+        word += c;
+        ++i;
+      }
+      if (!closed || (i < line.size() && !blank(line[i]))) return std::nullopt;
+    } else {
+      while (i < line.size() && !blank(line[i])) word += line[i++];
+    }
+    words.push_back(std::move(word));
+  }
+}
+
+std::optional<std::string> read_config_file(const std::string& path, Config& config, Given& given) {
+  std::FILE* file = std::fopen(path.c_str(), "r");
+  if (file == nullptr) {
+    return "ruvio: cannot read config file '" + path + "': " + std::strerror(errno);
+  }
+  std::string text;
+  std::array<char, 4096> chunk{};
+  std::size_t n = 0;
+  while ((n = std::fread(chunk.data(), 1, chunk.size(), file)) > 0) text.append(chunk.data(), n);
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return "ruvio: cannot read config file '" + path + "'";
+
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view line(text.data() + pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    const std::string where =
+        "ruvio: config file " + path + " line " + std::to_string(line_no) + ": ";
+
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    const auto words = split_line(line);
+    if (!words) return where + "unbalanced quotes";
+    const std::string key = lowercase((*words)[0]);
+    if (key == "config") return where + "'config' cannot be set inside a config file";
+    const OptionSpec* spec = find_option(key);
+    if (spec == nullptr) return where + "unknown key '" + (*words)[0] + "'";
+    if (words->size() != 2) {
+      return where + "'" + key + "' takes exactly one value, got " +
+             std::to_string(words->size() - 1);
+    }
+    if (auto reason = spec->apply((*words)[1], config, given)) {
+      return where + invalid_value((*words)[1], key, *reason);
+    }
+  }
+  return std::nullopt;
+}
+
+// The CPUs this process may run on, in order: the default worker count and pinning follow
+// the cpuset (containers, taskset) rather than assuming 0..N-1 are all usable.
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    }
+  }
+  if (cpus.empty()) {
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long cpu = 0; cpu < std::max(online, 1L); ++cpu) cpus.push_back(static_cast<int>(cpu));
+  }
+  return cpus;
+}
+
+std::optional<std::string> resolve(Config& config, const Given& given) {
+  const std::vector<int> usable = allowed_cpus();
+  if (given.workers == 0) {
+    config.workers = std::min(static_cast<int>(usable.size()), kMaxWorkers);
+  } else if (given.workers > kMaxWorkers) {
+    return "ruvio: --workers above " + std::to_string(kMaxWorkers) +
+           " needs the proxy layer, which is not built yet; use --workers " +
+           std::to_string(kMaxWorkers);
+  } else {
+    config.workers = given.workers;
+  }
+  const int n = config.workers;
+
+  if (given.cpus) {
+    if (static_cast<int>(config.cpus.size()) < n) {
+      return "ruvio: --cpus lists " + std::to_string(config.cpus.size()) + " core(s) but " +
+             std::to_string(n) + " workers need one each";
+    }
+    config.cpus.resize(static_cast<std::size_t>(n));
+  } else {
+    config.cpus.clear();
+    // More workers than usable cores: share cores round-robin rather than pin to a core
+    // the process may not use.
+    for (int i = 0; i < n; ++i)
+      config.cpus.push_back(usable[static_cast<std::size_t>(i) % usable.size()]);
+  }
+
+  const bool ephemeral = config.port == 0;  // derived ports make no sense for port 0
+  if (!given.worker_base_port) {
+    config.worker_base_port = ephemeral ? 0 : config.port + 1;
+    if (config.worker_base_port + n - 1 > 65535) {
+      return "ruvio: the direct ports default to --port+1 = " +
+             std::to_string(config.worker_base_port) + ".." +
+             std::to_string(config.worker_base_port + n - 1) +
+             ", beyond 65535; set --worker-base-port (0 = none)";
+    }
+  } else if (config.worker_base_port != 0 && config.worker_base_port + n - 1 > 65535) {
+    return "ruvio: --worker-base-port " + std::to_string(config.worker_base_port) +
+           " leaves no room for " + std::to_string(n) + " workers (ports up to 65535)";
+  }
+  if (!given.admin_port) {
+    config.admin_port = ephemeral ? 0 : config.port + 10000;
+    if (config.admin_port > 65535) {
+      return "ruvio: the admin port defaults to --port+10000 = " +
+             std::to_string(config.admin_port) + ", beyond 65535; set --admin-port (0 = none)";
+    }
+  }
+
+  // SO_REUSEPORT would let two of our own sockets share a port silently; refuse overlaps.
+  const int base = config.worker_base_port;
+  const auto in_direct = [&](int p) { return base != 0 && p != 0 && p >= base && p < base + n; };
+  if (in_direct(config.port)) {
+    return "ruvio: --port " + std::to_string(config.port) + " falls inside the direct ports " +
+           std::to_string(base) + ".." + std::to_string(base + n - 1) + " (--worker-base-port)";
+  }
+  if (in_direct(config.admin_port)) {
+    return "ruvio: --admin-port " + std::to_string(config.admin_port) +
+           " falls inside the direct ports " + std::to_string(base) + ".." +
+           std::to_string(base + n - 1) + " (--worker-base-port)";
+  }
+  if (config.admin_port != 0 && config.admin_port == config.port) {
+    return "ruvio: --admin-port and --port are both " + std::to_string(config.port);
+  }
+  return std::nullopt;
+}
+
+// cxxopts quotes names with typographic quotes; the contract's messages use plain ones.
+std::string plain_quotes(std::string text) {
+  for (const char* fancy : {"\u2018", "\u2019"}) {
+    for (auto at = text.find(fancy); at != std::string::npos; at = text.find(fancy)) {
+      text.replace(at, std::strlen(fancy), "'");
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_memory(const std::string& text) {
+  // Redis's memtoull units: k/m/g are powers of 1000, kb/mb/gb of 1024, b is bytes.
+  const std::string lower = lowercase(text);
+  struct Unit {
+    const char* suffix;
+    std::uint64_t multiplier;
+  };
+  static constexpr std::array<Unit, 7> kUnits = {{{"kb", 1024ULL},
+                                                  {"mb", 1024ULL * 1024},
+                                                  {"gb", 1024ULL * 1024 * 1024},
+                                                  {"k", 1000ULL},
+                                                  {"m", 1000ULL * 1000},
+                                                  {"g", 1000ULL * 1000 * 1000},
+                                                  {"b", 1ULL}}};
+  std::string_view digits = lower;
+  std::uint64_t multiplier = 1;
+  for (const auto& unit : kUnits) {
+    if (digits.ends_with(unit.suffix)) {
+      digits.remove_suffix(std::strlen(unit.suffix));
+      multiplier = unit.multiplier;
+      break;
+    }
+  }
+  std::uint64_t value = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+  if (digits.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  if (value > std::numeric_limits<std::uint64_t>::max() / multiplier) return std::nullopt;
+  return value * multiplier;
+}
+
+std::optional<ConfigError> parse_config(int argc, char** argv, Config& out) {
+  cxxopts::Options options("ruvio", "Ruvio: a Redis-compatible data store, one worker per core.");
+  options.custom_help("[--config FILE] [OPTIONS]");
+  options.allow_unrecognised_options();
+  auto adder = options.add_options();
+  adder("config", "Redis-style config file: 'key value' lines, # comments; flags win",
+        cxxopts::value<std::string>(), "FILE");
+  for (const auto& spec : kOptions)
+    adder(spec.name, spec.help, cxxopts::value<std::string>(), spec.arg);
+  adder("h,help", "print this help and exit");
+  adder("v,version", "print the version and exit");
+
+  Config config;
+  Given given;
+  try {
+    const auto result = options.parse(argc, argv);
+    if (result.count("help") != 0) return ConfigError{options.help(), 0};
+    if (result.count("version") != 0) return ConfigError{"ruvio " RUVIO_VERSION "\n", 0};
+    if (!result.unmatched().empty()) {
+      std::string arg = result.unmatched().front();
+      if (arg.size() > 1 && arg[0] == '-') {
+        if (const auto eq = arg.find('='); eq != std::string::npos) arg.resize(eq);
+        return ConfigError{"ruvio: unknown option '" + arg + "'"};
+      }
+      return ConfigError{"ruvio: unexpected argument '" + arg + "' (options start with --)"};
+    }
+
+    if (result.count("config") != 0) {
+      config.config_file = result["config"].as<std::string>();
+      if (auto error = read_config_file(config.config_file, config, given)) {
+        return ConfigError{*error};
+      }
+    }
+    for (const auto& spec : kOptions) {
+      if (result.count(spec.name) == 0) continue;
+      const auto value = result[spec.name].as<std::string>();
+      if (auto reason = spec.apply(value, config, given)) {
+        return ConfigError{"ruvio: " +
+                           invalid_value(value, std::string("--") + spec.name, *reason)};
+      }
+    }
+  } catch (const cxxopts::exceptions::missing_argument& e) {
+    auto text = plain_quotes(e.what());  // "Option 'port' is missing an argument"
+    const auto open = text.find('\'');
+    const auto close = text.find('\'', open + 1);
+    if (open != std::string::npos && close != std::string::npos) {
+      return ConfigError{"ruvio: option '--" + text.substr(open + 1, close - open - 1) +
+                         "' needs a value"};
+    }
+    return ConfigError{"ruvio: " + text};
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    // Only the value-less options can get here: "--help=3".
+    return ConfigError{"ruvio: " + plain_quotes(e.what()) +
+                       " (--help and --version take no value)"};
+  } catch (const std::exception& e) {
+    return ConfigError{"ruvio: " + plain_quotes(e.what())};
+  }
+
+  if (auto error = resolve(config, given)) return ConfigError{*error};
+  out = std::move(config);
+  return std::nullopt;
+}
+
+}  // namespace ruvio
