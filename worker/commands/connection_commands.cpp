@@ -14,7 +14,9 @@ namespace {
 constexpr std::string_view kRedisVersion = "7.0.15";  // what clients see, for compatibility
 
 void ping(Context& ctx) {
-  if (ctx.argc() == 2) {
+  if (ctx.argc() > 2) {
+    ctx.out.error("ERR wrong number of arguments for 'ping' command");
+  } else if (ctx.argc() == 2) {
     ctx.out.bulk(ctx.args[1]);
   } else {
     ctx.out.simple("PONG");
@@ -118,7 +120,7 @@ void hello(Context& ctx) {
   if (!ctx.client.authenticated) {
     ctx.out.error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+        "HELLO AUTH <user> <pass> option can be used to authenticate the client and "
         "select the RESP protocol version at the same time");
     return;
   }

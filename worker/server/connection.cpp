@@ -93,7 +93,7 @@ void Connection::process_input() {
       break;
     }
     info_.last_interaction_ms = server_.shard().now_ms();
-    server_.dispatch(*this, args_, writer_);
+    server_.execute(info_, args_, writer_);
     in_.consume(r.consumed);
     if (info_.close_after_reply) close_after_flush_ = true;
     if (server_.shard().shutdown_requested) break;

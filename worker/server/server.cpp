@@ -20,6 +20,7 @@ constexpr std::uint64_t kHousekeepingMs = 100;  // Redis's hz 10
 // Active expiry: samples per database per housekeeping tick (Redis: 20 keys × up to 16 loops,
 // bounded by time; ours is bounded by count, which is the same kind of limit).
 constexpr std::size_t kExpireBudget = 200;
+constexpr std::uint64_t kExpireTimeLimitNs = 25'000'000;
 // Idle-time resize work, on top of what each write does, so a table that stops being written
 // still finishes growing or shrinking.
 constexpr std::size_t kRehashBucketsPerTick = 1024;
@@ -181,9 +182,16 @@ void Server::housekeeping() {
   refresh_clock();
   std::int64_t now = shard_.now_ms();
   std::size_t expired = 0;
+  // Like Redis's active expire cycle: keep sampling a database while more than a tenth of
+  // what was sampled had expired, within a time limit per tick (a quarter of the tick).
+  std::uint64_t deadline = uv_hrtime() + kExpireTimeLimitNs;
   for (int i = 0; i < shard_.databases(); ++i) {
     store::Db& db = shard_.db(i);
-    if (db.expires_size() > 0) expired += db.expire_cycle(now, kExpireBudget);
+    while (db.expires_size() > 0) {
+      std::size_t n = db.expire_cycle(now, kExpireBudget);
+      expired += n;
+      if (n < kExpireBudget / 10 || uv_hrtime() > deadline) break;
+    }
     db.rehash_step(kRehashBucketsPerTick);
   }
   if (expired > 0) mi_collect(false);
@@ -196,9 +204,8 @@ void Server::housekeeping() {
   }
 }
 
-void Server::dispatch(Connection& conn, std::span<const std::string_view> args,
-                      proto::ReplyWriter& out) {
-  ClientInfo& client = conn.info();
+void Server::execute(ClientInfo& client, std::span<const std::string_view> args,
+                     proto::ReplyWriter& out) {
   const CommandDef* def = command_table().find(args[0]);
   if (def == nullptr) {
     unknown_command(out, args);

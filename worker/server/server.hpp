@@ -35,8 +35,11 @@ class Server {
   // Connection bookkeeping.
   void on_connection_closed(Connection* c);
   void mark_dirty(Connection* c);
-  // Runs one parsed command for `c`, appending its reply to `out`.
-  void dispatch(Connection& c, std::span<const std::string_view> args, proto::ReplyWriter& out);
+  // Runs one parsed command on this worker's shard for `client`, appending its reply to `out`.
+  // Everything a command does to the keyspace goes through here (clients, and later log
+  // replay and forwarded commands).
+  void execute(ClientInfo& client, std::span<const std::string_view> args,
+               proto::ReplyWriter& out);
   void refresh_clock();
 
   // Output above this is backpressure: the connection stops reading until it drains.
