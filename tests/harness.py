@@ -32,24 +32,46 @@ def stop_all():
                 pass
 
 
+def _ephemeral_range():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            lo, hi = (int(x) for x in f.read().split())
+            return lo, hi
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def _ports_free(ports):
+    for p in ports:
+        with socket.socket() as t:
+            t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                t.bind(("127.0.0.1", p))
+            except OSError:
+                return False
+    return True
+
+
 def free_port(span=1, avoid=()):
-    """A port P such that P..P+span-1 and P+10000 are free on 127.0.0.1 right now."""
+    """A port P such that P..P+span-1 and P+10000 are free on 127.0.0.1 right now.
+
+    Candidates come first from below the kernel's ephemeral range: there, no client
+    connection of the tests (thousands of them sit in TIME_WAIT after the connection
+    tests) can hold the port, so the server can always bind it."""
+    import random
+    lo, hi = _ephemeral_range()
+    top = lo - 10000 - span
+    for _ in range(200 if top > 10000 else 0):
+        base = random.randrange(10000, top)
+        if base not in avoid and _ports_free(list(range(base, base + span)) + [base + 10000]):
+            return base
     for _ in range(200):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             base = s.getsockname()[1]
         if base + span + 10000 > 65535 or base in avoid:
             continue
-        ok = True
-        for p in list(range(base, base + span)) + [base + 10000]:
-            with socket.socket() as t:
-                t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                try:
-                    t.bind(("127.0.0.1", p))
-                except OSError:
-                    ok = False
-                    break
-        if ok:
+        if _ports_free(list(range(base, base + span)) + [base + 10000]):
             return base
     raise RuntimeError("no free port range")
 
@@ -120,11 +142,19 @@ class Server:
 
     def worker_pids(self):
         """PIDs of the supervisor's worker children (Ruvio only)."""
+        # Children are listed per thread: a fork from any of the supervisor's threads counts.
+        pids = []
         try:
-            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
-                return [int(p) for p in f.read().split()]
+            tids = os.listdir(f"/proc/{self.pid}/task")
         except OSError:
             return []
+        for tid in sorted(tids, key=lambda t: t != str(self.pid)):
+            try:
+                with open(f"/proc/{self.pid}/task/{tid}/children") as f:
+                    pids += [int(p) for p in f.read().split() if int(p) not in pids]
+            except OSError:
+                pass
+        return pids
 
     def stop(self, sig=signal.SIGTERM, timeout=10.0):
         """Stops this server by PID; returns its exit code."""

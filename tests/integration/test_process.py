@@ -1,0 +1,262 @@
+"""The supervisor and its workers (Ruvio only): readiness log line and $NOTIFY_SOCKET, CPU
+pinning, restart of a killed worker (also under load and when it keeps dying), clean
+SIGTERM, refused flags and config lines, and config-file values."""
+
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+import itest
+from harness import RUVIO_BIN, Server, free_port, ruvio_built
+
+
+def cpus_allowed(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("Cpus_allowed_list:"):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
+def alive(pid):
+    """True if pid exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def ping(port, timeout=0.5):
+    try:
+        with itest.Raw(port, timeout=timeout) as c:
+            return c.call("PING") == b"+PONG\r\n"
+    except (OSError, itest.Closed):
+        return False
+
+
+def listening(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@unittest.skipUnless(ruvio_built(), f"{RUVIO_BIN} not built")
+class Process(unittest.TestCase):
+    def start(self, *args, env=None):
+        srv = Server("ruvio", args=args, env=env)
+        self.addCleanup(srv.stop)
+        return srv
+
+    def one_worker(self, srv, timeout=5.0):
+        pids = itest.wait_for(srv.worker_pids, timeout=timeout)
+        self.assertEqual(len(pids), 1, pids)
+        return pids[0]
+
+    def test_ready_line(self):
+        srv = self.start()
+        ready = [line for line in srv.output().splitlines() if "ready" in line]
+        self.assertEqual(len(ready), 1, srv.output())
+        self.assertTrue(ping(srv.port))
+        self.assertEqual(srv.client().execute_command("PING"), True)
+
+    def test_notify_socket(self):
+        with tempfile.TemporaryDirectory(prefix="ruvio-notify-") as d:
+            path = os.path.join(d, "notify.sock")
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            self.addCleanup(sock.close)
+            sock.bind(path)
+            sock.settimeout(10)
+            srv = self.start(env={"NOTIFY_SOCKET": path})
+            msgs = []
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not any(b"READY=1" in m for m in msgs):
+                msgs.append(sock.recv(4096))
+            self.assertTrue(any(b"READY=1" in m.split(b"\n") for m in msgs), msgs)
+            self.assertTrue(ping(srv.port))
+
+    def test_pinned_worker(self):
+        for cpu in ("1", "0"):
+            if cpu == "1" and os.cpu_count() < 2:
+                continue
+            with self.subTest(cpus=cpu):
+                srv = self.start("--cpus", cpu)
+                pid = self.one_worker(srv)
+                self.assertEqual(cpus_allowed(pid), cpu)
+                self.assertTrue(ping(srv.port))
+                srv.stop()
+
+    def test_killed_worker_restarts_within_1s(self):
+        srv = self.start()
+        r = srv.client()
+        r.set("before", "1")
+        old = self.one_worker(srv)
+        survivor = itest.Raw(srv.port)
+        self.addCleanup(survivor.close)
+        self.assertEqual(survivor.call("PING"), b"+PONG\r\n")
+        t0 = time.monotonic()
+        os.kill(old, signal.SIGKILL)
+        ok = itest.wait_for(lambda: ping(srv.port, timeout=0.2), timeout=3, interval=0.01)
+        took = time.monotonic() - t0
+        self.assertTrue(ok, f"no PONG 3 s after SIGKILL\n{srv.log_tail(20)}")
+        self.assertLess(took, 1.0, f"worker back after {took:.2f}s")
+        new = self.one_worker(srv)
+        self.assertNotEqual(new, old)
+        self.assertTrue(srv.running())
+        # The old connection died with its worker; a new one works.
+        with self.assertRaises((itest.Closed, OSError)):
+            survivor.call("PING")
+        with itest.Raw(srv.port) as c:
+            self.assertEqual(c.call("PING"), b"+PONG\r\n")
+        r = srv.client()  # redis-py reconnects
+        self.assertTrue(r.ping())
+
+    def test_crash_under_load(self):
+        srv = self.start()
+        old = self.one_worker(srv)
+        stop = threading.Event()
+        stats = {"ok": 0, "errors": 0, "last_ok": 0.0}
+
+        def load():
+            c = None
+            i = 0
+            while not stop.is_set():
+                try:
+                    if c is None:
+                        c = itest.Raw(srv.port, timeout=1)
+                    i += 1
+                    if c.call("SET", f"k{i % 1000}", i) == b"+OK\r\n":
+                        stats["ok"] += 1
+                        stats["last_ok"] = time.monotonic()
+                except (OSError, itest.Closed, AssertionError):
+                    stats["errors"] += 1
+                    if c:
+                        c.close()
+                    c = None
+                    time.sleep(0.005)
+            if c:
+                c.close()
+
+        t = threading.Thread(target=load, daemon=True)
+        t.start()
+        try:
+            self.assertTrue(itest.wait_for(lambda: stats["ok"] > 200, timeout=5))
+            t_kill = time.monotonic()
+            os.kill(old, signal.SIGKILL)
+            back = itest.wait_for(lambda: stats["last_ok"] > t_kill + 0.001 and
+                                  stats["errors"] > 0, timeout=3, interval=0.01)
+            self.assertTrue(back, f"load did not resume: {stats}\n{srv.log_tail(20)}")
+            self.assertLess(stats["last_ok"] - t_kill, 1.0, stats)
+        finally:
+            stop.set()
+            t.join(10)
+        self.assertNotEqual(self.one_worker(srv), old)
+
+    def test_repeatedly_killed_worker_is_still_restarted(self):
+        srv = self.start()
+        pid = self.one_worker(srv)
+        for i in range(6):
+            os.kill(pid, signal.SIGKILL)
+            new = itest.wait_for(lambda: [p for p in srv.worker_pids() if p != pid and alive(p)],
+                                 timeout=20, interval=0.01)
+            self.assertTrue(new, f"no new worker after kill #{i + 1}\n{srv.log_tail(20)}")
+            pid = new[0]
+        # It has backed off, not given up: it serves again.
+        self.assertTrue(itest.wait_for(lambda: ping(srv.port), timeout=20, interval=0.05),
+                        srv.log_tail(20))
+        self.assertTrue(srv.running())
+
+    def test_sigterm(self):
+        srv = self.start()
+        workers = itest.wait_for(srv.worker_pids, timeout=5)
+        self.assertTrue(workers)
+        srv.proc.send_signal(signal.SIGTERM)
+        code = srv.proc.wait(15)
+        self.assertEqual(code, 0, srv.log_tail(20))
+        self.assertTrue(itest.wait_for(lambda: not any(alive(p) for p in workers), timeout=5),
+                        f"worker(s) left after SIGTERM: {workers}")
+        self.assertFalse(listening(srv.port))
+
+    def refused(self, *args, names=(), config=None):
+        """Starts ruvio with bad arguments: exit code 2, one stderr line naming the problem,
+        nothing listening."""
+        port = free_port(2)
+        with tempfile.TemporaryDirectory(prefix="ruvio-bad-") as d:
+            cmd = [RUVIO_BIN, "--port", str(port), "--worker-base-port", str(port + 1),
+                   "--admin-port", "0", "--dir", os.path.join(d, "data")]
+            if config is not None:
+                path = os.path.join(d, "ruvio.conf")
+                with open(path, "w") as f:
+                    f.write(config)
+                cmd += ["--config", path]
+            p = subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, start_new_session=True)
+            try:
+                out, err = p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
+                self.fail(f"ruvio {args} still running after 10 s")
+            finally:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        err = err.decode(errors="replace")
+        self.assertEqual(p.returncode, 2, f"args {args}: stdout {out!r} stderr {err!r}")
+        lines = [line for line in err.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, f"stderr for {args}: {err!r}")
+        for name in names:
+            self.assertIn(name, lines[0])
+        self.assertFalse(listening(port))
+        self.assertFalse(listening(port + 1))
+        return lines[0]
+
+    def test_refused_unknown_flag(self):
+        self.refused("--bogus", names=["bogus"])
+
+    def test_refused_bad_port(self):
+        self.refused("--port", "70000", names=["port", "70000"])
+
+    def test_refused_bad_durability(self):
+        self.refused("--durability", "fast", names=["durability", "fast"])
+
+    def test_refused_unknown_config_key(self):
+        self.refused(config="# a comment\nbogus-key 1\n", names=["bogus-key"])
+
+    def test_refused_bad_config_value(self):
+        self.refused(config="databases many\n", names=["databases"])
+
+    def test_refused_two_workers(self):
+        self.refused("--workers", "2", names=["workers"])
+
+    def test_config_file(self):
+        with tempfile.TemporaryDirectory(prefix="ruvio-conf-") as d:
+            path = os.path.join(d, "ruvio.conf")
+            with open(path, "w") as f:
+                f.write("# Ruvio test config\n\nrequirepass filepass\ndatabases 4\n"
+                        "maxmemory-policy allkeys-lru\n")
+            srv = self.start("--config", path)
+            with itest.Raw(srv.port) as c:
+                self.assertEqual(c.call("PING"), b"-NOAUTH Authentication required.\r\n")
+                self.assertEqual(c.call("AUTH", "wrong"),
+                                 b"-WRONGPASS invalid username-password pair or user is "
+                                 b"disabled.\r\n")
+                self.assertEqual(c.call("AUTH", "filepass"), b"+OK\r\n")
+                self.assertEqual(c.call("SELECT", "3"), b"+OK\r\n")
+                self.assertEqual(c.call("SELECT", "4"), b"-ERR DB index is out of range\r\n")
+                self.assertEqual(c.call("CONFIG", "GET", "maxmemory-policy"),
+                                 b"*2\r\n$16\r\nmaxmemory-policy\r\n$11\r\nallkeys-lru\r\n")
+            self.assertEqual(itest.redis_cli(srv.port, "PING"),
+                             "NOAUTH Authentication required.\n\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
