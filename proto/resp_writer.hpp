@@ -17,6 +17,8 @@ class ReplyWriter {
   int protocol() const { return proto_; }
   void set_protocol(int p) { proto_ = p; }
   std::string& buffer() { return *out_; }
+  // Points the writer at another buffer (a reply slot reserved behind a forwarded command).
+  void set_buffer(std::string& out) { out_ = &out; }
 
   void ok() { out_->append("+OK\r\n"); }
   void simple(std::string_view s);  // +s

@@ -21,6 +21,7 @@
 
 #include "shared/log.hpp"
 #include "shared/slots.hpp"
+#include "shared/topology.hpp"
 
 #ifndef RUVIO_VERSION
 #define RUVIO_VERSION "0.1.0"
@@ -97,7 +98,7 @@ constexpr std::array<const char*, 8> kPolicies = {"noeviction",      "allkeys-lr
                                                   "allkeys-random",  "volatile-lru", "volatile-lfu",
                                                   "volatile-random", "volatile-ttl"};
 
-const std::array<OptionSpec, 15> kOptions = {{
+const std::array<OptionSpec, 19> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -168,6 +169,32 @@ const std::array<OptionSpec, 15> kOptions = {{
        c.sync_interval_ms = static_cast<int>(*ms);
        return std::nullopt;
      }},
+    {"wal-snapshot-bytes", "BYTES",
+     "take a snapshot (and drop the WAL it covers) once a worker's WAL passes this; "
+     "0 = never (default 64mb)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto bytes = parse_memory(v);
+       if (!bytes) return "a memory size such as 67108864, 64mb or 1gb";
+       c.wal_snapshot_bytes = *bytes;
+       return std::nullopt;
+     }},
+    {"wal-segment-bytes", "BYTES",
+     "WAL segment size, preallocated so a full disk refuses writes up front "
+     "(default 64mb)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto bytes = parse_memory(v);
+       if (!bytes || *bytes < 4096) return "a memory size of at least 4096 bytes";
+       c.wal_segment_bytes = *bytes;
+       return std::nullopt;
+     }},
+    {"ignore-corrupt-snapshot", "on|off",
+     "start a worker whose snapshot is corrupt from its WAL alone (default off: refuse)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto flag = lowercase(v);
+       if (flag != "on" && flag != "off") return "on or off";
+       c.ignore_corrupt_snapshot = flag == "on";
+       return std::nullopt;
+     }},
     {"maxmemory", "BYTES",
      "memory limit, split evenly over workers; 100mb, 2gb... "
      "(default 0 = none)",
@@ -206,6 +233,14 @@ const std::array<OptionSpec, 15> kOptions = {{
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        if (!parse_log_level(v)) return "one of trace, debug, info, warn, error, critical, off";
        c.log_level = lowercase(v);
+       return std::nullopt;
+     }},
+    {"cluster-config", "FILE",
+     "static Redis Cluster topology of the direct ports: 'node <ip>:<port> <first>-<last>...' "
+     "lines (default: the local workers own all slots)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       if (v.empty()) return "a file path";
+       c.cluster_config = v;
        return std::nullopt;
      }},
     {"alloc-trace", "on|off", "eBPF allocation tracing where the kernel allows it (default on)",
@@ -365,8 +400,7 @@ std::optional<std::string> resolve(Config& config, const Given& given) {
     config.workers = std::min(static_cast<int>(usable.size()), kMaxWorkers);
   } else if (given.workers > kMaxWorkers) {
     return "ruvio: --workers above " + std::to_string(kMaxWorkers) +
-           " needs the proxy layer, which is not built yet; use --workers " +
-           std::to_string(kMaxWorkers);
+           " is not supported (the mesh addresses workers with one byte)";
   } else {
     config.workers = given.workers;
   }
@@ -421,6 +455,10 @@ std::optional<std::string> resolve(Config& config, const Given& given) {
   }
   if (config.admin_port != 0 && config.admin_port == config.port) {
     return "ruvio: --admin-port and --port are both " + std::to_string(config.port);
+  }
+  if (!config.cluster_config.empty()) {  // refuse a bad topology file before anything starts
+    Topology topology;
+    if (auto error = build_topology(config, topology)) return *error;
   }
   return std::nullopt;
 }

@@ -24,18 +24,23 @@ struct Config {
   std::string dir = "./data";
   Durability durability = Durability::kEverysec;
   int sync_interval_ms = 1000;
+  std::uint64_t wal_snapshot_bytes = 64ull << 20;  // automatic snapshot past this much WAL
+  std::uint64_t wal_segment_bytes = 64ull << 20;   // preallocation unit of WAL segments
+  bool ignore_corrupt_snapshot = false;            // start from the WAL alone
   std::uint64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
   std::string requirepass;
   int databases = 16;
   std::string log_level = "info";
   bool alloc_trace = true;
+  std::string cluster_config;  // --cluster-config FILE; empty = topology of the local workers
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(config_file, bind, port, workers, cpus, worker_base_port, admin_port, dir, durability,
-       sync_interval_ms, maxmemory, maxmemory_policy, requirepass, databases, log_level,
-       alloc_trace);
+       sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot,
+       maxmemory, maxmemory_policy, requirepass, databases, log_level, alloc_trace,
+       cluster_config);
   }
 };
 
@@ -47,9 +52,9 @@ struct ConfigError {
 };
 
 // Worker counts above this are refused until the proxy layer (cross-worker routing) exists.
-// `--workers auto` and the default resolve to min(CPUs, this), so raising it is the only
-// change needed to default to one worker per CPU.
-inline constexpr int kMaxWorkers = 1;
+// `--workers auto` and the default resolve to min(CPUs, this). The router's slot map and
+// the proxy SCAN cursor give a worker index one byte.
+inline constexpr int kMaxWorkers = 255;
 
 // Parses argv (and the --config file it names; flags win over the file). On error returns
 // the message; the caller prints it and exits 2.

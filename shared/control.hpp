@@ -7,8 +7,10 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "shared/config.hpp"
+#include "shared/topology.hpp"
 
 namespace ruvio::control {
 
@@ -19,8 +21,17 @@ struct WorkerInit {
   std::uint16_t slot_first = 0;  // inclusive range of Redis Cluster hash slots owned
   std::uint16_t slot_last = 16383;
   Config config;
+  // Workers reach each other on abstract Unix sockets named "<mesh_name>.<worker id>";
+  // the name is unique per supervisor, so two services on one host never cross.
+  std::string mesh_name;
+  // The Redis Cluster topology the direct ports advertise; nodes[self] is this worker.
+  // slot_first/slot_last span this worker's slots (topology.worker_owns() when several ranges).
+  Topology topology;
+  int self = 0;
   template <class A>
-  void serialize(A& ar) { ar(id, worker_count, slot_first, slot_last, config); }
+  void serialize(A& ar) {
+    ar(id, worker_count, slot_first, slot_last, config, mesh_name, topology, self);
+  }
 };
 
 // Worker → supervisor once its listeners accept connections.
@@ -42,7 +53,89 @@ struct ShutdownRequest {
   void serialize(A&) {}
 };
 
-using Message = std::variant<WorkerInit, WorkerReady, Shutdown, ShutdownRequest>;
+// ---- Operations (issue 5): stats, per-worker figures for INFO, config reload ----------
+
+// Supervisor → worker, once a second: answer with a StatsReport carrying the same `seq`.
+// The report's arrival is also the worker's heartbeat for the systemd watchdog.
+struct StatsRequest {
+  std::uint64_t seq = 0;
+  template <class A>
+  void serialize(A& ar) { ar(seq); }
+};
+
+// Worker → supervisor: the figures only the worker knows.
+struct StatsReport {
+  std::uint64_t seq = 0;
+  int id = 0;
+  std::vector<std::uint64_t> keys;     // per database
+  std::vector<std::uint64_t> expires;  // per database
+  std::uint64_t used_memory = 0;       // allocator-usable bytes of the keyspace
+  std::uint64_t commands_processed = 0;
+  std::uint64_t ops_per_sec = 0;
+  std::uint64_t connected_clients = 0;
+  std::uint64_t wal_bytes = 0;   // 0 until durability reports it
+  std::uint64_t wal_lag_ms = 0;
+  // mimalloc's view of the process (mi_process_info).
+  std::uint64_t mi_current_rss = 0;
+  std::uint64_t mi_peak_rss = 0;
+  std::uint64_t mi_current_commit = 0;
+  std::uint64_t mi_peak_commit = 0;
+  std::uint64_t mi_page_faults = 0;
+  // The in-process allocation sampler (worker/store/alloc_sampler.hpp).
+  std::uint64_t sample_interval = 0;
+  std::uint64_t sampled_live_bytes = 0;  // weighted estimate of the store's live bytes
+  std::uint64_t sampled_live_count = 0;
+  template <class A>
+  void serialize(A& ar) {
+    ar(seq, id, keys, expires, used_memory, commands_processed, ops_per_sec, connected_clients,
+       wal_bytes, wal_lag_ms, mi_current_rss, mi_peak_rss, mi_current_commit, mi_peak_commit,
+       mi_page_faults, sample_interval, sampled_live_bytes, sampled_live_count);
+  }
+};
+
+// One worker's memory as the supervisor measures it, for INFO's per-worker lines.
+struct WorkerMemory {
+  int id = 0;
+  int pid = 0;
+  bool up = false;
+  std::uint64_t used_memory = 0;
+  std::uint64_t rss = 0;
+  std::uint64_t rss_anon = 0;
+  std::uint64_t pss = 0;
+  std::uint64_t private_dirty = 0;
+  std::uint64_t keys = 0;
+  template <class A>
+  void serialize(A& ar) { ar(id, pid, up, used_memory, rss, rss_anon, pss, private_dirty, keys); }
+};
+
+// Supervisor → every worker, once a second: every worker's memory figures.
+struct WorkerFigures {
+  std::vector<WorkerMemory> workers;
+  template <class A>
+  void serialize(A& ar) { ar(workers); }
+};
+
+// Supervisor → worker after SIGHUP: the settings that apply without a restart.
+struct ConfigUpdate {
+  std::string log_level;
+  std::uint64_t maxmemory = 0;
+  std::string maxmemory_policy;
+  std::string requirepass;
+  template <class A>
+  void serialize(A& ar) { ar(log_level, maxmemory, maxmemory_policy, requirepass); }
+};
+
+// Supervisor → worker: the eBPF tracer has just attached to this worker's USDT probes.
+// The worker re-fires ruvio:alloc_sample for every sample still live, so allocations
+// sampled before the attach (start-up, log replay) are counted too.
+struct AllocTraceAttached {
+  template <class A>
+  void serialize(A&) {}
+};
+
+// New alternatives go at the end: a frame's variant index must keep its meaning.
+using Message = std::variant<WorkerInit, WorkerReady, Shutdown, ShutdownRequest, StatsRequest,
+                             StatsReport, WorkerFigures, ConfigUpdate, AllocTraceAttached>;
 
 // Appends one frame (length + payload) for `msg` to `out`.
 void encode(const Message& msg, std::string& out);

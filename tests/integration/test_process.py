@@ -234,8 +234,8 @@ class Process(unittest.TestCase):
     def test_refused_bad_config_value(self):
         self.refused(config="databases many\n", names=["databases"])
 
-    def test_refused_two_workers(self):
-        self.refused("--workers", "2", names=["workers"])
+    def test_refused_too_many_workers(self):
+        self.refused("--workers", "256", names=["workers"])
 
     def test_config_file(self):
         with tempfile.TemporaryDirectory(prefix="ruvio-conf-") as d:

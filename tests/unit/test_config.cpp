@@ -222,11 +222,8 @@ TEST_CASE("every accepted maxmemory-policy") {
 
 TEST_CASE("workers above the current limit are refused with the reason") {
   const std::string too_many = std::to_string(kMaxWorkers + 1);
-  if (kMaxWorkers == 1) {
-    CHECK(
-        error_of({"--workers", too_many}) ==
-        "ruvio: --workers above 1 needs the proxy layer, which is not built yet; use --workers 1");
-  }
+  CHECK(error_of({"--workers", too_many}) ==
+        "ruvio: --workers above 255 is not supported (the mesh addresses workers with one byte)");
   const auto parsed = parse({"--workers", "auto"});
   REQUIRE_FALSE(parsed.error);
   CHECK(parsed.config.workers >= 1);
@@ -367,12 +364,9 @@ TEST_CASE("bad config lines: one line naming the file and line") {
             " line 2: invalid value 'lfu' for 'maxmemory-policy': must be one of noeviction, "
             "allkeys-lru, allkeys-lfu, allkeys-random, volatile-lru, volatile-lfu, "
             "volatile-random, volatile-ttl");
-  if (kMaxWorkers == 1) {
-    TempFile workers("workers 2\n");
-    CHECK(
-        error_of({"--config", workers.path}) ==
-        "ruvio: --workers above 1 needs the proxy layer, which is not built yet; use --workers 1");
-  }
+  TempFile workers("workers 256\n");
+  CHECK(error_of({"--config", workers.path}) ==
+        "ruvio: --workers above 255 is not supported (the mesh addresses workers with one byte)");
   CHECK(error_of({"--config", "/nonexistent/ruvio.conf"}) ==
         "ruvio: cannot read config file '/nonexistent/ruvio.conf': No such file or directory");
 }

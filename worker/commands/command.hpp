@@ -59,7 +59,9 @@ struct CommandDef {
 // One function per family, each returning that family's declaration table.
 std::span<const CommandDef> connection_commands();
 std::span<const CommandDef> string_commands();
+std::span<const CommandDef> pubsub_commands();
 std::span<const CommandDef> key_commands();
 std::span<const CommandDef> server_commands();
+std::span<const CommandDef> persist_commands();
 
 }  // namespace ruvio::worker

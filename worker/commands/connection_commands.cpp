@@ -16,6 +16,11 @@ constexpr std::string_view kRedisVersion = "7.0.15";  // what clients see, for c
 void ping(Context& ctx) {
   if (ctx.argc() > 2) {
     ctx.out.error("ERR wrong number of arguments for 'ping' command");
+  } else if (ctx.client.subscribed() && ctx.client.resp == 2) {
+    // Subscribed RESP2 clients get PING as a message-shaped array.
+    ctx.out.array(2);
+    ctx.out.bulk("pong");
+    ctx.out.bulk(ctx.argc() == 2 ? ctx.args[1] : std::string_view{});
   } else if (ctx.argc() == 2) {
     ctx.out.bulk(ctx.args[1]);
   } else {
@@ -139,7 +144,7 @@ void hello(Context& ctx) {
   ctx.out.bulk("id");
   ctx.out.integer(static_cast<std::int64_t>(ctx.client.id));
   ctx.out.bulk("mode");
-  ctx.out.bulk("standalone");
+  ctx.out.bulk(ctx.client.cluster_mode ? "cluster" : "standalone");
   ctx.out.bulk("role");
   ctx.out.bulk("master");
   ctx.out.bulk("modules");
@@ -161,6 +166,7 @@ void select(Context& ctx) {
 }
 
 void reset(Context& ctx) {
+  if (ctx.shard.pubsub != nullptr) ctx.shard.pubsub->forget(ctx.client);
   ctx.client.db = 0;
   ctx.client.resp = 2;
   ctx.out.set_protocol(2);
@@ -175,8 +181,10 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
   auto idle = (now_ms - c.last_interaction_ms) / 1000;
   out += "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
          " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(age) +
-         " idle=" + std::to_string(idle) + " flags=N db=" + std::to_string(c.db) +
-         " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer_bytes) +
+         " idle=" + std::to_string(idle) + " flags=" + (c.subscribed() ? "P" : "N") + " db=" + std::to_string(c.db) +
+         " sub=" + std::to_string(c.subscriptions) +
+         " psub=" + std::to_string(c.pattern_subscriptions) +
+         " ssub=" + std::to_string(c.shard_subscriptions) + " multi=-1 qbuf=" + std::to_string(c.query_buffer_bytes) +
          " qbuf-free=" + std::to_string(c.query_buffer_free) +
          " argv-mem=0 multi-mem=0 rbs=" +
          std::to_string(c.query_buffer_bytes + c.query_buffer_free) +

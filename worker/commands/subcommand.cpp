@@ -1,5 +1,7 @@
 #include "worker/commands/subcommand.hpp"
 
+#include <algorithm>
+
 #include <cctype>
 #include <string>
 
@@ -7,17 +9,20 @@
 
 namespace ruvio::worker {
 
+std::string unknown_subcommand(std::string_view container, std::string_view sub) {
+  std::string msg = "ERR unknown subcommand '";
+  msg.append(sub.substr(0, std::min<std::size_t>(128, sub.find('\0'))));
+  msg.append("'. Try ");
+  for (char c : container) msg.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  msg.append(" HELP.");
+  return msg;
+}
+
 void dispatch_subcommand(Context& ctx, const CommandDef& container) {
   const std::string_view sub = ctx.args.size() > 1 ? ctx.args[1] : std::string_view{};
   const CommandDef* def = CommandTable::find_sub(container, sub);
   if (def == nullptr || def->handler == nullptr) {
-    std::string msg = "ERR unknown subcommand '";
-    msg.append(sub.substr(0, 128));
-    msg.append("'. Try ");
-    for (char c : container.name)
-      msg.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-    msg.append(" HELP.");
-    ctx.out.error(msg);
+    ctx.out.error(unknown_subcommand(container.name, sub));
     return;
   }
   const auto argc = static_cast<int>(ctx.args.size());

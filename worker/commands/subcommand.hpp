@@ -4,6 +4,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "worker/commands/command.hpp"
@@ -14,6 +15,9 @@ namespace ruvio::worker {
 // args[1] names the subcommand. Replies "ERR unknown subcommand 'x'. Try OBJECT HELP." or
 // "ERR wrong number of arguments for 'object|encoding' command" like Redis 7.0.
 void dispatch_subcommand(Context& ctx, const CommandDef& container);
+
+// Redis's "ERR unknown subcommand 'x'. Try CONTAINER HELP." (x cut at 128 bytes or a NUL).
+std::string unknown_subcommand(std::string_view container, std::string_view sub);
 
 // The HELP reply: one status line per entry, then Redis's closing "HELP" lines.
 void reply_help(Context& ctx, std::string_view container_upper,

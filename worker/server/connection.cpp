@@ -31,11 +31,13 @@ std::string format_addr(const sockaddr_storage& ss) {
 
 }  // namespace
 
-Connection::Connection(Server& server, std::uint64_t id) : server_(server), writer_(out_) {
+Connection::Connection(Server& server, std::uint64_t id)
+    : server_(server),
+      out_(reinterpret_cast<uv_stream_t*>(&tcp_), this, on_written),
+      writer_(out_.buffer()) {
   info_.id = id;
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
-  write_req_.data = this;
 }
 
 bool Connection::start() {
@@ -88,56 +90,85 @@ void Connection::process_input() {
       break;
     }
     if (r.status == proto::ParseStatus::kError) {
-      writer_.error(r.error);
+      local_writer().error(r.error);
       close_after_flush_ = true;
       break;
     }
     info_.last_interaction_ms = server_.shard().now_ms();
-    server_.execute(info_, args_, writer_);
+    server_.dispatch(*this, args_);
     in_.consume(r.consumed);
     if (info_.close_after_reply) close_after_flush_ = true;
     if (server_.shard().shutdown_requested) break;
   }
   in_.shrink_if_idle(kIdleInputKeep);
-  if (!out_.empty() || close_after_flush_) mark_dirty();
+  if (!out_.buffer().empty() || close_after_flush_) mark_dirty();
   // Backpressure: a client that does not read its replies stops being read from.
-  if (reading_ && out_.size() + writing_.size() > Server::kOutputHighWater) {
+  if (reading_ && out_.queued() > Server::kOutputHighWater) {
     uv_read_stop(reinterpret_cast<uv_stream_t*>(&tcp_));
     reading_ = false;
   }
+}
+
+proto::ReplyWriter& Connection::local_writer() {
+  if (slots_.empty()) {
+    writer_.set_buffer(out_.buffer());
+  } else {
+    if (slots_.back().waiting != 0) slots_.emplace_back();
+    writer_.set_buffer(slots_.back().bytes);
+  }
+  writer_.set_protocol(info_.resp);
+  return writer_;
+}
+
+std::uint64_t Connection::reserve(std::uint32_t parts, MergeFn merge) {
+  Slot& s = slots_.emplace_back();
+  s.seq = next_seq_++;
+  s.waiting = parts;
+  s.parts.resize(parts);
+  s.merge = std::move(merge);
+  return s.seq;
+}
+
+void Connection::deliver(std::uint64_t seq, std::uint32_t part, std::string_view reply) {
+  for (Slot& s : slots_) {
+    if (s.seq != seq) continue;
+    if (s.waiting == 0 || part >= s.parts.size()) return;
+    s.parts[part].assign(reply);
+    if (--s.waiting == 0) {
+      if (s.merge) {
+        s.merge(s.parts, s.bytes);
+      } else {
+        s.bytes.swap(s.parts[0]);
+      }
+      s.parts.clear();
+      s.merge = nullptr;
+    }
+    break;
+  }
+  drain_slots();
+}
+
+void Connection::drain_slots() {
+  bool moved = false;
+  while (!slots_.empty() && slots_.front().waiting == 0) {
+    out_.buffer().append(slots_.front().bytes);
+    slots_.pop_front();
+    moved = true;
+  }
+  if (moved) mark_dirty();
 }
 
 void Connection::mark_dirty() { server_.mark_dirty(this); }
 
 void Connection::flush() {
   if (closing_) return;
-  if (!write_pending_ && !out_.empty()) {
-    uv_buf_t buf = uv_buf_init(out_.data(), static_cast<unsigned>(out_.size()));
-    int n = uv_try_write(reinterpret_cast<uv_stream_t*>(&tcp_), &buf, 1);
-    if (n == UV_EAGAIN) n = 0;
-    if (n < 0) {
-      close();
-      return;
-    }
-    server_.shard().stats().net_output_bytes += static_cast<std::uint64_t>(n);
-    if (static_cast<std::size_t>(n) == out_.size()) {
-      out_.clear();
-      // Keep a warm buffer, but do not hold on to a huge one.
-      if (out_.capacity() > 1024 * 1024) std::string().swap(out_);
-    } else {
-      writing_.swap(out_);
-      out_.clear();
-      std::size_t off = static_cast<std::size_t>(n);
-      uv_buf_t rest = uv_buf_init(writing_.data() + off,
-                                  static_cast<unsigned>(writing_.size() - off));
-      if (uv_write(&write_req_, reinterpret_cast<uv_stream_t*>(&tcp_), &rest, 1, on_write) != 0) {
-        close();
-        return;
-      }
-      write_pending_ = true;
-    }
+  long n = out_.flush();
+  if (n < 0) {
+    close();
+    return;
   }
-  if (!write_pending_ && out_.empty()) {
+  server_.shard().stats().net_output_bytes += static_cast<std::uint64_t>(n);
+  if (out_.idle() && slots_.empty()) {
     if (close_after_flush_) {
       close();
       return;
@@ -151,24 +182,21 @@ void Connection::flush() {
   update_buffer_stats();
 }
 
-void Connection::on_write(uv_write_t* req, int status) {
-  auto* c = static_cast<Connection*>(req->data);
-  c->write_pending_ = false;
+void Connection::on_written(void* self, int status) {
+  auto* c = static_cast<Connection*>(self);
   if (status < 0) {
     c->close();
     return;
   }
-  c->server_.shard().stats().net_output_bytes += c->writing_.size();
-  c->writing_.clear();
-  if (c->writing_.capacity() > 1024 * 1024) std::string().swap(c->writing_);
+  c->server_.shard().stats().net_output_bytes += c->out_.last_async_bytes();
   c->mark_dirty();
 }
 
 void Connection::update_buffer_stats() {
   info_.query_buffer_bytes = in_.size();
   info_.query_buffer_free = in_.free_space();
-  info_.output_buffer_bytes = out_.size() + writing_.size();
-  info_.output_list_length = write_pending_ ? 1 : 0;
+  info_.output_buffer_bytes = out_.queued();
+  info_.output_list_length = slots_.size() + (out_.write_pending() ? 1 : 0);
 }
 
 void Connection::close() {

@@ -1,11 +1,16 @@
-// One client connection: input buffer → parser → dispatcher → output buffer.
-// Replies are appended to `out_` and flushed once per loop turn by the server's check
-// handle (uv_try_write first, uv_write for what the socket did not take).
+// One client connection: input buffer → parser → router → reply slots → output buffer.
+//
+// Replies leave in request order. While no forwarded command is outstanding, replies are
+// written straight into the output buffer. A forwarded (or split, or fanned-out) command
+// reserves a slot; replies of later local commands queue in slots behind it, and the whole
+// queue drains into the output buffer as soon as its head is complete.
 #pragma once
 
 #include <uv.h>
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,10 +19,14 @@
 #include "proto/resp_writer.hpp"
 #include "worker/server/io_buffer.hpp"
 #include "worker/server/shard.hpp"
+#include "worker/server/stream_writer.hpp"
 
 namespace ruvio::worker {
 
 class Server;
+
+// Combines the parts of a split or fanned-out command into the one reply the client sees.
+using MergeFn = std::function<void(std::vector<std::string>& parts, std::string& out)>;
 
 class Connection {
  public:
@@ -37,31 +46,47 @@ class Connection {
   void close();
   bool closing() const { return closing_; }
 
+  // The writer for a reply produced here and now, placed behind any reserved slot.
+  proto::ReplyWriter& local_writer();
+  // Reserves the reply of a command whose `parts` answers arrive later (deliver()).
+  // `merge` is null for a single part passed through as is. Returns the slot's sequence.
+  std::uint64_t reserve(std::uint32_t parts, MergeFn merge);
+  // One part of reserved slot `seq` arrived (a complete RESP reply).
+  void deliver(std::uint64_t seq, std::uint32_t part, std::string_view reply);
+
   // Linked list of connections with output to flush this turn.
   Connection* next_dirty = nullptr;
   bool dirty = false;
 
  private:
+  struct Slot {
+    std::uint64_t seq = 0;
+    std::uint32_t waiting = 0;  // parts still outstanding; 0 = complete
+    std::string bytes;          // complete reply bytes (several replies for a local run)
+    std::vector<std::string> parts;
+    MergeFn merge;
+  };
+
   static void on_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
-  static void on_write(uv_write_t* req, int status);
+  static void on_written(void* self, int status);
   static void on_close(uv_handle_t* h);
 
   void process_input();
   void mark_dirty();
+  void drain_slots();
   void update_buffer_stats();
 
   Server& server_;
   uv_tcp_t tcp_{};
-  uv_write_t write_req_{};
+  StreamWriter out_;
   ClientInfo info_;
   InputBuffer in_;
   proto::RequestParser parser_;
   std::vector<std::string_view> args_;
-  std::string out_;       // replies not yet handed to the kernel
-  std::string writing_;   // the block an outstanding uv_write owns
   proto::ReplyWriter writer_;
-  bool write_pending_ = false;
+  std::deque<Slot> slots_;
+  std::uint64_t next_seq_ = 1;
   bool closing_ = false;
   bool close_after_flush_ = false;
   bool reading_ = false;

@@ -11,7 +11,10 @@
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/commands/subcommand.hpp"
+#include "worker/route/cluster.hpp"
 #include "worker/server/connection.hpp"
+#include "worker/server/stats_reporter.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -33,15 +36,17 @@ std::int64_t wall_ms() {
 // Redis's exact text: the name cut at 128 bytes, then the arguments quoted one by one while
 // that list is shorter than 128 bytes, each cut to what is left; newlines become spaces.
 void unknown_command(proto::ReplyWriter& out, std::span<const std::string_view> args) {
+  // printf's %s stops at a NUL byte, and so does Redis's text.
+  auto c_str = [](std::string_view s) { return s.substr(0, s.find('\0')); };
   std::string list;
   for (std::size_t i = 1; i < args.size() && list.size() < 128; ++i) {
     std::size_t room = 128 - list.size();
     list.append("'");
-    list.append(args[i].substr(0, room));
+    list.append(c_str(args[i]).substr(0, room));
     list.append("' ");
   }
   std::string msg = "ERR unknown command '";
-  msg.append(args[0].substr(0, 128));
+  msg.append(c_str(args[0]).substr(0, 128));
   msg.append("', with args beginning with: ");
   msg.append(list);
   for (char& c : msg) {
@@ -50,18 +55,24 @@ void unknown_command(proto::ReplyWriter& out, std::span<const std::string_view> 
   out.error(msg);
 }
 
-std::string upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+// RESP2 subscribed mode admits only these (Redis's processCommand).
+bool allowed_when_subscribed(std::string_view name) {
+  for (std::string_view ok : {"ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe",
+                              "psubscribe", "punsubscribe", "quit", "reset"}) {
+    if (name == ok) return true;
   }
-  return u;
+  return false;
 }
 
 }  // namespace
 
 Server::Server(const control::WorkerInit& init, int control_fd)
-    : init_(init), shard_(init.config, init.id) {
+    : init_(init),
+      shard_(init.config, init.id),
+      router_(*this, init.id, init.worker_count, init.mesh_name),
+      pubsub_(*this) {
+  shard_.pubsub = &pubsub_;
+  start_alloc_sampler(init.config);
   uv_loop_init(&loop_);
   loop_.data = this;
   refresh_clock();
@@ -77,6 +88,8 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   uv_signal_init(&loop_, &sigint_);
   sigint_.data = this;
 
+  shard_.topology = &init_.topology;
+  shard_.self_node = init_.self;
   shard_.for_each_client = [this](const std::function<void(const ClientInfo&)>& fn) {
     for (auto& [id, c] : clients_) fn(c->info());
   };
@@ -101,11 +114,25 @@ bool Server::listen_on(uv_tcp_t& handle, int fd) {
 }
 
 int Server::run(int listen_fd, int direct_fd) {
+  // Durability: the data comes back (snapshot + WAL replay) before anything is served.
+  if (init_.config.durability != Durability::kMemory) {
+    persistence_ = std::make_unique<persist::Persistence>(
+        &loop_, shard_, init_,
+        [this](ClientInfo& c, std::span<const std::string_view> a, proto::ReplyWriter& o) {
+          execute(c, a, o);
+        });
+    if (auto err = persistence_->recover()) {
+      spdlog::critical("{}", *err);
+      return 3;
+    }
+    shard_.persistence = persistence_.get();
+  }
   if (listen_fd < 0 || !listen_on(proxy_listener_, listen_fd)) return 1;
   if (direct_fd >= 0) {
     if (!listen_on(direct_listener_, direct_fd)) return 1;
     has_direct_ = true;
   }
+  if (!router_.start()) return 1;
   uv_read_start(reinterpret_cast<uv_stream_t*>(&control_), on_control_alloc, on_control_read);
   uv_check_start(&check_, on_check);
   uv_timer_start(&timer_, on_timer, kHousekeepingMs, kHousekeepingMs);
@@ -133,18 +160,49 @@ int Server::run(int listen_fd, int direct_fd) {
 void Server::on_accept(uv_stream_t* listener, int status) {
   auto* self = static_cast<Server*>(listener->data);
   if (status < 0 || self->shutting_down_) return;
-  auto* c = new Connection(*self, self->next_client_id_++);
+  bool direct = listener == reinterpret_cast<uv_stream_t*>(&self->direct_listener_);
+  self->accept(listener, direct);
+}
+
+void Server::accept(uv_stream_t* listener, bool cluster_mode) {
+  auto* c = new Connection(*this, next_client_id_++);
   if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(c->handle())) != 0) {
     c->close();
     return;
   }
-  self->clients_.emplace(c->info().id, c);
-  self->shard_.connected_clients = self->clients_.size();
-  self->shard_.stats().connections_received++;
+  c->info().cluster_mode = cluster_mode;
+  clients_.emplace(c->info().id, c);
+  shard_.connected_clients = clients_.size();
+  shard_.stats().connections_received++;
   if (!c->start()) c->close();
 }
 
+void Server::deliver(const MeshWaiter& waiter, std::string_view reply) {
+  auto it = clients_.find(waiter.client_id);
+  if (it != clients_.end()) it->second->deliver(waiter.seq, waiter.part, reply);
+}
+
+void Server::run_mesh_request(MeshKind kind, ClientInfo& client,
+                              std::span<const std::string_view> args, proto::ReplyWriter& out) {
+  switch (kind) {
+    case MeshKind::kCommand:
+      execute(client, args, out);
+      return;
+    default:
+      out.error("ERR unsupported mesh request");
+      return;
+  }
+}
+
+proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
+  auto it = clients_.find(id);
+  if (it == clients_.end() || it->second->closing()) return nullptr;
+  mark_dirty(it->second);
+  return &it->second->local_writer();
+}
+
 void Server::on_connection_closed(Connection* c) {
+  pubsub_.forget(c->info());
   clients_.erase(c->info().id);
   shard_.connected_clients = clients_.size();
 }
@@ -159,7 +217,13 @@ void Server::mark_dirty(Connection* c) {
 // Once per loop turn, after I/O callbacks: hand every reply produced this turn to the kernel.
 void Server::on_check(uv_check_t* h) {
   auto* self = static_cast<Server*>(h->data);
-  while (self->dirty_head_ != nullptr) {
+  // This turn's WAL records reach the file (under `always`, the disk) before any reply.
+  if (self->persistence_) self->persistence_->on_turn();
+  while (self->dirty_head_ != nullptr || self->mesh_dirty_) {
+    if (self->mesh_dirty_) {
+      self->mesh_dirty_ = false;
+      self->router_.flush();
+    }
     Connection* list = self->dirty_head_;
     self->dirty_head_ = nullptr;
     while (list != nullptr) {
@@ -227,8 +291,7 @@ void Server::execute(ClientInfo& client, std::span<const std::string_view> args,
   if (def->handler == nullptr && !def->subcommands.empty()) {
     const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
     if (sub == nullptr) {
-      out.error("ERR unknown subcommand '" + std::string(args[1].substr(0, 128)) +
-                "'. Try " + upper(args[0]) + " HELP.");
+      out.error(unknown_subcommand(def->name, args[1]));
       return;
     }
     if (!arity_ok(*sub)) {
@@ -237,10 +300,27 @@ void Server::execute(ClientInfo& client, std::span<const std::string_view> args,
     }
     def = sub;
   }
+  if (client.resp == 2 && client.subscribed() && !allowed_when_subscribed(def->name)) {
+    out.error("ERR Can't execute '" + std::string(def->name) +
+              "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+              "this context");
+    return;
+  }
+  if (client.cluster_mode) {  // direct port: MOVED / CROSSSLOT before anything runs
+    if (auto e = cluster_check(init_.topology, init_.self, *def, args)) {
+      out.error(*e);
+      return;
+    }
+  }
   out.set_protocol(client.resp);
   Context ctx{args, out, client, shard_, def};
   client.last_command = def->name;
+  // validate → log → apply: a write the WAL cannot take is refused before it runs.
+  const bool journaled = persistence_ && (def->flags & kWrite);
+  if (journaled && !persistence_->before_write(args, out)) return;
+  const int db = client.db;
   def->handler(ctx);
+  if (journaled) persistence_->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
   shard_.stats().commands_processed++;
 }
@@ -287,7 +367,11 @@ void Server::on_control_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf)
     }
     if (!msg) break;
     self->control_in_.erase(0, used);
-    if (std::holds_alternative<control::Shutdown>(*msg)) self->begin_shutdown();
+    if (std::holds_alternative<control::Shutdown>(*msg)) {
+      self->begin_shutdown();
+    } else if (auto reply = handle_ops_message(self->shard_, *msg)) {
+      self->send_control(*reply);
+    }
   }
 }
 
@@ -297,11 +381,13 @@ void Server::begin_shutdown() {
   if (shutting_down_) return;
   shutting_down_ = true;
   spdlog::info("shutting down");
+  if (persistence_) persistence_->shutdown();  // every logged write fsynced before exit
   // Flush what is queued, then close every client and stop the loop.
   for (auto& [id, c] : std::unordered_map<std::uint64_t, Connection*>(clients_)) {
     c->flush();
     c->close();
   }
+  router_.close();
   uv_stop(&loop_);
 }
 

@@ -13,6 +13,9 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
+#include "worker/persist/persistence.hpp"
+#include "worker/route/router.hpp"
+#include "worker/server/pubsub_hub.hpp"
 #include "worker/server/shard.hpp"
 
 namespace ruvio::worker {
@@ -42,11 +45,23 @@ class Server {
                proto::ReplyWriter& out);
   void refresh_clock();
 
+  // Routes one command of a client connection (the proxy layer).
+  void dispatch(Connection& c, std::span<const std::string_view> args) { router_.dispatch(c, args); }
+  // A request that arrived over the mesh (or a local part of a split/fan-out).
+  void run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+                        proto::ReplyWriter& out);
+  // An answer from a peer for a client's reserved reply slot.
+  void deliver(const MeshWaiter& waiter, std::string_view reply);
+  void mark_mesh_dirty() { mesh_dirty_ = true; }
+  // The writer for an unsolicited message (pub/sub) to client `id`, or null if it is gone.
+  proto::ReplyWriter* push_writer(std::uint64_t id);
+
   // Output above this is backpressure: the connection stops reading until it drains.
   static constexpr std::size_t kOutputHighWater = 64ull * 1024 * 1024;
 
  private:
   static void on_accept(uv_stream_t* server, int status);
+  void accept(uv_stream_t* listener, bool cluster_mode);
   static void on_check(uv_check_t* h);
   static void on_timer(uv_timer_t* h);
   static void on_control_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
@@ -75,6 +90,10 @@ class Server {
   std::uint64_t next_client_id_ = 1;
   Connection* dirty_head_ = nullptr;
   bool shutting_down_ = false;
+  bool mesh_dirty_ = false;
+  Router router_;
+  PubSubHub pubsub_;
+  std::unique_ptr<persist::Persistence> persistence_;  // null under --durability memory
   // instantaneous_ops_per_sec sampling
   std::uint64_t ops_sample_commands_ = 0;
   std::int64_t ops_sample_ms_ = 0;

@@ -5,11 +5,20 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
+#include "proto/resp_writer.hpp"
 #include "shared/config.hpp"
+#include "shared/topology.hpp"
+#include "shared/control.hpp"
 #include "worker/store/db.hpp"
+
+namespace ruvio::persist {
+class Service;
+}
 
 namespace ruvio::worker {
 
@@ -36,6 +45,14 @@ struct ClientInfo {
   int resp = 2;
   bool authenticated = true;
   bool close_after_reply = false;  // QUIT
+  bool cluster_mode = false;       // accepted on the direct (Redis Cluster) port
+  // Pub/sub subscriptions held (a RESP2 client with any is in subscribed mode).
+  int subscriptions = 0;        // channels
+  int pattern_subscriptions = 0;
+  int shard_subscriptions = 0;
+  bool subscribed() const {
+    return subscriptions + pattern_subscriptions + shard_subscriptions > 0;
+  }
   std::int64_t created_ms = 0;
   std::int64_t last_interaction_ms = 0;
   std::string last_command = "NULL";  // "client|list" style, for CLIENT LIST cmd=
@@ -45,13 +62,38 @@ struct ClientInfo {
   std::size_t output_list_length = 0;   // oll
 };
 
+// Pub/sub on this worker, implemented by the server (it knows the connections). Command
+// handlers reach it through Shard::pubsub.
+class PubSub {
+ public:
+  enum class Kind { kChannel, kPattern, kShard };
+  virtual ~PubSub() = default;
+  // (UN)SUBSCRIBE family: one confirmation per channel, written to `out` (push in RESP3).
+  // An empty `names` unsubscribes from everything of that kind.
+  virtual void subscribe(ClientInfo& c, Kind kind, std::span<const std::string_view> names,
+                         proto::ReplyWriter& out) = 0;
+  virtual void unsubscribe(ClientInfo& c, Kind kind, std::span<const std::string_view> names,
+                           proto::ReplyWriter& out) = 0;
+  // Delivers to this worker's subscribers; returns how many received it.
+  virtual std::int64_t publish(std::string_view channel, std::string_view message,
+                               bool shard) = 0;
+  virtual std::vector<std::string> channels(std::string_view pattern, bool shard) const = 0;
+  virtual std::int64_t subscribers(std::string_view channel, bool shard) const = 0;
+  virtual std::int64_t patterns() const = 0;
+  // Drops every subscription of `c` (RESET, disconnect).
+  virtual void forget(ClientInfo& c) = 0;
+};
+
 class Shard {
  public:
   Shard(const Config& config, int worker_id);
 
   store::Db& db(int index) { return *dbs_[static_cast<std::size_t>(index)]; }
   int databases() const { return static_cast<int>(dbs_.size()); }
-  void swap_db(int a, int b) { std::swap(dbs_[static_cast<std::size_t>(a)], dbs_[static_cast<std::size_t>(b)]); }
+  void swap_db(int a, int b) {
+    ++store::g_mutations;
+    std::swap(dbs_[static_cast<std::size_t>(a)], dbs_[static_cast<std::size_t>(b)]);
+  }
 
   Config& config() { return config_; }
   int worker_id() const { return worker_id_; }
@@ -72,8 +114,22 @@ class Shard {
   // Returns freed pages to the OS (after FLUSHALL / FLUSHDB).
   void release_memory();
 
+  // SAVE, BGSAVE, INFO persistence...; null under --durability memory.
+  persist::Service* persistence = nullptr;
+
+  PubSub* pubsub = nullptr;  // set by the server
+
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
+
+  // The Redis Cluster topology of the direct ports (set by the server from WorkerInit;
+  // null in unit tests) and this worker's node in it.
+  const Topology* topology = nullptr;
+  int self_node = 0;
+
+  // Every worker's memory as the supervisor last measured it (control::WorkerFigures), for
+  // INFO's per-worker lines. Empty until the first push.
+  std::vector<control::WorkerMemory> worker_memory;
 
  private:
   Config config_;

@@ -94,6 +94,12 @@ struct Db::Impl {
   std::int64_t now = 0;
   bool lfu = false;
   std::uint64_t rng = std::random_device{}() | 1;
+  KeyObserver observer = nullptr;
+  void* observer_context = nullptr;
+
+  void notify(std::string_view key, int delta) {
+    if (observer != nullptr) [[unlikely]] observer(observer_context, key, delta);
+  }
 
   std::uint64_t next_rand() {  // splitmix64
     std::uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
@@ -125,12 +131,15 @@ struct Db::Impl {
   void remove(std::string_view key, std::uint64_t h) {
     Record* r = main.erase(key, h);
     if (r == nullptr) return;
+    ++g_mutations;
+    notify(key, -1);
     if (r->has_ttl()) expires.erase(key, h);
     Record::destroy(heap, r);
   }
 
   void add(Record* r, std::uint64_t h) {
     main.insert(r, h);
+    notify(r->key(), 1);
     if (r->has_ttl()) expires.insert(r, h);
   }
 
@@ -169,6 +178,7 @@ struct Db::Impl {
   }
 
   void set_value(std::string_view key, Payload p, const SetOptions& opt) {
+    ++g_mutations;
     std::uint64_t h = main.hash(key);
     Table::Ref ref;
     Record* old = lookup(key, h, &ref);
@@ -260,7 +270,7 @@ Entry Db::peek(std::string_view key) const {
 }
 
 void Db::set_string(std::string_view key, std::string_view value, const SetOptions& opt) {
-  impl_->set_value(key, Payload::of_string(value), opt);
+  impl_->set_value(key, Payload::of_string(value, !opt.as_text), opt);
 }
 
 void Db::set_int(std::string_view key, std::int64_t value, const SetOptions& opt) {
@@ -273,6 +283,7 @@ std::size_t Db::append(std::string_view key, std::string_view tail, std::int64_t
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
+  ++g_mutations;
   if (r == nullptr) {
     // Redis stores a new APPEND key as SET would (int/embstr when it can).
     d.set_value(key, Payload::of_string(tail), SetOptions{});
@@ -294,6 +305,7 @@ std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
+  ++g_mutations;
   if (r == nullptr) {
     if (data.empty()) return 0;
     Payload p;
@@ -321,6 +333,8 @@ bool Db::erase(std::string_view key) {
   std::uint64_t h = d.main.hash(key);
   Record* r = d.main.erase(key, h);
   if (r == nullptr) return false;
+  ++g_mutations;
+  d.notify(key, -1);
   if (r->has_ttl()) d.expires.erase(key, h);
   Record::destroy(d.heap, r);
   return true;
@@ -331,6 +345,7 @@ bool Db::set_expire(std::string_view key, std::int64_t at_ms) {
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref) return false;
+  ++g_mutations;
   Record* r = ref.get();
   if (r->has_ttl()) {
     r->set_expire_in_place(at_ms);
@@ -347,6 +362,7 @@ bool Db::persist(std::string_view key) {
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref || !ref.get()->has_ttl()) return false;
+  ++g_mutations;
   Record* r = ref.get();
   Record* nr = Record::create(d.heap, r->type(), r->key(), kNoExpire, r->clock(), r->payload());
   d.replaced(ref, r, nr, h, true);
@@ -355,10 +371,12 @@ bool Db::persist(std::string_view key) {
 
 void Db::rename(std::string_view from, std::string_view to) {
   if (from == to) return;
+  ++g_mutations;
   Impl& d = *impl_;
   std::uint64_t hf = d.main.hash(from);
   Record* r = d.main.erase(from, hf);
   if (r == nullptr) return;
+  d.notify(from, -1);
   if (r->has_ttl()) d.expires.erase(from, hf);
   std::uint64_t ht = d.main.hash(to);
   d.remove(to, ht);
@@ -368,6 +386,7 @@ void Db::rename(std::string_view from, std::string_view to) {
 }
 
 void Db::copy_to(Entry src, Db& target, std::string_view dst) {
+  ++g_mutations;
   Impl& t = *target.impl_;
   const Record* s = src.record();
   Payload p = s->payload();
@@ -454,18 +473,32 @@ bool Db::rehash_step(std::size_t buckets) {
 }
 
 void Db::clear() {
+  ++g_mutations;
   Impl& d = *impl_;
   d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
   d.main.clear();
   d.expires.clear();
+  d.notify({}, 0);
 }
 
 void Db::swap(Db& other) {
+  ++g_mutations;
   std::swap(impl_, other.impl_);
 }
 
 std::size_t Db::used_memory() const {
   return impl_->heap.used;
+}
+
+void Db::set_key_observer(KeyObserver fn, void* context) {
+  Impl& d = *impl_;
+  d.observer = fn;
+  d.observer_context = context;
+  if (fn != nullptr) d.main.for_each([&](Record* r) { fn(context, r->key(), 1); });
+}
+
+void* Db::key_observer_context() const {
+  return impl_->observer != nullptr ? impl_->observer_context : nullptr;
 }
 
 }  // namespace ruvio::store

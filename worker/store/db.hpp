@@ -19,6 +19,12 @@ namespace ruvio::store {
 
 inline constexpr std::int64_t kNoExpire = -1;
 
+// Bumped by every change to any Db of this process (writes, lazy and active expiry). The
+// journal compares it around a write command to learn whether there is an effect to log.
+// A worker is single-threaded, so a plain counter is enough.
+inline std::uint64_t g_mutations = 0;
+inline std::uint64_t mutation_count() { return g_mutations; }
+
 enum class Type : std::uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
 
 class Record;  // opaque; one allocation per key (record.hpp)
@@ -55,6 +61,7 @@ class Entry {
 struct SetOptions {
   std::int64_t expire_at = kNoExpire;  // absolute ms; kNoExpire = no TTL
   bool keep_ttl = false;               // keep the existing TTL (SET KEEPTTL, APPEND, INCR...)
+  bool as_text = false;                // never the int encoding (INCRBYFLOAT's result, as Redis)
 };
 
 class Db {
@@ -118,6 +125,15 @@ class Db {
 
   // Allocator-usable bytes held by this Db (records, value buffers, tables).
   std::size_t used_memory() const;
+
+  // Optional key-set observer (the cluster's per-slot key counts): called with +1 when a key
+  // is created and -1 when one is removed (delete, expiry, rename, overwrite by a new key),
+  // and once with (empty key, 0) when clear() drops every key. Attaching reports every
+  // existing key as +1 first, so the observer starts in step. Null by default: then the only
+  // cost is one branch per insert/delete. The observer follows the keys on swap().
+  using KeyObserver = void (*)(void* context, std::string_view key, int delta);
+  void set_key_observer(KeyObserver fn, void* context);
+  void* key_observer_context() const;
 
  private:
   struct Impl;

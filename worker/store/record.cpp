@@ -71,7 +71,9 @@ std::size_t payload_size(const Payload& p) {
 void* Heap::alloc(std::size_t n) {
   void* p = mi_malloc(n);
   if (p == nullptr) out_of_memory();
-  used += mi_usable_size(p);
+  const std::size_t usable = mi_usable_size(p);
+  used += usable;
+  alloc_sampler().on_alloc(p, usable);
   return p;
 }
 
@@ -82,7 +84,9 @@ void* Heap::zalloc_line(std::size_t n) {
     p = mi_zalloc_aligned(n, 64);
   }
   if (p == nullptr) out_of_memory();
-  used += mi_usable_size(p);
+  const std::size_t usable = mi_usable_size(p);
+  used += usable;
+  alloc_sampler().on_alloc(p, usable);
   return p;
 }
 
@@ -129,9 +133,9 @@ std::size_t int_text_len(std::int64_t v) {
   return n;
 }
 
-Payload Payload::of_string(std::string_view v) {
+Payload Payload::of_string(std::string_view v, bool detect_int) {
   Payload p;
-  if (parse_canonical_int(v, &p.i)) {
+  if (detect_int && parse_canonical_int(v, &p.i)) {
     p.enc = Enc::kInt1;
     return p;
   }
@@ -158,7 +162,10 @@ void* reserve(Heap& heap, void* b, std::size_t need) {
   std::size_t old_usable = mi_usable_size(b);
   void* nb = mi_realloc(b, 8 + want);
   if (nb == nullptr) out_of_memory();
-  heap.used = heap.used - old_usable + mi_usable_size(nb);
+  const std::size_t new_usable = mi_usable_size(nb);
+  heap.used = heap.used - old_usable + new_usable;
+  alloc_sampler().on_free(b, old_usable);  // a resize is a free and a new allocation
+  alloc_sampler().on_alloc(nb, new_usable);
   return nb;
 }
 

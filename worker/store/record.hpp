@@ -38,6 +38,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "worker/store/alloc_sampler.hpp"
 #include "worker/store/db.hpp"
 
 namespace ruvio::store {
@@ -52,7 +53,9 @@ struct Heap {
   void* zalloc_line(std::size_t n);
   void release(void* p) {
     if (p == nullptr) return;
-    used -= mi_usable_size(p);
+    const std::size_t usable = mi_usable_size(p);
+    used -= usable;
+    alloc_sampler().on_free(p, usable);
     mi_free(p);
   }
 };
@@ -83,7 +86,8 @@ struct Payload {
   std::int64_t i = 0;
   void* ptr = nullptr;  // ExtBuf or collection object
 
-  static Payload of_string(std::string_view v);  // int when canonical, else emb/ext
+  // An int when canonical (unless `detect_int` is false), else emb/ext.
+  static Payload of_string(std::string_view v, bool detect_int = true);
   static Payload of_int(std::int64_t v) {
     Payload p;
     p.enc = Enc::kInt1;

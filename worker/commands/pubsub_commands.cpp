@@ -1,0 +1,94 @@
+// Pub/sub family: (P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, PUBLISH, SPUBLISH, PUBSUB …
+// Subscriptions are connection state and stay on the worker holding the connection; the
+// proxy layer fans PUBLISH and PUBSUB out to every worker and merges the answers.
+#include <algorithm>
+
+#include "worker/commands/command.hpp"
+#include "worker/commands/common.hpp"
+#include "worker/commands/context.hpp"
+#include "worker/commands/subcommand.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+using Kind = PubSub::Kind;
+
+std::span<const std::string_view> names(Context& ctx) { return ctx.args.subspan(1); }
+
+void subscribe(Context& ctx) { ctx.shard.pubsub->subscribe(ctx.client, Kind::kChannel, names(ctx), ctx.out); }
+void psubscribe(Context& ctx) { ctx.shard.pubsub->subscribe(ctx.client, Kind::kPattern, names(ctx), ctx.out); }
+void ssubscribe(Context& ctx) { ctx.shard.pubsub->subscribe(ctx.client, Kind::kShard, names(ctx), ctx.out); }
+void unsubscribe(Context& ctx) { ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kChannel, names(ctx), ctx.out); }
+void punsubscribe(Context& ctx) { ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kPattern, names(ctx), ctx.out); }
+void sunsubscribe(Context& ctx) { ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kShard, names(ctx), ctx.out); }
+
+void publish(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], false)); }
+void spublish(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], true)); }
+
+void list_channels(Context& ctx, bool shard) {
+  std::string_view pattern = ctx.argc() == 3 ? ctx.args[2] : std::string_view{};
+  std::vector<std::string> found = ctx.shard.pubsub->channels(pattern, shard);
+  ctx.out.array(found.size());
+  for (const std::string& c : found) ctx.out.bulk(c);
+}
+
+void count_subscribers(Context& ctx, bool shard) {
+  ctx.out.array((ctx.argc() - 2) * 2);  // a flat array even in RESP3, as Redis 7.0
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    ctx.out.bulk(ctx.args[i]);
+    ctx.out.integer(ctx.shard.pubsub->subscribers(ctx.args[i], shard));
+  }
+}
+
+void pubsub_channels(Context& ctx) { list_channels(ctx, false); }
+void pubsub_shardchannels(Context& ctx) { list_channels(ctx, true); }
+void pubsub_numsub(Context& ctx) { count_subscribers(ctx, false); }
+void pubsub_shardnumsub(Context& ctx) { count_subscribers(ctx, true); }
+void pubsub_numpat(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->patterns()); }
+void pubsub_help(Context& ctx) {
+  reply_help(ctx, "PUBSUB",
+             {"CHANNELS [<pattern>]",
+              "    Return the currently active channels matching a <pattern> (default: '*').",
+              "NUMPAT", "    Return number of subscriptions to patterns.",
+              "NUMSUB [<channel> ...]",
+              "    Return the number of subscribers for the specified channels, excluding",
+              "    pattern subscriptions(default: no channels).",
+              "SHARDCHANNELS [<pattern>]",
+              "    Return the currently active shard level channels matching a <pattern> "
+              "(default: '*').",
+              "SHARDNUMSUB [<shardchannel> ...]",
+              "    Return the number of subscribers for the specified shard level channel(s)"});
+}
+
+constexpr std::uint32_t kSub = kPubsub | kNoScript | kLoading | kStale;
+constexpr std::uint32_t kPub = kPubsub | kLoading | kStale | kFast;
+constexpr KeySpec kNone{};
+constexpr KeySpec kAllChannels{1, -1, 1};  // shard channels hash like keys (not_key)
+constexpr KeySpec kFirstChannel{1, 1, 1};
+
+const CommandDef kPubsubSubcommands[] = {
+    {"pubsub|channels", -2, kPubsub | kLoading | kStale, kNone, pubsub_channels, "pubsub", "Returns the active channels.", "2.8.0", "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)", "pubsub slow"},
+    {"pubsub|numpat", 2, kPubsub | kLoading | kStale, kNone, pubsub_numpat, "pubsub", "Returns a count of unique pattern subscriptions.", "2.8.0", "O(1)", "pubsub slow"},
+    {"pubsub|numsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_numsub, "pubsub", "Returns a count of subscribers to channels.", "2.8.0", "O(N) for the NUMSUB subcommand, where N is the number of requested channels", "pubsub slow"},
+    {"pubsub|shardchannels", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardchannels, "pubsub", "Returns the active shard channels.", "7.0.0", "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).", "pubsub slow"},
+    {"pubsub|shardnumsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardnumsub, "pubsub", "Returns the count of subscribers of shard channels.", "7.0.0", "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels", "pubsub slow"},
+    {"pubsub|help", 2, kLoading | kStale, kNone, pubsub_help, "pubsub", "Returns helpful text about the different subcommands.", "6.2.0", "O(1)", "slow"},
+};
+
+const CommandDef kPubsubCommands[] = {
+    {"subscribe", -2, kSub, kNone, subscribe, "pubsub", "Listens for messages published to channels.", "2.0.0", "O(N) where N is the number of channels to subscribe to.", "pubsub slow"},
+    {"psubscribe", -2, kSub, kNone, psubscribe, "pubsub", "Listens for messages published to channels that match one or more patterns.", "2.0.0", "O(N) where N is the number of patterns the client is already subscribed to.", "pubsub slow"},
+    {"ssubscribe", -2, kSub, kAllChannels, ssubscribe, "pubsub", "Listens for messages published to shard channels.", "7.0.0", "O(N) where N is the number of shard channels to subscribe to.", "pubsub slow"},
+    {"unsubscribe", -1, kSub, kNone, unsubscribe, "pubsub", "Stops listening to messages posted to channels.", "2.0.0", "O(N) where N is the number of clients already subscribed to a channel.", "pubsub slow"},
+    {"punsubscribe", -1, kSub, kNone, punsubscribe, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", "2.0.0", "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).", "pubsub slow"},
+    {"sunsubscribe", -1, kSub, kAllChannels, sunsubscribe, "pubsub", "Stops listening to messages posted to shard channels.", "7.0.0", "O(N) where N is the number of clients already subscribed to a shard channel.", "pubsub slow"},
+    {"publish", 3, kPub, kNone, publish, "pubsub", "Posts a message to a channel.", "2.0.0", "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).", "pubsub fast"},
+    {"spublish", 3, kPub, kFirstChannel, spublish, "pubsub", "Post a message to a shard channel", "7.0.0", "O(N) where N is the number of clients subscribed to the receiving shard channel.", "pubsub fast"},
+    {"pubsub", -2, 0, kNone, nullptr, "pubsub", "A container for Pub/Sub commands.", "2.8.0", "Depends on subcommand.", "slow", kPubsubSubcommands},
+};
+
+}  // namespace
+
+std::span<const CommandDef> pubsub_commands() { return kPubsubCommands; }
+
+}  // namespace ruvio::worker

@@ -1,0 +1,32 @@
+// Redis Cluster mode of the direct ports: the per-command slot check (MOVED / CROSSSLOT) and
+// the CLUSTER command family (SLOTS, SHARDS, NODES, MYID, INFO, KEYSLOT, COUNTKEYSINSLOT,
+// GETKEYSINSLOT, HELP) plus ASKING / READONLY / READWRITE.
+//
+// A connection accepted on worker i's direct port (ClientInfo::cluster_mode) talks to worker
+// i as to one Redis Cluster master: keys of slots another node owns answer
+// `-MOVED <slot> <host>:<port>` and the client goes there itself, so there is no hop through
+// the mesh. On the proxy port the CLUSTER family answers like a standalone Redis.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "shared/topology.hpp"
+#include "worker/commands/command.hpp"
+
+namespace ruvio::worker {
+
+// For a command on a cluster-mode connection, before it runs: nullopt when it runs here, else
+// the full error text to reply: "CROSSSLOT Keys in request don't hash to the same slot",
+// "MOVED <slot> <host>:<port>", or Redis's refusals of other databases in cluster mode
+// (SELECT n, SWAPDB, MOVE, COPY ... DB n). Keys come from the command's key spec. Allocates
+// only when it returns an error.
+std::optional<std::string> cluster_check(const Topology& topology, int self, const CommandDef& def,
+                                         std::span<const std::string_view> args);
+
+// The declaration table of the family (added to the command table).
+std::span<const CommandDef> cluster_commands();
+
+}  // namespace ruvio::worker

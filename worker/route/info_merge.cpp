@@ -1,0 +1,133 @@
+#include "worker/route/info_merge.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "worker/route/reply_scan.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+// Fields that describe the whole service when summed over the workers.
+const std::set<std::string_view, std::less<>> kSummed = {
+    "connected_clients",       "blocked_clients",          "total_connections_received",
+    "total_commands_processed", "instantaneous_ops_per_sec", "total_net_input_bytes",
+    "total_net_output_bytes",  "rejected_connections",     "expired_keys",
+    "evicted_keys",            "keyspace_hits",            "keyspace_misses",
+    "used_memory",             "used_memory_rss",          "used_memory_dataset",
+    "used_memory_peak",        "pubsub_channels",          "pubsub_patterns",
+    "total_error_replies",     "unexpected_error_replies",
+};
+
+struct Db {
+  std::int64_t keys = 0, expires = 0, avg_ttl = 0;
+};
+
+std::int64_t to_int(std::string_view s) {
+  std::int64_t v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+// "keys=1,expires=0,avg_ttl=0"
+Db parse_db(std::string_view v) {
+  Db db;
+  while (!v.empty()) {
+    std::size_t comma = v.find(',');
+    std::string_view kv = v.substr(0, comma);
+    std::size_t eq = kv.find('=');
+    if (eq != std::string_view::npos) {
+      std::string_view k = kv.substr(0, eq);
+      std::int64_t n = to_int(kv.substr(eq + 1));
+      if (k == "keys") db.keys = n;
+      if (k == "expires") db.expires = n;
+      if (k == "avg_ttl") db.avg_ttl = n;
+    }
+    if (comma == std::string_view::npos) break;
+    v.remove_prefix(comma + 1);
+  }
+  return db;
+}
+
+template <class Fn>
+void for_each_line(std::string_view text, Fn fn) {
+  while (!text.empty()) {
+    std::size_t end = text.find("\r\n");
+    fn(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 2);
+  }
+}
+
+}  // namespace
+
+std::string merge_info(const std::vector<std::string>& parts, std::size_t self, bool per_worker) {
+  std::vector<std::string_view> texts;
+  for (const std::string& p : parts) texts.push_back(reply_string(p).value_or(""));
+  std::map<std::string, std::int64_t, std::less<>> sums;
+  std::map<int, Db> keyspace;
+  std::vector<std::int64_t> worker_keys(texts.size(), 0);
+  std::vector<std::int64_t> worker_memory(texts.size(), 0);
+  std::vector<std::int64_t> worker_clients(texts.size(), 0);
+  std::vector<std::int64_t> worker_pid(texts.size(), 0);
+  for (std::size_t w = 0; w < texts.size(); ++w) {
+    for_each_line(texts[w], [&](std::string_view line) {
+      std::size_t colon = line.find(':');
+      if (colon == std::string_view::npos) return;
+      std::string_view key = line.substr(0, colon), value = line.substr(colon + 1);
+      if (kSummed.count(key)) sums[std::string(key)] += to_int(value);
+      if (key == "used_memory") worker_memory[w] = to_int(value);
+      if (key == "connected_clients") worker_clients[w] = to_int(value);
+      if (key == "process_id") worker_pid[w] = to_int(value);
+      if (key.size() > 2 && key.substr(0, 2) == "db") {
+        Db d = parse_db(value);
+        Db& total = keyspace[static_cast<int>(to_int(key.substr(2)))];
+        total.keys += d.keys;
+        total.expires += d.expires;
+        worker_keys[w] += d.keys;
+      }
+    });
+  }
+  std::string out;
+  bool in_keyspace = false;
+  for_each_line(texts[self < texts.size() ? self : 0], [&](std::string_view line) {
+    if (line == "# Keyspace") {
+      in_keyspace = true;
+      out.append(line).append("\r\n");
+      for (auto& [db, d] : keyspace) {
+        out += "db" + std::to_string(db) + ":keys=" + std::to_string(d.keys) +
+               ",expires=" + std::to_string(d.expires) + ",avg_ttl=0\r\n";
+      }
+      return;
+    }
+    if (!line.empty() && line[0] == '#') in_keyspace = false;
+    if (in_keyspace && line.substr(0, 2) == "db") return;
+    std::size_t colon = line.find(':');
+    if (colon != std::string_view::npos) {
+      auto it = sums.find(line.substr(0, colon));
+      if (it != sums.end()) {
+        out.append(line.substr(0, colon + 1)).append(std::to_string(it->second)).append("\r\n");
+        return;
+      }
+    }
+    out.append(line).append("\r\n");
+  });
+  // The worker texts end with an empty line; keep one blank line between sections.
+  while (out.size() >= 4 && out.compare(out.size() - 4, 4, "\r\n\r\n") == 0) out.resize(out.size() - 2);
+  if (per_worker) {
+    if (!out.empty()) out += "\r\n";
+    out += "# Workers\r\n";
+    for (std::size_t w = 0; w < texts.size(); ++w) {
+      out += "worker" + std::to_string(w) + ":status=" + (texts[w].empty() ? "down" : "up") +
+             ",pid=" + std::to_string(worker_pid[w]) + ",keys=" + std::to_string(worker_keys[w]) +
+             ",used_memory=" + std::to_string(worker_memory[w]) +
+             ",connected_clients=" + std::to_string(worker_clients[w]) + "\r\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace ruvio::worker

@@ -1,0 +1,107 @@
+// The worker mesh: how a worker asks another worker to run commands on keys it owns.
+//
+// Every worker listens on an abstract Unix socket "<mesh_name>.<id>". Worker A opens one
+// link to each other worker B and sends it requests; B answers on the same link in the
+// same order, so a request needs no id: A keeps a FIFO of whom each answer is for.
+//
+//   request  [u32 LE n][u8 kind][u8 db][u8 resp][u8 pad][n-4 bytes: RESP multibulk command]
+//   reply    [u32 LE n][n bytes: the reply exactly as the client will see it]
+//
+// Requests are appended to the link's buffer while a loop turn runs and written once per
+// turn (flush_all from the server's check handle), so a pipeline of 16 forwarded commands
+// costs one write, not 16. When a link breaks (the peer restarts), every outstanding
+// request is answered with LOADING and the link reconnects every 100 ms; the peer only
+// listens once it has loaded its data, so a successful connect means it serves again.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/resp_parser.hpp"
+#include "worker/server/io_buffer.hpp"
+#include "worker/server/shard.hpp"
+#include "worker/server/stream_writer.hpp"
+
+namespace ruvio::worker {
+
+class Server;
+
+enum class MeshKind : std::uint8_t {
+  kCommand = 0,  // run one command, reply with its reply
+  kPublish = 1,  // deliver a message to local subscribers only; reply = receivers
+  kExec = 2,     // run a queued transaction atomically; reply = EXEC's reply
+};
+
+// Whom an answer belongs to: a client connection's reserved reply slot and part.
+struct MeshWaiter {
+  std::uint64_t client_id = 0;
+  std::uint64_t seq = 0;
+  std::uint32_t part = 0;
+};
+
+inline constexpr std::string_view kLoadingError = "LOADING Ruvio is loading the dataset in memory";
+
+// This worker's outgoing channel to one peer.
+class MeshLink {
+ public:
+  MeshLink(Server& server, int peer, std::string address);
+  MeshLink(const MeshLink&) = delete;
+  MeshLink& operator=(const MeshLink&) = delete;
+
+  int peer() const { return peer_; }
+  bool up() const { return state_ == State::kUp; }
+  // Appends a request. The caller checked up().
+  void send(MeshKind kind, int db, int resp, std::span<const std::string_view> args,
+            MeshWaiter waiter);
+  void flush();
+  void connect();
+  void close();
+
+ private:
+  enum class State { kDown, kUp, kClosing };
+  static void on_alloc(uv_handle_t* h, std::size_t, uv_buf_t* buf);
+  static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
+  static void on_written(void* self, int status);
+  static void on_retry(uv_timer_t* t);
+  void fail(const char* why);
+
+  Server& server_;
+  int peer_;
+  std::string address_;  // abstract socket name without the leading NUL
+  State state_ = State::kDown;
+  uv_pipe_t* pipe_ = nullptr;  // heap: freed in its close callback, may outlive a failed link
+  std::unique_ptr<StreamWriter> out_;
+  std::string in_;
+  char read_buf_[64 * 1024];
+  std::deque<MeshWaiter> waiting_;
+  uv_timer_t retry_{};
+};
+
+// The accepting side: runs the requests peers send and answers them.
+class MeshListener {
+ public:
+  explicit MeshListener(Server& server);
+  bool listen(const std::string& address);
+  void flush_all();
+  void close();
+
+ private:
+  struct Peer;
+  static void on_connection(uv_stream_t* s, int status);
+  void on_peer_closed(Peer* p);
+
+  Server& server_;
+  uv_pipe_t pipe_{};
+  bool listening_ = false;
+  std::vector<Peer*> peers_;
+  friend struct Peer;
+};
+
+}  // namespace ruvio::worker

@@ -1,0 +1,458 @@
+#include "worker/route/router.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <random>
+
+#include "shared/slots.hpp"
+#include "worker/commands/command_table.hpp"
+#include "worker/commands/common.hpp"
+#include "worker/route/info_merge.hpp"
+#include "worker/route/reply_scan.hpp"
+#include "worker/server/connection.hpp"
+#include "worker/server/server.hpp"
+
+namespace ruvio::worker {
+
+enum class Router::Route : std::uint8_t {
+  kSplitSum,   // DEL UNLINK EXISTS TOUCH: one part per owner, integers summed
+  kSplitOk,    // MSET: one part per owner, +OK unless a part failed
+  kSplitMget,  // MGET: one part per owner, values put back in key order
+  kFanSum,     // DBSIZE
+  kFanOk,      // FLUSHDB FLUSHALL SWAPDB (and CONFIG SET)
+  kFanKeys,    // KEYS: arrays concatenated
+  kFanRandom,  // RANDOMKEY: the first worker (from a random start) that has a key
+  kFanInfo,    // INFO: keyspace and counters summed, per-worker lines added
+  kScan,       // SCAN: the cursor names the worker
+  kConfig,     // CONFIG: SET everywhere, the rest here
+  kLocal,      // connection state (subscriptions) that must not follow a key's owner
+  kPubsub,     // PUBSUB: channel lists united, counts summed
+};
+
+namespace {
+
+constexpr std::string_view kCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot";
+
+std::string loading_reply() { return "-" + std::string(kLoadingError) + "\r\n"; }
+
+// The first error among the parts, if any.
+const std::string* first_error(const std::vector<std::string>& parts) {
+  for (const std::string& p : parts) {
+    if (reply_is_error(p)) return &p;
+  }
+  return nullptr;
+}
+
+void merge_sum(std::vector<std::string>& parts, std::string& out) {
+  if (const std::string* e = first_error(parts)) {
+    out = *e;
+    return;
+  }
+  std::int64_t total = 0;
+  for (const std::string& p : parts) total += reply_integer(p).value_or(0);
+  out = ":" + std::to_string(total) + "\r\n";
+}
+
+void merge_ok(std::vector<std::string>& parts, std::string& out) {
+  const std::string* e = first_error(parts);
+  out = e ? *e : parts[0];
+}
+
+// Splits an aggregate reply into its elements (views into `reply`).
+bool elements(std::string_view reply, std::vector<std::string_view>& out) {
+  auto h = reply_aggregate(reply);
+  if (!h) return false;
+  std::size_t pos = h->body;
+  for (std::int64_t i = 0; i < h->count; ++i) {
+    std::size_t len = reply_length(reply.substr(pos));
+    if (len == 0) return false;
+    out.push_back(reply.substr(pos, len));
+    pos += len;
+  }
+  return true;
+}
+
+void merge_concat(std::vector<std::string>& parts, std::string& out) {
+  if (const std::string* e = first_error(parts)) {
+    out = *e;
+    return;
+  }
+  std::int64_t total = 0;
+  std::string body;
+  for (const std::string& p : parts) {
+    auto h = reply_aggregate(p);
+    if (!h) continue;
+    total += h->count;
+    body.append(p, h->body, std::string::npos);
+  }
+  out = "*" + std::to_string(total) + "\r\n" + body;
+}
+
+// Channel lists: each channel once, whichever workers have subscribers to it.
+void merge_union(std::vector<std::string>& parts, std::string& out) {
+  if (const std::string* e = first_error(parts)) {
+    out = *e;
+    return;
+  }
+  std::vector<std::string_view> seen;
+  for (const std::string& p : parts) {
+    std::vector<std::string_view> items;
+    elements(p, items);
+    for (std::string_view item : items) {
+      if (std::find(seen.begin(), seen.end(), item) == seen.end()) seen.push_back(item);
+    }
+  }
+  out = "*" + std::to_string(seen.size()) + "\r\n";
+  for (std::string_view item : seen) out.append(item);
+}
+
+// NUMSUB: [channel, count, …] from every worker, counts added position by position.
+void merge_numsub(std::vector<std::string>& parts, std::string& out) {
+  if (const std::string* e = first_error(parts)) {
+    out = *e;
+    return;
+  }
+  std::vector<std::string_view> first;
+  elements(parts[0], first);
+  std::vector<std::int64_t> counts(first.size() / 2, 0);
+  for (const std::string& p : parts) {
+    std::vector<std::string_view> items;
+    elements(p, items);
+    for (std::size_t i = 1; i < items.size() && i / 2 < counts.size(); i += 2) {
+      counts[i / 2] += reply_integer(items[i]).value_or(0);
+    }
+  }
+  out = "*" + std::to_string(first.size()) + "\r\n";
+  for (std::size_t i = 0; i + 1 < first.size(); i += 2) {
+    out.append(first[i]);
+    out += ":" + std::to_string(counts[i / 2]) + "\r\n";
+  }
+}
+
+// Redis parses SCAN cursors with strtoull: optional sign, digits, nothing else.
+std::optional<std::uint64_t> parse_cursor(std::string_view s) {
+  if (s.empty() || s.size() > 32) return std::nullopt;
+  bool neg = false;
+  if (s[0] == '-' || s[0] == '+') {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return neg ? (~v + 1) : v;
+}
+
+}  // namespace
+
+Router::Router(Server& server, int self, int workers, const std::string& mesh_name)
+    : server_(server),
+      self_(self),
+      workers_(workers),
+      mesh_name_(mesh_name),
+      slot_owner_(kSlotCount, 0),
+      listener_(server) {
+  for (int w = 0; w < workers_; ++w) {
+    SlotRange r = slot_range(w, workers_);
+    for (int s = r.first; s <= r.last; ++s) {
+      slot_owner_[static_cast<std::size_t>(s)] = static_cast<std::uint8_t>(w);
+    }
+  }
+  const CommandTable& table = command_table();
+  auto route = [&](std::string_view name, Route r) {
+    if (const CommandDef* def = table.find(name)) routes_[def] = r;
+  };
+  for (auto name : {"del", "unlink", "exists", "touch"}) route(name, Route::kSplitSum);
+  route("mset", Route::kSplitOk);
+  route("mget", Route::kSplitMget);
+  route("dbsize", Route::kFanSum);
+  for (auto name : {"flushdb", "flushall", "swapdb"}) route(name, Route::kFanOk);
+  route("keys", Route::kFanKeys);
+  route("randomkey", Route::kFanRandom);
+  route("info", Route::kFanInfo);
+  route("scan", Route::kScan);
+  route("config", Route::kConfig);
+  for (auto name : {"ssubscribe", "sunsubscribe"}) route(name, Route::kLocal);
+  for (auto name : {"publish", "spublish"}) route(name, Route::kFanSum);
+  route("pubsub", Route::kPubsub);
+}
+
+int Router::owner_of(std::string_view key) const { return slot_owner_[key_slot(key)]; }
+
+// Called once the server's loop exists (the router is built before it).
+bool Router::start() {
+  if (workers_ == 1) return true;
+  if (!listener_.listen(mesh_name_ + "." + std::to_string(self_))) return false;
+  for (int w = 0; w < workers_; ++w) {
+    links_.push_back(w == self_ ? nullptr
+                                : std::make_unique<MeshLink>(server_, w,
+                                                             mesh_name_ + "." + std::to_string(w)));
+    if (links_.back()) links_.back()->connect();
+  }
+  return true;
+}
+
+void Router::flush() {
+  for (auto& link : links_) {
+    if (link) link->flush();
+  }
+  listener_.flush_all();
+}
+
+void Router::close() {
+  for (auto& link : links_) {
+    if (link) link->close();
+  }
+  listener_.close();
+}
+
+void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
+  ClientInfo& client = c.info();
+  // Subscribed clients only run connection-local commands (the executor enforces which).
+  if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
+    server_.execute(client, args, c.local_writer());
+    return;
+  }
+  const CommandDef* def = command_table().find(args[0]);
+  // Unknown commands, and anything before AUTH, get their error from the local executor;
+  // nothing unauthenticated ever crosses the mesh.
+  if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth))) {
+    server_.execute(client, args, c.local_writer());
+    return;
+  }
+  if (auto it = routes_.find(def); it != routes_.end()) {
+    switch (it->second) {
+      case Route::kSplitSum:
+      case Route::kSplitOk:
+      case Route::kSplitMget:
+        // A malformed MSET (odd pairs) or a bare MGET gets its arity error here.
+        if (args.size() < 2 || (it->second == Route::kSplitOk && args.size() % 2 == 0)) break;
+        split(c, it->second, args);
+        return;
+      case Route::kScan:
+        if (args.size() < 2) break;
+        scan(c, args);
+        return;
+      case Route::kLocal:
+        break;
+      case Route::kPubsub:
+        if (args.size() < 2) break;
+        fan_out(c, Route::kPubsub, args);
+        return;
+      case Route::kConfig:
+        if (args.size() >= 2 && iequals(args[1], "set")) {
+          fan_out(c, Route::kFanOk, args);
+          return;
+        }
+        break;
+      default:
+        fan_out(c, it->second, args);
+        return;
+    }
+    server_.execute(client, args, c.local_writer());
+    return;
+  }
+  const KeySpec& ks = def->keys;
+  if (ks.first <= 0 || ks.step <= 0) {
+    server_.execute(client, args, c.local_writer());
+    return;
+  }
+  auto argc = static_cast<long>(args.size());
+  long last = ks.last >= 0 ? ks.last : argc + ks.last;
+  int owner = -1;
+  for (long i = ks.first; i <= last && i < argc; i += ks.step) {
+    int o = owner_of(args[static_cast<std::size_t>(i)]);
+    if (owner < 0) {
+      owner = o;
+    } else if (o != owner) {
+      c.local_writer().error(kCrossSlot);
+      return;
+    }
+  }
+  if (owner < 0 || owner == self_) {
+    server_.execute(client, args, c.local_writer());
+  } else {
+    forward(c, owner, args);
+  }
+}
+
+void Router::send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t part,
+                       MeshKind kind, std::span<const std::string_view> args) {
+  ClientInfo& client = c.info();
+  if (w == self_) {
+    std::string reply;
+    proto::ReplyWriter writer(reply, client.resp);
+    server_.run_mesh_request(kind, client, args, writer);
+    c.deliver(seq, part, reply);
+  } else if (links_[static_cast<std::size_t>(w)]->up()) {
+    links_[static_cast<std::size_t>(w)]->send(kind, client.db, client.resp, args,
+                                              MeshWaiter{client.id, seq, part});
+  } else {
+    c.deliver(seq, part, loading_reply());
+  }
+}
+
+void Router::forward(Connection& c, int owner, std::span<const std::string_view> args) {
+  std::uint64_t seq = c.reserve(1, nullptr);
+  send_part(c, owner, seq, 0, MeshKind::kCommand, args);
+}
+
+void Router::split(Connection& c, Route route, std::span<const std::string_view> args) {
+  const std::size_t step = route == Route::kSplitOk ? 2 : 1;
+  std::vector<int> group_of(static_cast<std::size_t>(workers_), -1);
+  std::vector<std::vector<std::string_view>> groups;
+  std::vector<int> owners;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // key i → (group, index)
+  for (std::size_t i = 1; i + step - 1 < args.size(); i += step) {
+    auto o = static_cast<std::size_t>(owner_of(args[i]));
+    if (group_of[o] < 0) {
+      group_of[o] = static_cast<int>(groups.size());
+      groups.push_back({args[0]});
+      owners.push_back(static_cast<int>(o));
+    }
+    auto g = static_cast<std::size_t>(group_of[o]);
+    order.emplace_back(static_cast<std::uint32_t>(g),
+                       static_cast<std::uint32_t>((groups[g].size() - 1) / step));
+    groups[g].insert(groups[g].end(), args.begin() + static_cast<long>(i),
+                     args.begin() + static_cast<long>(i + step));
+  }
+  if (groups.size() == 1) {
+    if (owners[0] == self_) {
+      server_.execute(c.info(), args, c.local_writer());
+    } else {
+      forward(c, owners[0], args);
+    }
+    return;
+  }
+  MergeFn merge;
+  if (route == Route::kSplitSum) {
+    merge = merge_sum;
+  } else if (route == Route::kSplitOk) {
+    merge = merge_ok;
+  } else {
+    merge = [order = std::move(order)](std::vector<std::string>& parts, std::string& out) {
+      if (const std::string* e = first_error(parts)) {
+        out = *e;
+        return;
+      }
+      std::vector<std::vector<std::string_view>> values(parts.size());
+      for (std::size_t p = 0; p < parts.size(); ++p) elements(parts[p], values[p]);
+      out = "*" + std::to_string(order.size()) + "\r\n";
+      for (auto [g, i] : order) {
+        if (i < values[g].size()) out.append(values[g][i]);
+      }
+    };
+  }
+  std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(groups.size()), std::move(merge));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    send_part(c, owners[g], seq, static_cast<std::uint32_t>(g), MeshKind::kCommand, groups[g]);
+  }
+}
+
+void Router::fan_out(Connection& c, Route route, std::span<const std::string_view> args) {
+  MergeFn merge;
+  switch (route) {
+    case Route::kFanSum:
+      merge = merge_sum;
+      break;
+    case Route::kFanKeys:
+      merge = merge_concat;
+      break;
+    case Route::kFanRandom:
+      merge = [start = static_cast<std::size_t>(std::rand())](std::vector<std::string>& parts,
+                                                              std::string& out) {
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+          const std::string& p = parts[(start + i) % parts.size()];
+          if (reply_is_error(p) || p[0] == '$' || p[0] == '+') {
+            if (p != "$-1\r\n") {
+              out = p;
+              return;
+            }
+          }
+        }
+        out = parts[0];  // every worker is empty: its null, in the client's protocol
+      };
+      break;
+    case Route::kFanInfo: {
+      bool per_worker = args.size() == 1;
+      for (std::size_t i = 1; i < args.size(); ++i) {
+        per_worker |= iequals(args[i], "all") || iequals(args[i], "everything") ||
+                      iequals(args[i], "default") || iequals(args[i], "workers");
+      }
+      // A worker that is down (its part is an error) shows as down; INFO still answers.
+      merge = [per_worker, self = self_, resp = c.info().resp](std::vector<std::string>& parts,
+                                                               std::string& out) {
+        std::string text = merge_info(parts, static_cast<std::size_t>(self), per_worker);
+        std::string reply;
+        proto::ReplyWriter w(reply, resp);
+        w.verbatim(text);
+        out = std::move(reply);
+      };
+      break;
+    }
+    case Route::kPubsub:
+      if (iequals(args[1], "numpat")) {
+        merge = merge_sum;
+      } else if (iequals(args[1], "channels") || iequals(args[1], "shardchannels")) {
+        merge = merge_union;
+      } else if (iequals(args[1], "numsub") || iequals(args[1], "shardnumsub")) {
+        merge = merge_numsub;
+      } else {
+        merge = merge_ok;  // HELP and errors: every worker answers the same
+      }
+      break;
+    default:
+      merge = merge_ok;
+      break;
+  }
+  std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_), std::move(merge));
+  for (int w = 0; w < workers_; ++w) {
+    send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kCommand, args);
+  }
+}
+
+// The proxy's SCAN cursor: low 8 bits name the worker, the rest is that worker's own
+// cursor. A worker's scan that ends moves on to the next worker, so a full iteration visits
+// every worker's table once and keeps Redis's guarantee for each.
+void Router::scan(Connection& c, std::span<const std::string_view> args) {
+  auto cursor = parse_cursor(args[1]);
+  if (!cursor) {
+    c.local_writer().error("ERR invalid cursor");
+    return;
+  }
+  auto w = static_cast<int>(*cursor & 0xff);
+  std::uint64_t inner = *cursor >> 8;
+  if (w >= workers_) {
+    proto::ReplyWriter& out = c.local_writer();
+    out.array(2);
+    out.bulk("0");
+    out.array(0);
+    return;
+  }
+  std::vector<std::string_view> a(args.begin(), args.end());
+  std::string inner_text = std::to_string(inner);
+  a[1] = inner_text;
+  int workers = workers_;
+  MergeFn fix = [w, workers](std::vector<std::string>& parts, std::string& out) {
+    std::string& p = parts[0];
+    auto h = reply_aggregate(p);
+    if (reply_is_error(p) || !h || h->count != 2) {
+      out = p;
+      return;
+    }
+    std::size_t first = reply_length(std::string_view(p).substr(h->body));
+    auto next_text = reply_string(std::string_view(p).substr(h->body, first));
+    std::uint64_t next = 0;
+    if (next_text) std::from_chars(next_text->data(), next_text->data() + next_text->size(), next);
+    std::uint64_t cursor = next != 0 ? (next << 8) | static_cast<std::uint64_t>(w)
+                                     : (w + 1 < workers ? static_cast<std::uint64_t>(w + 1) : 0);
+    std::string c = std::to_string(cursor);
+    out = "*2\r\n$" + std::to_string(c.size()) + "\r\n" + c + "\r\n";
+    out.append(p, h->body + first, std::string::npos);
+  };
+  std::uint64_t seq = c.reserve(1, std::move(fix));
+  send_part(c, w, seq, 0, MeshKind::kCommand, a);
+}
+
+}  // namespace ruvio::worker

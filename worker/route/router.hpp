@@ -1,0 +1,63 @@
+// The proxy layer: decides, for each command a client sends on the proxy port, whether it
+// runs here, is forwarded to the one worker owning its keys, is split per owner and merged,
+// or is fanned out to every worker (DESIGN.md §2).
+//
+// Key positions come from the declarative key specs (CommandDef::keys); owners from the
+// Redis Cluster slot of each key. With one worker every command runs inline and the router
+// costs one branch.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "worker/commands/command.hpp"
+#include "worker/route/mesh.hpp"
+
+namespace ruvio::worker {
+
+class Connection;
+class Server;
+
+class Router {
+ public:
+  Router(Server& server, int self, int workers, const std::string& mesh_name);
+
+  int workers() const { return workers_; }
+  int self() const { return self_; }
+  int owner_of(std::string_view key) const;
+
+  // Starts listening for peers and connecting to them.
+  bool start();
+  void flush();
+  void close();
+
+  void dispatch(Connection& c, std::span<const std::string_view> args);
+
+  // Fan-out and forwarding primitives, also used by pub/sub and transactions.
+  // Sends `args` to worker `w` (or runs them here) as part `part` of slot `seq` of `c`.
+  void send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
+                 std::span<const std::string_view> args);
+
+ private:
+  enum class Route : std::uint8_t;
+  void forward(Connection& c, int owner, std::span<const std::string_view> args);
+  void split(Connection& c, Route route, std::span<const std::string_view> args);
+  void fan_out(Connection& c, Route route, std::span<const std::string_view> args);
+  void scan(Connection& c, std::span<const std::string_view> args);
+
+  Server& server_;
+  int self_;
+  int workers_;
+  std::string mesh_name_;
+  std::vector<std::uint8_t> slot_owner_;  // 16384 entries
+  std::vector<std::unique_ptr<MeshLink>> links_;  // null for self
+  MeshListener listener_;
+  std::unordered_map<const CommandDef*, Route> routes_;
+};
+
+}  // namespace ruvio::worker

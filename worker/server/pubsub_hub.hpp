@@ -1,0 +1,52 @@
+// This worker's pub/sub registry: who is subscribed to what, and message delivery into the
+// subscribers' reply streams (behind any reply they are still waiting for, so order holds).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "worker/server/shard.hpp"
+
+namespace ruvio::worker {
+
+class Server;
+
+class PubSubHub final : public PubSub {
+ public:
+  explicit PubSubHub(Server& server) : server_(server) {}
+
+  void subscribe(ClientInfo& c, Kind kind, std::span<const std::string_view> names,
+                 proto::ReplyWriter& out) override;
+  void unsubscribe(ClientInfo& c, Kind kind, std::span<const std::string_view> names,
+                   proto::ReplyWriter& out) override;
+  std::int64_t publish(std::string_view channel, std::string_view message, bool shard) override;
+  std::vector<std::string> channels(std::string_view pattern, bool shard) const override;
+  std::int64_t subscribers(std::string_view channel, bool shard) const override;
+  std::int64_t patterns() const override { return static_cast<std::int64_t>(patterns_.size()); }
+
+  // A connection closed: drop every subscription it held.
+  void forget(ClientInfo& c) override;
+
+ private:
+  using Members = std::unordered_set<std::uint64_t>;  // client ids
+  using Registry = std::unordered_map<std::string, Members>;
+  Registry& registry(Kind kind);
+  int& count(ClientInfo& c, Kind kind);
+  std::unordered_set<std::string>& held(std::uint64_t client, Kind kind);
+  void confirm(ClientInfo& c, Kind kind, bool sub, const std::string* name,
+               proto::ReplyWriter& out);
+
+  Server& server_;
+  Registry channels_;
+  Registry patterns_;
+  Registry shard_channels_;
+  struct Held {
+    std::unordered_set<std::string> of[3];  // by Kind
+  };
+  std::unordered_map<std::uint64_t, Held> by_client_;
+};
+
+}  // namespace ruvio::worker
