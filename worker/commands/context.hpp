@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "proto/resp_writer.hpp"
+#include "worker/persist/effect.hpp"
 #include "worker/server/shard.hpp"
 
 namespace ruvio::worker {
@@ -22,6 +23,13 @@ struct Context {
   store::Db& db() { return shard.db(client.db); }
   std::int64_t now_ms() const { return shard.now_ms(); }
   std::size_t argc() const { return args.size(); }
+
+  // A write command whose arguments would not replay to the same result (relative times,
+  // randomness, a computed value) states its logical effect here; the journal records that
+  // instead of the command. Views are copied.
+  void log_as(std::initializer_list<std::string_view> effect) const {
+    persist::effect().assign(effect);
+  }
 };
 
 }  // namespace ruvio::worker

@@ -80,8 +80,11 @@ void expire_generic(Context& ctx, std::int64_t basetime, bool seconds) {
   if (when <= ctx.now_ms()) {
     // Already in the past: Redis deletes the key right away and still answers 1.
     db.erase(key);
+    ctx.log_as({"DEL", key});
   } else {
     db.set_expire(key, when);
+    char buf[24];
+    ctx.log_as({"PEXPIREAT", key, format_int64(when, buf)});  // absolute, whatever the form
   }
   ctx.out.integer(1);
 }

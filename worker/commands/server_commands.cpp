@@ -10,6 +10,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/server_family.hpp"
+#include "worker/persist/service.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -103,6 +104,13 @@ void cmd_shutdown(Context& ctx) {
   if (abort) {
     ctx.out.error("ERR No shutdown in progress.");
     return;
+  }
+  // SHUTDOWN SAVE: the snapshot first; if it fails the server stays up (Redis's rule).
+  if (save && ctx.shard.persistence != nullptr) {
+    if (auto fail = ctx.shard.persistence->save()) {
+      ctx.out.error("ERR Errors trying to SHUTDOWN. Check logs.");
+      return;
+    }
   }
   ctx.shard.shutdown_requested = true;
 }

@@ -1,0 +1,51 @@
+// Snapshots: the whole keyspace of one worker in one file, DIR/worker-<i>/snapshot.
+//
+// The file is a run of records framed exactly as WAL records (wal_format.hpp: u32 len,
+// u32 crc32c, u8 version = kSnapshotVersion), whose payload starts with a kind byte:
+//
+//   head  | 'H' | "RUVIOSNP" | u64 wal_seq | i64 created_ms | u32 databases |
+//   key   | 'K' | u32 db | u8 type | u8 enc | i64 expire_at | u32 klen | key | value |
+//           enc 0 (bytes): value = u32 n, n bytes      enc 1 (int): value = i64
+//   end   | 'E' | u64 keys |
+//
+//   [head][key][key] ... [key][end]
+//
+// wal_seq is the first WAL segment the snapshot does not cover: recovery loads the
+// snapshot, then replays segments from wal_seq on. expire_at is absolute (-1 = none) and
+// kept even when already past, so a later WAL record sees the key exactly as it was. A file
+// without its end record, with a bad checksum or trailing bytes is corrupt, never half
+// loaded. `type` is store::Type; a collection type adds its own `enc` values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "worker/store/db.hpp"
+
+namespace ruvio::persist {
+
+inline constexpr std::uint8_t kSnapshotVersion = 1;
+inline constexpr const char* kSnapshotFile = "snapshot";
+inline constexpr const char* kSnapshotTmp = "snapshot.tmp";
+
+struct SnapshotInfo {
+  std::uint64_t wal_seq = 0;
+  std::int64_t created_ms = 0;
+  std::uint64_t keys = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Writes `dbs` to DIR/snapshot.tmp, fsyncs it, renames it over DIR/snapshot and fsyncs DIR.
+// Returns the error text on failure (the old snapshot, if any, is untouched).
+std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
+                                          std::uint64_t wal_seq, std::int64_t created_ms,
+                                          SnapshotInfo& info);
+
+enum class LoadResult : std::uint8_t { kMissing, kLoaded, kCorrupt };
+// Loads DIR/snapshot into `dbs` (which are empty). kCorrupt sets `error`.
+LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
+                         SnapshotInfo& info, std::string& error);
+
+}  // namespace ruvio::persist
