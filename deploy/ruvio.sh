@@ -3,6 +3,7 @@
 #   ./deploy/ruvio.sh run   [ruvio flags…]  install what is missing, build, run in the foreground
 #   ./deploy/ruvio.sh test  [runner flags…] install, build, run the whole test suite
 #   ./deploy/ruvio.sh build                 install and build only (release build in build/)
+#   ./deploy/ruvio.sh install               build, then install binaries, config and systemd unit
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,6 +14,9 @@ PACKAGES=(
   g++ cmake meson ninja-build pkg-config
   libuv1-dev libmimalloc-dev libcereal-dev libspdlog-dev libfmt-dev doctest-dev libcxxopts-dev
   redis-server redis-tools python3-redis
+  # operations (issue 5): admin HTTP parser, eBPF tracer toolchain, USDT header, promtool
+  # and systemd-analyze for the tests
+  libhttp-parser-dev clang bpftool libbpf-dev systemtap-sdt-dev prometheus systemd
 )
 
 as_root() {
@@ -39,6 +43,16 @@ build() {
   ninja -C "$BUILD" >&2
 }
 
+# The ioredis cluster test's client, from npm into the build dir (not the repo): only when
+# missing, and only where node/npm exist (the test skips itself otherwise).
+install_test_npm() {
+  if [ ! -d "$BUILD/npm/node_modules/ioredis" ] && command -v npm >/dev/null 2>&1; then
+    echo "ruvio.sh: installing ioredis (npm) into $BUILD/npm" >&2
+    npm install --prefix "$BUILD/npm" --no-audit --no-fund --loglevel=error ioredis >&2 ||
+      echo "ruvio.sh: npm install ioredis failed; the ioredis cluster test will be skipped" >&2
+  fi
+}
+
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -50,6 +64,7 @@ case "$cmd" in
   test)
     install_packages
     build
+    install_test_npm
     cd "$ROOT"
     RUVIO_BUILD="$BUILD" exec /usr/bin/python3 tests/run.py "$@"
     ;;
@@ -57,8 +72,20 @@ case "$cmd" in
     install_packages
     build
     ;;
+  install)
+    # Binaries to /usr/local/bin, config to /etc/ruvio (kept if present), the systemd unit.
+    install_packages
+    build
+    as_root install -m 0755 "$BUILD/supervisor/ruvio" "$BUILD/worker/ruvio-worker" \
+      "$BUILD/supervisor/ruvioctl" /usr/local/bin/
+    as_root install -d /etc/ruvio /var/lib/ruvio
+    [ -f /etc/ruvio/ruvio.conf ] || as_root install -m 0644 "$ROOT/deploy/ruvio.conf" /etc/ruvio/
+    as_root install -m 0644 "$ROOT/deploy/ruvio.service" /etc/systemd/system/ruvio.service
+    if [ -d /run/systemd/system ]; then as_root systemctl daemon-reload; fi
+    echo "ruvio.sh: installed; start with: systemctl enable --now ruvio" >&2
+    ;;
   *)
-    echo "usage: $0 run|test|build [args…]" >&2
+    echo "usage: $0 run|test|build|install [args…]" >&2
     exit 2
     ;;
 esac

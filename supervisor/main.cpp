@@ -3,6 +3,7 @@
 
 #include "shared/config.hpp"
 #include "shared/log.hpp"
+#include "supervisor/ops.hpp"
 #include "supervisor/supervisor.hpp"
 
 int main(int argc, char** argv) {
@@ -16,5 +17,6 @@ int main(int argc, char** argv) {
     return error->exit_code;
   }
   ruvio::setup_logging(config.log_level, "supervisor");
+  ruvio::supervisor::set_command_line(argc, argv);  // SIGHUP re-reads the config with these
   return ruvio::supervisor::run(config);
 }

@@ -35,6 +35,8 @@
 #include "shared/control.hpp"
 #include "shared/sd_notify.hpp"
 #include "shared/slots.hpp"
+#include "supervisor/ops.hpp"
+#include "shared/topology.hpp"
 
 extern char** environ;
 
@@ -170,6 +172,8 @@ class Supervisor {
 
   int run(std::vector<int> proxy_fds, std::vector<int> direct_fds, int proxy_port);
 
+  Topology topology;  // the direct ports' cluster topology, built before the workers start
+
  private:
   void spawn(Worker& w);
   void schedule_restart(Worker& w);
@@ -198,6 +202,7 @@ class Supervisor {
   std::vector<std::string> env_storage_;
   std::vector<char*> envp_;
   char read_buffer_[64 * 1024];
+  std::unique_ptr<Ops> ops_;  // admin HTTP, figures, tracer, watchdog, reload (ops.hpp)
 };
 
 std::string Supervisor::summary() const {
@@ -315,13 +320,17 @@ void Supervisor::spawn(Worker& w) {
   control::WorkerInit init;
   init.id = w.id;
   init.worker_count = config_.workers;
-  const SlotRange slots = slot_range(w.id, config_.workers);
+  const SlotRange slots = topology.worker_span(w.id);
+  init.topology = topology;
+  init.self = topology.workers[static_cast<std::size_t>(w.id)];
   init.slot_first = slots.first;
   init.slot_last = slots.last;
   init.config = config_;
+  init.mesh_name = "ruvio." + std::to_string(::getpid()) + "." + std::to_string(config_.port);
   send(w, init);
   spdlog::info("worker {} started: pid {}, cpu {}, slots {}-{}", w.id, pid, w.cpu, slots.first,
                slots.last);
+  if (ops_) ops_->on_worker_started(w.id, pid);
 }
 
 void Supervisor::send(Worker& w, const control::Message& msg) {
@@ -396,6 +405,8 @@ void Supervisor::on_message(Worker& w, const control::Message& msg) {
     }
   } else if (std::holds_alternative<control::ShutdownRequest>(msg)) {
     begin_shutdown("SHUTDOWN from a client of worker " + std::to_string(w.id), false);
+  } else if (ops_ && ops_->on_message(w.id, msg)) {
+    // stats, handled by the operations hub
   } else {
     spdlog::warn("worker {}: unexpected control message (index {})", w.id, msg.index());
   }
@@ -419,6 +430,7 @@ void Supervisor::on_worker_exit(Worker& w, int status) {
   const pid_t pid = w.pid;
   w.pid = -1;
   close_control(w);
+  if (ops_) ops_->on_worker_exited(w.id);
   if (stopping_) {
     w.state = State::kExited;
     spdlog::info("worker {} (pid {}) {}", w.id, pid, describe_exit(status));
@@ -532,7 +544,7 @@ int Supervisor::run(std::vector<int> proxy_fds, std::vector<int> direct_fds, int
     if (signum == SIGCHLD) {
       self->on_sigchld();
     } else if (signum == SIGHUP) {
-      spdlog::warn("SIGHUP: configuration reload is not supported yet; ignoring");
+      if (self->ops_) self->ops_->reload();
     } else {
       self->begin_shutdown(signum == SIGTERM ? "SIGTERM" : "SIGINT", true);
     }
@@ -555,6 +567,32 @@ int Supervisor::run(std::vector<int> proxy_fds, std::vector<int> direct_fds, int
     uv_timer_init(&loop_, &w->restart_timer);
     w->restart_timer.data = w.get();
     workers_.push_back(std::move(w));
+  }
+  Ops::Hooks hooks;
+  hooks.workers = [this] {
+    std::vector<WorkerView> list;
+    const std::uint64_t now = uv_hrtime();
+    for (const auto& w : workers_) {
+      WorkerView v;
+      v.id = w->id;
+      v.pid = w->pid > 0 ? w->pid : 0;
+      v.cpu = w->cpu;
+      v.port = w->direct_port;
+      v.up = w->state == State::kReady;
+      v.restarts = w->restarts;
+      v.uptime_seconds = w->pid > 0 ? static_cast<double>(now - w->started_ns) / 1e9 : 0;
+      list.push_back(v);
+    }
+    return list;
+  };
+  hooks.send = [this](int id, const control::Message& msg) {
+    send(*workers_[static_cast<std::size_t>(id)], msg);
+  };
+  hooks.summary = [this] { return summary(); };
+  ops_ = std::make_unique<Ops>(&loop_, config_, worker_bin_, std::move(hooks));
+  if (auto error = ops_->start(); !error.empty()) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
   }
   sd_notify_send("STATUS=starting " + std::to_string(config_.workers) + " worker(s)");
   for (auto& w : workers_) spawn(*w);
@@ -647,6 +685,13 @@ int run(const Config& config) {
   Config resolved = config;
   resolved.port = proxy_port;  // the real port when 0 was asked for
   auto supervisor = std::make_unique<Supervisor>(resolved, worker_bin);
+  if (auto failed = build_topology(resolved, supervisor->topology)) {
+    error = *failed;
+    return fail();
+  }
+  if (auto warning = assign_stored_ids(supervisor->topology, resolved.dir)) {
+    spdlog::warn("{}", *warning);
+  }
   return supervisor->run(std::move(proxy_fds), std::move(direct_fds), proxy_port);
 }
 

@@ -15,6 +15,7 @@
 
 #include "worker/commands/common.hpp"
 #include "worker/commands/server_family.hpp"
+#include "worker/persist/service.hpp"
 
 namespace ruvio::worker::srvfam {
 namespace {
@@ -231,10 +232,25 @@ void memory_section(Text& t, Shard& shard) {
   t.field_u("mem_fragmentation_bytes", rss > used ? rss - used : 0);
   t.field("mem_allocator", "mimalloc-2.0.9");
   t.field("lazyfree_pending_objects", 0);
+  // Every worker's memory as the supervisor measured it last second (issue 5), one line per
+  // worker in the db0:keys=... style so INFO parsers split it into fields.
+  for (const auto& w : shard.worker_memory) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "pid=%d,up=%d,used_memory=%" PRIu64 ",rss=%" PRIu64 ",rss_anon=%" PRIu64
+                  ",pss=%" PRIu64 ",private_dirty=%" PRIu64 ",keys=%" PRIu64,
+                  w.pid, w.up ? 1 : 0, w.used_memory, w.rss, w.rss_anon, w.pss, w.private_dirty,
+                  w.keys);
+    t.field("worker" + std::to_string(w.id), line);
+  }
 }
 
 void persistence_section(Text& t, Shard& shard) {
   t.header("Persistence");
+  if (shard.persistence != nullptr) {
+    shard.persistence->info([&](std::string_view k, std::string_view v) { t.field(k, v); });
+    return;
+  }
   t.field("loading", 0);
   t.field("async_loading", 0);
   t.field("rdb_changes_since_last_save", 0);
@@ -375,7 +391,7 @@ void cmd_info(Context& ctx) {
   if (sections & kLatencystats) t.header("Latencystats");
   if (sections & kCluster) {
     t.header("Cluster");
-    t.field("cluster_enabled", 0);
+    t.field("cluster_enabled", ctx.client.cluster_mode ? 1 : 0);
   }
   if (sections & kKeyspace) keyspace_section(t, shard);
   ctx.out.verbatim(text);
