@@ -87,17 +87,134 @@ def wait_port(port, timeout=10.0):
     return False
 
 
+def _config_sets_workers(path):
+    try:
+        with open(path) as f:
+            return any(line.split()[:1] == ["workers"] for line in f)
+    except OSError:
+        return False
+
+
+def _sets_workers(args):
+    """True if the Ruvio arguments choose a worker count: --workers, or a --config file
+    with a `workers` line (flags win over the file, so none may be added then)."""
+    for i, a in enumerate(args):
+        if a == "--workers" or str(a).startswith("--workers="):
+            return True
+        if a == "--config" and i + 1 < len(args) and _config_sets_workers(args[i + 1]):
+            return True
+    return False
+
+
+def _workers_of(args):
+    """The worker count the arguments ask for, when it is a plain number (else None)."""
+    n = None
+    for i, a in enumerate(args):
+        if a == "--workers" and i + 1 < len(args):
+            n = str(args[i + 1])
+        elif str(a).startswith("--workers="):
+            n = str(a).split("=", 1)[1]
+    return int(n) if n is not None and n.isdigit() else None
+
+
+def key_slot(key):
+    """The Redis Cluster slot of a key: CRC16 (XMODEM) of the key, or of its {hash tag}
+    when it has a non-empty one, mod 16384."""
+    if isinstance(key, str):
+        key = key.encode()
+    s = key.find(b"{")
+    if s >= 0:
+        e = key.find(b"}", s + 1)
+        if e > s + 1:
+            key = key[s + 1:e]
+    crc = 0
+    for b in key:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc % 16384
+
+
+def key_owner(key, workers=2):
+    """Which of `workers` workers owns the key: the slots are split into equal ranges in
+    worker order (2 workers: 0-8191 → worker 0, 8192-16383 → worker 1)."""
+    return key_slot(key) * workers // 16384
+
+
+def _call(sock, *args):
+    """One command on a plain socket; returns the first line of its reply (enough for the
+    short replies wait_mesh_up reads)."""
+    parts = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a.encode() if isinstance(a, str) else a
+        parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    sock.sendall(b"".join(parts))
+    buf = b""
+    while b"\r\n" not in buf:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("closed")
+        buf += chunk
+    if buf[:1] == b"$":  # a bulk string: read it whole
+        n = int(buf[1:buf.index(b"\r\n")])
+        while len(buf) < buf.index(b"\r\n") + 2 + max(n, 0) + 2:
+            buf += sock.recv(65536)
+    return buf
+
+
+def wait_mesh_up(port, workers=2, timeout=5.0, password=None):
+    """Waits until connections accepted by every worker of a multi-worker Ruvio answer keys
+    of every worker without LOADING. The ready line comes before all mesh links are up
+    (test_proxy's test_ready_means_every_worker_reaches_every_key); tests that are about
+    something else wait it out here, bounded."""
+    keys = []
+    for w in range(workers):
+        i = 0
+        while key_owner(f"mesh:{i}", workers) != w:
+            i += 1
+        keys.append(f"mesh:{i}")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        seen, ok = set(), True
+        for _ in range(50 * workers):
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                if password is not None:
+                    _call(s, "AUTH", password)
+                if any(_call(s, "EXISTS", k).startswith(b"-LOADING") for k in keys):
+                    ok = False
+                    break
+                info = _call(s, "INFO", "server")
+                i = info.find(b"\r\nworker_id:")
+                seen.add(int(info[i + 12:info.index(b"\r\n", i + 12)]) if i >= 0 else 0)
+            if len(seen) == workers:
+                return True
+        if ok and len(seen) < workers:
+            return False  # some worker never accepted a connection: nothing to wait for
+        time.sleep(0.02)
+    return False
+
+
 class Server:
     """A running server. Use as a context manager; `port` is its client port."""
 
-    def __init__(self, kind="ruvio", args=(), env=None, wait_ready=True):
+    def __init__(self, kind="ruvio", args=(), env=None, wait_ready=True, admin=False):
         self.kind = kind
         self.port = free_port(2)
         self.tmp = tempfile.TemporaryDirectory(prefix=f"{kind}-test-")
         self.log_path = os.path.join(self.tmp.name, "server.log")
+        # admin=True: the admin HTTP port at port+10000 (free_port checked it is free).
+        self.admin_port = self.port + 10000 if admin else 0
+        self.workers = None
         if kind == "ruvio":
+            args = list(args)
+            # The supervisor's default is one worker per CPU; the tests that don't say
+            # otherwise were written for one worker, so they keep getting one.
+            if not _sets_workers(args):
+                args = ["--workers", "1", *args]
+            self.workers = _workers_of(args)
             cmd = [RUVIO_BIN, "--port", str(self.port), "--worker-base-port",
-                   str(self.port + 1), "--admin-port", "0", "--dir",
+                   str(self.port + 1), "--admin-port", str(self.admin_port), "--dir",
                    os.path.join(self.tmp.name, "data"), "--durability", "memory",
                    *args]
         else:

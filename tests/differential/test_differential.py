@@ -7,6 +7,11 @@ Env:
   RUVIO_DIFF_AGAINST   "ruvio" (default) or "redis" (a second redis-server: checks that the
                        harness itself is deterministic)
 Replay a failure with RUVIO_DIFF_SEED=<seed> and the same command count.
+
+test_against_redis runs a 1-worker Ruvio; test_against_redis_2_workers the same through the
+proxy port of a 2-worker Ruvio. There, RENAME/RENAMENX/COPY/LCS/MSETNX whose keys have
+different owners must answer CROSSSLOT (UNSPLIT below): such a command is compared with
+that exact error and not sent to redis-server, so both keep the same data.
 """
 
 import os
@@ -25,6 +30,21 @@ from resp_raw import RawConn, encode, parse  # noqa: E402
 LCS_MAX_LEN = 3000  # LCS allocates len(a)*len(b) cells on both servers
 SEGMENT = 2500      # commands per protocol segment; every third segment runs in RESP3
 HISTORY = 15        # commands shown before the one that differed
+
+
+CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same slot\r\n"
+
+# Multi-key commands of the generator that a multi-worker Ruvio does not split: when their
+# keys have different owners it answers CROSSSLOT instead of running them (as a Redis
+# Cluster node does for keys in different slots). Name → the argument indices that are
+# keys, given the argument count (the same key specs as Redis's command table).
+UNSPLIT = {
+    b"RENAME": lambda n: range(1, min(n, 3)),
+    b"RENAMENX": lambda n: range(1, min(n, 3)),
+    b"COPY": lambda n: range(1, min(n, 3)),
+    b"LCS": lambda n: range(1, min(n, 3)),
+    b"MSETNX": lambda n: range(1, n, 2),  # MSETNX must stay atomic, so it is never split
+}
 
 
 class Mismatch(AssertionError):
@@ -67,8 +87,9 @@ def replies_match(kind, a, b):
 class DiffRun:
     """Drives one run: a reference (redis-server) and a candidate connection."""
 
-    def __init__(self, seed, ref_port, cand_port, cand_name, count):
+    def __init__(self, seed, ref_port, cand_port, cand_name, count, workers=1):
         self.seed = seed
+        self.workers = workers
         self.count = count
         self.cand_name = cand_name
         self.gen = cmdgen.Generator(seed)
@@ -78,7 +99,8 @@ class DiffRun:
         self.index = 0
         self.proto = 2
         self.history = []
-        self.stats = {"sent": 0, "pipelined": 0, "resp3": 0, "lcs_skipped": 0}
+        self.stats = {"sent": 0, "pipelined": 0, "resp3": 0, "lcs_skipped": 0,
+                      "crossslot": 0}
 
     def close(self):
         self.ref.close()
@@ -101,12 +123,27 @@ class DiffRun:
             self.fail(cmd.args, cmd.kind, b"", f"<{name}: {type(e).__name__}: {e}>".encode(),
                       note=" (no reply)")
 
+    def crossslot(self, cmd):
+        """True if a multi-worker Ruvio must refuse `cmd` with CROSSSLOT: an unsplit
+        multi-key command whose keys have different owners. Such a command is not sent to
+        redis-server (the reply to compare is CROSSSLOT), so both keep the same data."""
+        if self.workers == 1:
+            return False
+        positions = UNSPLIT.get(cmd.args[0].upper())
+        if positions is None:
+            return False
+        owners = {harness.key_owner(cmd.args[i], self.workers)
+                  for i in positions(len(cmd.args))}
+        return len(owners) > 1
+
     def run_batch(self, cmds):
         """Sends `cmds` pipelined (one write per server), then compares reply by reply."""
-        payload = b"".join(encode(c.args) for c in cmds)
-        self.ref.send(payload)
-        self.cand.send(payload)
-        ref_replies = [self._read(self.ref, "redis-server", c) for c in cmds]
+        cross = [self.crossslot(c) for c in cmds]
+        self.ref.send(b"".join(encode(c.args) for c, x in zip(cmds, cross) if not x))
+        self.cand.send(b"".join(encode(c.args) for c in cmds))
+        ref_replies = [CROSSSLOT if x else self._read(self.ref, "redis-server", c)
+                       for c, x in zip(cmds, cross)]
+        self.stats["crossslot"] += sum(cross)
         cand_replies = [self._read(self.cand, self.cand_name, c) for c in cmds]
         for c, a, b in zip(cmds, ref_replies, cand_replies):
             self.history.append((self.index, _short(b" ".join(c.args), 120)))
@@ -173,14 +210,16 @@ class DiffRun:
         return self.stats
 
 
-def run_differential(seed, count, against="ruvio", ruvio_args=("--workers", "1")):
+def run_differential(seed, count, against="ruvio", workers=1):
     with harness.Server(kind="redis") as ref:
         if against == "redis":
             cand = harness.Server(kind="redis")
         else:
-            cand = harness.Server(kind="ruvio", args=list(ruvio_args))
+            cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
+            if workers > 1:
+                harness.wait_mesh_up(cand.port, workers)
         with cand:
-            run = DiffRun(seed, ref.port, cand.port, against, count)
+            run = DiffRun(seed, ref.port, cand.port, against, count, workers)
             try:
                 return run.run()
             finally:
@@ -204,6 +243,23 @@ class DifferentialTest(unittest.TestCase):
         self.assertGreaterEqual(stats["sent"], count)
         self.assertGreater(stats["resp3"], 0)
         self.assertGreater(stats["pipelined"], 0)
+
+    def test_against_redis_2_workers(self):
+        """The same through the proxy port of a 2-worker Ruvio: every key of the generator
+        is forwarded or run locally by slot, MGET/MSET/DEL/EXISTS/TOUCH are split, KEYS,
+        DBSIZE, FLUSHDB and SWAPDB fanned out."""
+        if not os.path.exists(harness.RUVIO_BIN):
+            self.skipTest(f"{harness.RUVIO_BIN} not built")
+        owners = {harness.key_owner(k) for k in cmdgen.KEYS}
+        self.assertEqual(owners, {0, 1})  # the generator's keys do live on both workers
+        seed = _seed()
+        count = int(os.environ.get("RUVIO_DIFF_COMMANDS", "20000"))
+        stats = run_differential(seed, count, "ruvio", workers=2)
+        print(f"\ndifferential vs ruvio --workers 2: seed={seed} {stats}", file=sys.stderr)
+        self.assertGreaterEqual(stats["sent"], count)
+        self.assertGreater(stats["resp3"], 0)
+        self.assertGreater(stats["pipelined"], 0)
+        self.assertGreater(stats["crossslot"], 0)
 
     def test_harness_redis_vs_redis(self):
         """Two redis-servers must agree on a short run: guards the generator against

@@ -13,6 +13,7 @@ so the reference run proves the expected text is Redis's own.
 """
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -42,6 +43,9 @@ class ServerCase(unittest.TestCase):
     kind = None
     server_args = ()
     flush = True
+    # Prepended to the key names of tests that use k(): a proxy class sets a {hash tag}
+    # here to run a test whose keys must share an owner (RENAME, LCS, MSETNX).
+    key_prefix = ""
 
     @classmethod
     def setUpClass(cls):
@@ -62,6 +66,9 @@ class ServerCase(unittest.TestCase):
     def tearDown(self):
         self.r.close()
         super().tearDown()
+
+    def k(self, name):
+        return self.key_prefix + name
 
     @property
     def port(self):
@@ -100,6 +107,48 @@ class RuvioCase(ServerCase):
     if not harness.ruvio_built():
         __unittest_skip__ = True
         __unittest_skip_why__ = f"{harness.RUVIO_BIN} not built"
+
+
+class RuvioProxyCase(RuvioCase):
+    """Ruvio with 2 workers, driven through the proxy port: every key is routed to the
+    worker that owns its slot (0-8191 → worker 0, 8192-16383 → worker 1), so the same
+    assertions check the forwarding, splitting and fan-out paths. The few replies that
+    legitimately differ from one Redis are overridden in the proxy class of the module,
+    each with its reason."""
+    server_args = ("--workers", "2")
+    workers = 2
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        # The ready line comes before every mesh link is up: for ~0.1 s keys of the other
+        # worker answer LOADING. test_proxy's test_ready_means_every_worker_reaches_every_key
+        # asserts that; here the class waits it out (bounded) so the rest tests the rest.
+        args = list(cls.server_args)
+        password = args[args.index("--requirepass") + 1] if "--requirepass" in args else None
+        harness.wait_mesh_up(cls.server.port, cls.workers, password=password)
+
+    CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot"
+
+
+def wait_mesh_up(port, timeout=5.0, workers=2):
+    return harness.wait_mesh_up(port, workers, timeout)
+
+
+def owner(key, workers=2):
+    """The worker that owns `key` in a Ruvio of `workers` workers."""
+    return harness.key_owner(key, workers)
+
+
+def keys_of(worker, n, prefix="key", workers=2):
+    """The first n keys `prefix0`, `prefix1`, ... owned by `worker`."""
+    out, i = [], 0
+    while len(out) < n:
+        k = f"{prefix}{i}"
+        if harness.key_owner(k, workers) == worker:
+            out.append(k)
+        i += 1
+    return out
 
 
 def redis_cli(port, *args, stdin=None):
@@ -225,6 +274,7 @@ def wait_for(pred, timeout=5.0, interval=0.02):
 
 def bind(cases, module_globals):
     """Defines RedisReference and Ruvio test classes for the mixin `cases`."""
-    for base, name in ((RedisCase, "RedisReference"), (RuvioCase, "Ruvio")):
+    for base, name in ((RedisCase, "RedisReference"), (RuvioCase, "Ruvio"),
+                       (RuvioProxyCase, "RuvioProxy")):
         module_globals[name] = type(name, (cases, base), {"__module__":
                                                          module_globals["__name__"]})

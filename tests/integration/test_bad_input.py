@@ -188,5 +188,9 @@ class Ruvio(BadInputCases, itest.RuvioCase):
     pass
 
 
+class RuvioProxy(BadInputCases, itest.RuvioProxyCase):
+    pass
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -307,5 +307,13 @@ class RuvioAuth(AuthCases, itest.RuvioCase):
     pass
 
 
+class RuvioProxy(ConnectionCases, itest.RuvioProxyCase):
+    pass
+
+
+class RuvioProxyAuth(AuthCases, itest.RuvioProxyCase):
+    server_args = AuthCases.server_args + itest.RuvioProxyCase.server_args
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -32,6 +32,8 @@ def arity(cmd):
 
 
 class KeyCases:
+    # The replies of a full SCAN of an empty database, from cursor 0.
+    EMPTY_SCAN = [b"*2\r\n$1\r\n0\r\n*0\r\n"]
     def test_del_unlink_exists(self):
         r = self.r
         r.mset({"a": 1, "b": 2, "c": 3})
@@ -54,26 +56,27 @@ class KeyCases:
         self.assertError(arity("touch"), "TOUCH")
 
     def test_rename_renamenx(self):
+        k = self.k
         r = self.r
-        r.set("a", "1", ex=100)
-        self.assertEqual(self.raw_call("RENAME", "a", "b"), b"+OK\r\n")
-        self.assertIsNone(r.get("a"))
-        self.assertEqual(r.get("b"), "1")
-        self.assertEqual(r.ttl("b"), 100)  # the TTL moves with the key
-        r.set("c", "3", ex=50)
-        r.rename("b", "c")  # overwrites c, and its TTL
-        self.assertEqual(r.get("c"), "1")
-        self.assertEqual(r.ttl("c"), 100)
-        self.assertEqual(self.raw_call("RENAME", "c", "c"), b"+OK\r\n")
-        self.assertEqual(r.get("c"), "1")
-        self.assertError("ERR no such key", "RENAME", "nokey", "x")
-        self.assertError("ERR no such key", "RENAMENX", "nokey", "x")
-        r.set("d", "4")
-        self.assertEqual(self.raw_call("RENAMENX", "c", "d"), b":0\r\n")
-        self.assertEqual(self.raw_call("RENAMENX", "c", "e"), b":1\r\n")
-        self.assertEqual(self.raw_call("RENAMENX", "e", "e"), b":0\r\n")
-        self.assertEqual(r.mget("c", "d", "e"), [None, "4", "1"])
-        self.assertError(arity("rename"), "RENAME", "a")
+        r.set(k("a"), "1", ex=100)
+        self.assertEqual(self.raw_call("RENAME", k("a"), k("b")), b"+OK\r\n")
+        self.assertIsNone(r.get(k("a")))
+        self.assertEqual(r.get(k("b")), "1")
+        self.assertEqual(r.ttl(k("b")), 100)  # the TTL moves with the key
+        r.set(k("c"), "3", ex=50)
+        r.rename(k("b"), k("c"))  # overwrites c, and its TTL
+        self.assertEqual(r.get(k("c")), "1")
+        self.assertEqual(r.ttl(k("c")), 100)
+        self.assertEqual(self.raw_call("RENAME", k("c"), k("c")), b"+OK\r\n")
+        self.assertEqual(r.get(k("c")), "1")
+        self.assertError("ERR no such key", "RENAME", k("nokey"), k("x"))
+        self.assertError("ERR no such key", "RENAMENX", k("nokey"), k("x"))
+        r.set(k("d"), "4")
+        self.assertEqual(self.raw_call("RENAMENX", k("c"), k("d")), b":0\r\n")
+        self.assertEqual(self.raw_call("RENAMENX", k("c"), k("e")), b":1\r\n")
+        self.assertEqual(self.raw_call("RENAMENX", k("e"), k("e")), b":0\r\n")
+        self.assertEqual(r.mget(k("c"), k("d"), k("e")), [None, "4", "1"])
+        self.assertError(arity("rename"), "RENAME", k("a"))
 
     def test_copy(self):
         r = self.r
@@ -175,7 +178,10 @@ class KeyCases:
         self.assertEqual(set(r.scan_iter(_type="list")), set())
         # An empty database: cursor 0 and no keys, in one round.
         self.raw_call("SELECT", "5")
-        self.assertEqual(self.raw_call("SCAN", "0"), b"*2\r\n$1\r\n0\r\n*0\r\n")
+        cursor = b"0"
+        for want in self.EMPTY_SCAN:
+            self.assertEqual(self.raw_call("SCAN", cursor), want)
+            cursor = b"1"
         self.assertError("ERR invalid cursor", "SCAN", "abc")
         self.assertError(SYNTAX, "SCAN", "0", "COUNT", "0")
         self.assertError(NOT_INT, "SCAN", "0", "COUNT", "x")
@@ -252,6 +258,36 @@ class RedisReference(KeyCases, itest.RedisCase):
 
 class Ruvio(KeyCases, itest.RuvioCase):
     pass
+
+
+class RuvioProxy(KeyCases, itest.RuvioProxyCase):
+    # The proxy's cursor names the worker being scanned: worker 0's part of an empty
+    # database ends with cursor 1 (worker 1, position 0), and only worker 1's part ends
+    # with 0. Still a valid full iteration (SCAN promises no number of rounds).
+    EMPTY_SCAN = [b"*2\r\n$1\r\n1\r\n*0\r\n", b"*2\r\n$1\r\n0\r\n*0\r\n"]
+
+    def test_rename_renamenx(self):
+        # a (slot 15495, worker 1) and b (slot 3300, worker 0): a RENAME across owners is
+        # refused as a Redis Cluster node refuses keys of two slots, and nothing changes.
+        self.assertEqual((itest.owner("a"), itest.owner("b")), (1, 0))
+        self.r.set("a", "1")
+        self.assertError(self.CROSSSLOT, "RENAME", "a", "b")
+        self.assertError(self.CROSSSLOT, "RENAMENX", "a", "b")
+        self.assertError(self.CROSSSLOT, "RENAME", "nokey", "b")  # before "no such key"
+        self.assertEqual(self.r.mget("a", "b"), ["1", None])
+        self.r.flushall()
+        # The whole test again with every key on one owner (worker 1): same replies.
+        self.key_prefix = "{a}"
+        super().test_rename_renamenx()
+
+    def test_copy(self):
+        # COPY across owners: CROSSSLOT (a is worker 1's, b worker 0's).
+        self.r.set("a", "1")
+        self.assertError(self.CROSSSLOT, "COPY", "a", "b")
+        self.assertError(self.CROSSSLOT, "COPY", "a", "b", "DB", "1", "REPLACE")
+        self.assertIsNone(self.r.get("b"))
+        self.r.flushall()
+        super().test_copy()
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ pinning, restart of a killed worker (also under load and when it keeps dying), c
 SIGTERM, refused flags and config lines, and config-file values."""
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -183,6 +184,64 @@ class Process(unittest.TestCase):
         self.assertTrue(itest.wait_for(lambda: not any(alive(p) for p in workers), timeout=5),
                         f"worker(s) left after SIGTERM: {workers}")
         self.assertFalse(listening(srv.port))
+
+    def worker_map(self, srv):
+        """{worker index: pid} from the proxy port's INFO `# Workers` lines."""
+        itest.wait_mesh_up(srv.port)
+        with itest.Raw(srv.port) as c:
+            info = c.call("INFO").decode()
+        return {int(w): int(p) for w, p in re.findall(r"\r\nworker(\d+):status=up,pid=(\d+)",
+                                                     info)}
+
+    @unittest.skipUnless((os.cpu_count() or 1) >= 2, "needs 2 CPUs")
+    def test_two_workers_pinned(self):
+        for cpus, want in (("0,1", ["0", "1"]), ("1,0", ["1", "0"])):
+            with self.subTest(cpus=cpus):
+                srv = self.start("--workers", "2", "--cpus", cpus)
+                pids = itest.wait_for(lambda: len(srv.worker_pids()) == 2 and srv.worker_pids(),
+                                      timeout=5)
+                self.assertTrue(pids, srv.worker_pids())
+                by_worker = self.worker_map(srv)
+                self.assertEqual(sorted(by_worker.values()), sorted(pids))
+                self.assertEqual([cpus_allowed(by_worker[w]) for w in (0, 1)], want)
+                self.assertTrue(ping(srv.port))
+                srv.stop()
+
+    def test_two_workers_one_killed_other_serves(self):
+        srv = self.start("--workers", "2")
+        by_worker = self.worker_map(srv)
+        self.assertEqual(sorted(by_worker), [0, 1])
+        k0, k1 = itest.keys_of(0, 1, "p0:")[0], itest.keys_of(1, 1, "p1:")[0]
+        r = srv.client()
+        r.set(k0, "zero")
+        r.set(k1, "one")
+        # Connections the survivor (worker 0) accepted: they must not notice the kill.
+        survivors = []
+        while len(survivors) < 3:
+            c = itest.Raw(srv.port)
+            if b"\r\nworker_id:0\r\n" in c.call("INFO", "server"):
+                survivors.append(c)
+                self.addCleanup(c.close)
+            else:
+                c.close()
+        os.kill(by_worker[1], signal.SIGKILL)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 0.3:
+            for c in survivors:
+                self.assertEqual(c.call("PING"), b"+PONG\r\n")
+                self.assertEqual(c.call("GET", k0), b"$4\r\nzero\r\n")
+        back = itest.wait_for(lambda: set(self.worker_map(srv)) == {0, 1} and
+                              self.worker_map(srv)[1] != by_worker[1], timeout=3)
+        self.assertTrue(back, srv.log_tail(20))
+        after = self.worker_map(srv)
+        self.assertEqual(after[0], by_worker[0])  # the survivor was not restarted
+        self.assertTrue(alive(after[1]))
+        self.assertFalse(alive(by_worker[1]))
+        self.assertTrue(srv.running())
+        for c in survivors:
+            self.assertEqual(c.call("GET", k0), b"$4\r\nzero\r\n")
+            self.assertEqual(c.call("SET", k1, "new"), b"+OK\r\n")
+            self.assertEqual(c.call("GET", k1), b"$3\r\nnew\r\n")
 
     def refused(self, *args, names=(), config=None):
         """Starts ruvio with bad arguments: exit code 2, one stderr line naming the problem,

@@ -279,5 +279,13 @@ class RuvioShutdown(ShutdownCases, itest.RuvioCase):
     pass
 
 
+class RuvioProxy(ServerCases, itest.RuvioProxyCase):
+    pass
+
+
+class RuvioProxyShutdown(ShutdownCases, itest.RuvioProxyCase):
+    pass
+
+
 if __name__ == "__main__":
     unittest.main()

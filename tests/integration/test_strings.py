@@ -141,23 +141,24 @@ class StringCases:
         self.assertIsNone(r.get("k"))
 
     def test_mget_mset_msetnx(self):
+        k = self.k
         r = self.r
-        self.assertEqual(self.raw_call("MSET", "a", "1", "b", "2"), b"+OK\r\n")
-        self.assertEqual(self.raw_call("MGET", "a", "nokey", "b"),
+        self.assertEqual(self.raw_call("MSET", k("a"), "1", k("b"), "2"), b"+OK\r\n")
+        self.assertEqual(self.raw_call("MGET", k("a"), k("nokey"), k("b")),
                          b"*3\r\n$1\r\n1\r\n$-1\r\n$1\r\n2\r\n")
-        self.assertEqual(self.raw_call("MSETNX", "c", "3", "a", "9"), b":0\r\n")
-        self.assertIsNone(r.get("c"))
-        self.assertEqual(r.get("a"), "1")
-        self.assertEqual(self.raw_call("MSETNX", "c", "3", "d", "4"), b":1\r\n")
-        self.assertEqual(r.mget("c", "d"), ["3", "4"])
-        r.expire("a", 100)
-        r.mset({"a": "x"})
-        self.assertEqual(r.ttl("a"), -1)
-        self.assertEqual(self.raw_call("MSET", "dup", "1", "dup", "2"), b"+OK\r\n")
-        self.assertEqual(r.get("dup"), "2")
-        self.assertError(arity("mset"), "MSET", "a")
-        self.assertError(arity("mset"), "MSET", "a", "1", "b")
-        self.assertError(arity("msetnx"), "MSETNX", "a", "1", "b")
+        self.assertEqual(self.raw_call("MSETNX", k("c"), "3", k("a"), "9"), b":0\r\n")
+        self.assertIsNone(r.get(k("c")))
+        self.assertEqual(r.get(k("a")), "1")
+        self.assertEqual(self.raw_call("MSETNX", k("c"), "3", k("d"), "4"), b":1\r\n")
+        self.assertEqual(r.mget(k("c"), k("d")), ["3", "4"])
+        r.expire(k("a"), 100)
+        r.mset({k("a"): "x"})
+        self.assertEqual(r.ttl(k("a")), -1)
+        self.assertEqual(self.raw_call("MSET", k("dup"), "1", k("dup"), "2"), b"+OK\r\n")
+        self.assertEqual(r.get(k("dup")), "2")
+        self.assertError(arity("mset"), "MSET", k("a"))
+        self.assertError(arity("mset"), "MSET", k("a"), "1", k("b"))
+        self.assertError(arity("msetnx"), "MSETNX", k("a"), "1", k("b"))
         self.assertError(arity("mget"), "MGET")
 
     def test_append_strlen(self):
@@ -261,23 +262,24 @@ class StringCases:
         self.assertError(arity("incrbyfloat"), "INCRBYFLOAT", "f")
 
     def test_lcs(self):
+        k = self.k
         r = self.r
-        r.mset({"key1": "ohmytext", "key2": "mynewtext"})
-        self.assertEqual(self.raw_call("LCS", "key1", "key2"), b"$6\r\nmytext\r\n")
-        self.assertEqual(self.raw_call("LCS", "key1", "key2", "LEN"), b":6\r\n")
+        r.mset({k("key1"): "ohmytext", k("key2"): "mynewtext"})
+        self.assertEqual(self.raw_call("LCS", k("key1"), k("key2")), b"$6\r\nmytext\r\n")
+        self.assertEqual(self.raw_call("LCS", k("key1"), k("key2"), "LEN"), b":6\r\n")
         self.assertEqual(
-            self.raw_call("LCS", "key1", "key2", "IDX"),
+            self.raw_call("LCS", k("key1"), k("key2"), "IDX"),
             b"*4\r\n$7\r\nmatches\r\n*2\r\n*2\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n"
             b"*2\r\n*2\r\n:2\r\n:3\r\n*2\r\n:0\r\n:1\r\n$3\r\nlen\r\n:6\r\n")
         self.assertEqual(
-            self.raw_call("LCS", "key1", "key2", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"),
+            self.raw_call("LCS", k("key1"), k("key2"), "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"),
             b"*4\r\n$7\r\nmatches\r\n*1\r\n*3\r\n*2\r\n:4\r\n:7\r\n*2\r\n:5\r\n:8\r\n:4\r\n"
             b"$3\r\nlen\r\n:6\r\n")
-        self.assertEqual(self.raw_call("LCS", "key1", "nokey"), b"$0\r\n\r\n")
+        self.assertEqual(self.raw_call("LCS", k("key1"), k("nokey")), b"$0\r\n\r\n")
         self.assertError("ERR If you want both the length and indexes, please just use IDX.",
-                         "LCS", "key1", "key2", "LEN", "IDX")
-        self.assertError(SYNTAX, "LCS", "key1", "key2", "BOGUS")
-        self.assertError(arity("lcs"), "LCS", "key1")
+                         "LCS", k("key1"), k("key2"), "LEN", "IDX")
+        self.assertError(SYNTAX, "LCS", k("key1"), k("key2"), "BOGUS")
+        self.assertError(arity("lcs"), "LCS", k("key1"))
 
     def test_unknown_command(self):
         self.assertError("ERR unknown command 'foo', with args beginning with: 'a' 'b' ",
@@ -301,6 +303,35 @@ class RedisReference(StringCases, itest.RedisCase):
 
 class Ruvio(StringCases, itest.RuvioCase):
     pass
+
+
+class RuvioProxy(StringCases, itest.RuvioProxyCase):
+    def test_mget_mset_msetnx(self):
+        # MSET and MGET are split between the owners: a is worker 1's, b and c worker 0's.
+        self.assertEqual([itest.owner(x) for x in "abc"], [1, 0, 0])
+        self.assertEqual(self.raw_call("MSET", "a", "1", "b", "2"), b"+OK\r\n")
+        self.assertEqual(self.raw_call("MGET", "a", "nokey", "b"),
+                         b"*3\r\n$1\r\n1\r\n$-1\r\n$1\r\n2\r\n")
+        # MSETNX must stay atomic, so it is never split: across owners it is CROSSSLOT
+        # (also the malformed one: its keys a and b are found before the argument count is
+        # checked, as on a Redis Cluster node).
+        self.assertError(self.CROSSSLOT, "MSETNX", "c", "3", "a", "9")
+        self.assertError(self.CROSSSLOT, "MSETNX", "a", "1", "b")
+        self.assertEqual(self.r.mget("a", "b", "c"), ["1", "2", None])
+        self.r.flushall()
+        # The whole test again with every key on one owner (worker 1): same replies.
+        self.key_prefix = "{a}"
+        super().test_mget_mset_msetnx()
+
+    def test_lcs(self):
+        # key1 (slot 9189) is worker 1's, key2 (slot 4998) worker 0's: CROSSSLOT.
+        self.assertEqual((itest.owner("key1"), itest.owner("key2")), (1, 0))
+        self.r.mset({"key1": "ohmytext", "key2": "mynewtext"})
+        self.assertError(self.CROSSSLOT, "LCS", "key1", "key2")
+        self.assertError(self.CROSSSLOT, "LCS", "key1", "key2", "LEN", "IDX")
+        self.r.flushall()
+        self.key_prefix = "{a}"
+        super().test_lcs()
 
 
 if __name__ == "__main__":

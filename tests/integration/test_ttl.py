@@ -201,5 +201,9 @@ class Ruvio(TTLCases, itest.RuvioCase):
     pass
 
 
+class RuvioProxy(TTLCases, itest.RuvioProxyCase):
+    pass
+
+
 if __name__ == "__main__":
     unittest.main()

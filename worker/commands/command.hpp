@@ -60,6 +60,7 @@ struct CommandDef {
 std::span<const CommandDef> connection_commands();
 std::span<const CommandDef> string_commands();
 std::span<const CommandDef> pubsub_commands();
+std::span<const CommandDef> transaction_commands();
 std::span<const CommandDef> key_commands();
 std::span<const CommandDef> server_commands();
 std::span<const CommandDef> persist_commands();

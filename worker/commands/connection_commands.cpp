@@ -167,6 +167,10 @@ void select(Context& ctx) {
 
 void reset(Context& ctx) {
   if (ctx.shard.pubsub != nullptr) ctx.shard.pubsub->forget(ctx.client);
+  ctx.shard.unwatch(ctx.shard.watcher_of(ctx.client));
+  ctx.client.in_multi = false;
+  ctx.client.multi_failed = false;
+  ctx.client.queued.clear();
   ctx.client.db = 0;
   ctx.client.resp = 2;
   ctx.out.set_protocol(2);
@@ -181,10 +185,11 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
   auto idle = (now_ms - c.last_interaction_ms) / 1000;
   out += "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
          " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(age) +
-         " idle=" + std::to_string(idle) + " flags=" + (c.subscribed() ? "P" : "N") + " db=" + std::to_string(c.db) +
+         " idle=" + std::to_string(idle) + " flags=" + (c.in_multi ? "x" : c.subscribed() ? "P" : "N") + " db=" + std::to_string(c.db) +
          " sub=" + std::to_string(c.subscriptions) +
          " psub=" + std::to_string(c.pattern_subscriptions) +
-         " ssub=" + std::to_string(c.shard_subscriptions) + " multi=-1 qbuf=" + std::to_string(c.query_buffer_bytes) +
+         " ssub=" + std::to_string(c.shard_subscriptions) +
+         " multi=" + (c.in_multi ? std::to_string(c.queued.size()) : std::string("-1")) + " qbuf=" + std::to_string(c.query_buffer_bytes) +
          " qbuf-free=" + std::to_string(c.query_buffer_free) +
          " argv-mem=0 multi-mem=0 rbs=" +
          std::to_string(c.query_buffer_bytes + c.query_buffer_free) +

@@ -14,9 +14,9 @@
 namespace ruvio::worker {
 namespace {
 
-constexpr std::uint64_t kRetryMs = 100;
+constexpr std::uint64_t kRetryMs = 20;
 constexpr std::size_t kHeader = 4;       // u32 length
-constexpr std::size_t kRequestMeta = 4;  // kind, db, resp, pad
+constexpr std::size_t kRequestMeta = 12;  // kind, db, resp, origin, client id
 
 // An abstract-namespace Unix socket (no file to clean up, gone with the process).
 int abstract_socket(const std::string& name, bool listening) {
@@ -93,19 +93,21 @@ void MeshLink::connect() {
   state_ = State::kUp;
   uv_read_start(reinterpret_cast<uv_stream_t*>(pipe_), on_alloc, on_read);
   spdlog::info("mesh link to worker {} up", peer_);
+  server_.on_mesh_link_up();
 }
 
 void MeshLink::on_retry(uv_timer_t* t) { static_cast<MeshLink*>(t->data)->connect(); }
 
-void MeshLink::send(MeshKind kind, int db, int resp, std::span<const std::string_view> args,
-                    MeshWaiter waiter) {
+void MeshLink::send(MeshKind kind, int origin, int db, int resp,
+                    std::span<const std::string_view> args, MeshWaiter waiter) {
   std::string& out = out_->buffer();
   std::size_t at = out.size();
   out.append(kHeader, '\0');
   out += static_cast<char>(kind);
   out += static_cast<char>(db);
   out += static_cast<char>(resp);
-  out += '\0';
+  out += static_cast<char>(origin);
+  for (int i = 0; i < 8; ++i) out += static_cast<char>(waiter.client_id >> (8 * i));
   append_multibulk(out, args);
   put_u32(out, at, static_cast<std::uint32_t>(out.size() - at - kHeader));
   waiting_.push_back(waiter);
@@ -243,6 +245,9 @@ struct MeshListener::Peer {
       auto kind = static_cast<MeshKind>(meta[0]);
       client.db = static_cast<unsigned char>(meta[1]);
       client.resp = static_cast<unsigned char>(meta[2]);
+      client.origin = static_cast<unsigned char>(meta[3]);
+      client.id = 0;
+      for (int i = 7; i >= 0; --i) client.id = (client.id << 8) | static_cast<unsigned char>(meta[4 + i]);
       std::string_view body(meta + kRequestMeta, n - kRequestMeta);
       proto::ParseResult r = parser.parse(body, args);
       std::string& o = out.buffer();

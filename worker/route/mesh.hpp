@@ -4,7 +4,8 @@
 // link to each other worker B and sends it requests; B answers on the same link in the
 // same order, so a request needs no id: A keeps a FIFO of whom each answer is for.
 //
-//   request  [u32 LE n][u8 kind][u8 db][u8 resp][u8 pad][n-4 bytes: RESP multibulk command]
+//   request  [u32 LE n][u8 kind][u8 db][u8 resp][u8 origin worker][u64 LE client id]
+//            [n-12 bytes: RESP multibulk command]
 //   reply    [u32 LE n][n bytes: the reply exactly as the client will see it]
 //
 // Requests are appended to the link's buffer while a loop turn runs and written once per
@@ -58,7 +59,7 @@ class MeshLink {
   int peer() const { return peer_; }
   bool up() const { return state_ == State::kUp; }
   // Appends a request. The caller checked up().
-  void send(MeshKind kind, int db, int resp, std::span<const std::string_view> args,
+  void send(MeshKind kind, int origin, int db, int resp, std::span<const std::string_view> args,
             MeshWaiter waiter);
   void flush();
   void connect();

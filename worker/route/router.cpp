@@ -28,6 +28,7 @@ enum class Router::Route : std::uint8_t {
   kConfig,     // CONFIG: SET everywhere, the rest here
   kLocal,      // connection state (subscriptions) that must not follow a key's owner
   kPubsub,     // PUBSUB: channel lists united, counts summed
+  kClient,     // CLIENT: LIST from every worker, the rest about this connection
 };
 
 namespace {
@@ -146,18 +147,18 @@ std::optional<std::uint64_t> parse_cursor(std::string_view s) {
 
 }  // namespace
 
-Router::Router(Server& server, int self, int workers, const std::string& mesh_name)
+Router::Router(Server& server, int self, int workers, const std::string& mesh_name,
+               const Topology& topology)
     : server_(server),
       self_(self),
       workers_(workers),
       mesh_name_(mesh_name),
+      topology_(topology),
       slot_owner_(kSlotCount, 0),
       listener_(server) {
-  for (int w = 0; w < workers_; ++w) {
-    SlotRange r = slot_range(w, workers_);
-    for (int s = r.first; s <= r.last; ++s) {
-      slot_owner_[static_cast<std::size_t>(s)] = static_cast<std::uint8_t>(w);
-    }
+  for (int s = 0; s < kSlotCount; ++s) {
+    slot_owner_[static_cast<std::size_t>(s)] =
+        static_cast<std::int16_t>(topology.worker_of_slot(static_cast<std::uint16_t>(s)));
   }
   const CommandTable& table = command_table();
   auto route = [&](std::string_view name, Route r) {
@@ -176,9 +177,29 @@ Router::Router(Server& server, int self, int workers, const std::string& mesh_na
   for (auto name : {"ssubscribe", "sunsubscribe"}) route(name, Route::kLocal);
   for (auto name : {"publish", "spublish"}) route(name, Route::kFanSum);
   route("pubsub", Route::kPubsub);
+  route("client", Route::kClient);
+  exec_ = table.find("exec");
+  discard_ = table.find("discard");
+  watch_ = table.find("watch");
+  unwatch_ = table.find("unwatch");
+  reset_ = table.find("reset");
 }
 
 int Router::owner_of(std::string_view key) const { return slot_owner_[key_slot(key)]; }
+
+// A key of a slot that no local worker owns (another service of a --cluster-config).
+bool Router::moved(Connection& c, std::string_view key) {
+  std::uint16_t slot = key_slot(key);
+  if (slot_owner_[slot] >= 0) return false;
+  int node = topology_.node_of_slot(slot);
+  std::string where = "?";
+  if (node >= 0) {
+    const ClusterNode& n = topology_.nodes[static_cast<std::size_t>(node)];
+    where = n.host + ":" + std::to_string(n.port);
+  }
+  c.local_writer().error("MOVED " + std::to_string(slot) + " " + where);
+  return true;
+}
 
 // Called once the server's loop exists (the router is built before it).
 bool Router::start() {
@@ -189,6 +210,13 @@ bool Router::start() {
                                 : std::make_unique<MeshLink>(server_, w,
                                                              mesh_name_ + "." + std::to_string(w)));
     if (links_.back()) links_.back()->connect();
+  }
+  return true;
+}
+
+bool Router::all_links_up() const {
+  for (const auto& link : links_) {
+    if (link && !link->up()) return false;
   }
   return true;
 }
@@ -209,12 +237,25 @@ void Router::close() {
 
 void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
+  if (client.in_multi) {
+    in_transaction(c, args);
+    return;
+  }
   // Subscribed clients only run connection-local commands (the executor enforces which).
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
     server_.execute(client, args, c.local_writer());
     return;
   }
   const CommandDef* def = command_table().find(args[0]);
+  if (def == watch_ && client.authenticated) {
+    watch(c, args);
+    return;
+  }
+  if ((def == unwatch_ || def == reset_) && client.authenticated) {
+    unwatch_remote(c);  // then the handler drops the local part
+    server_.execute(client, args, c.local_writer());
+    return;
+  }
   // Unknown commands, and anything before AUTH, get their error from the local executor;
   // nothing unauthenticated ever crosses the mesh.
   if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth))) {
@@ -236,6 +277,12 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
         return;
       case Route::kLocal:
         break;
+      case Route::kClient:
+        if (args.size() >= 2 && iequals(args[1], "list")) {
+          fan_out(c, Route::kClient, args);
+          return;
+        }
+        break;
       case Route::kPubsub:
         if (args.size() < 2) break;
         fan_out(c, Route::kPubsub, args);
@@ -253,6 +300,10 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
     server_.execute(client, args, c.local_writer());
     return;
   }
+  // OBJECT ENCODING key, MEMORY USAGE key: the key spec is the subcommand's.
+  if (!def->subcommands.empty() && args.size() >= 2) {
+    if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) def = sub;
+  }
   const KeySpec& ks = def->keys;
   if (ks.first <= 0 || ks.step <= 0) {
     server_.execute(client, args, c.local_writer());
@@ -263,6 +314,7 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
   int owner = -1;
   for (long i = ks.first; i <= last && i < argc; i += ks.step) {
     int o = owner_of(args[static_cast<std::size_t>(i)]);
+    if (o < 0 && moved(c, args[static_cast<std::size_t>(i)])) return;
     if (owner < 0) {
       owner = o;
     } else if (o != owner) {
@@ -286,7 +338,7 @@ void Router::send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t pa
     server_.run_mesh_request(kind, client, args, writer);
     c.deliver(seq, part, reply);
   } else if (links_[static_cast<std::size_t>(w)]->up()) {
-    links_[static_cast<std::size_t>(w)]->send(kind, client.db, client.resp, args,
+    links_[static_cast<std::size_t>(w)]->send(kind, self_, client.db, client.resp, args,
                                               MeshWaiter{client.id, seq, part});
   } else {
     c.deliver(seq, part, loading_reply());
@@ -304,6 +356,9 @@ void Router::split(Connection& c, Route route, std::span<const std::string_view>
   std::vector<std::vector<std::string_view>> groups;
   std::vector<int> owners;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // key i → (group, index)
+  for (std::size_t i = 1; i + step - 1 < args.size(); i += step) {
+    if (moved(c, args[i])) return;
+  }
   for (std::size_t i = 1; i + step - 1 < args.size(); i += step) {
     auto o = static_cast<std::size_t>(owner_of(args[i]));
     if (group_of[o] < 0) {
@@ -391,6 +446,20 @@ void Router::fan_out(Connection& c, Route route, std::span<const std::string_vie
       };
       break;
     }
+    case Route::kClient:
+      merge = [resp = c.info().resp](std::vector<std::string>& parts, std::string& out) {
+        if (const std::string* e = first_error(parts)) {
+          out = *e;
+          return;
+        }
+        std::string text;
+        for (const std::string& p : parts) text.append(reply_string(p).value_or(""));
+        std::string reply;
+        proto::ReplyWriter w(reply, resp);
+        w.verbatim(text);
+        out = std::move(reply);
+      };
+      break;
     case Route::kPubsub:
       if (iequals(args[1], "numpat")) {
         merge = merge_sum;

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "shared/topology.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/route/mesh.hpp"
 
@@ -25,14 +26,20 @@ class Server;
 
 class Router {
  public:
-  Router(Server& server, int self, int workers, const std::string& mesh_name);
+  // Slot owners come from the topology: with --cluster-config some slots belong to another
+  // service's nodes; a key of those answers MOVED on the proxy port too.
+  Router(Server& server, int self, int workers, const std::string& mesh_name,
+         const Topology& topology);
 
   int workers() const { return workers_; }
   int self() const { return self_; }
-  int owner_of(std::string_view key) const;
+  int owner_of(std::string_view key) const;  // -1: owned by another service
+  bool moved(Connection& c, std::string_view key);
 
   // Starts listening for peers and connecting to them.
   bool start();
+  // Every link to every other worker is connected.
+  bool all_links_up() const;
   void flush();
   void close();
 
@@ -43,8 +50,16 @@ class Router {
   void send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
                  std::span<const std::string_view> args);
 
+  // A connection closed: its WATCHes on other workers are dropped.
+  void forget(Connection& c);
+
  private:
   enum class Route : std::uint8_t;
+  // Transactions (transaction.cpp).
+  void in_transaction(Connection& c, std::span<const std::string_view> args);
+  void exec(Connection& c);
+  void watch(Connection& c, std::span<const std::string_view> args);
+  void unwatch_remote(Connection& c);
   void forward(Connection& c, int owner, std::span<const std::string_view> args);
   void split(Connection& c, Route route, std::span<const std::string_view> args);
   void fan_out(Connection& c, Route route, std::span<const std::string_view> args);
@@ -54,10 +69,16 @@ class Router {
   int self_;
   int workers_;
   std::string mesh_name_;
-  std::vector<std::uint8_t> slot_owner_;  // 16384 entries
+  const Topology& topology_;
+  std::vector<std::int16_t> slot_owner_;  // 16384 entries; -1: a node of another service
   std::vector<std::unique_ptr<MeshLink>> links_;  // null for self
   MeshListener listener_;
   std::unordered_map<const CommandDef*, Route> routes_;
+  const CommandDef* exec_ = nullptr;
+  const CommandDef* discard_ = nullptr;
+  const CommandDef* watch_ = nullptr;
+  const CommandDef* unwatch_ = nullptr;
+  const CommandDef* reset_ = nullptr;
 };
 
 }  // namespace ruvio::worker

@@ -11,6 +11,8 @@ namespace {
 
 // The smallest read we ask the kernel for; a big bulk reserves what the parser says it needs.
 constexpr std::size_t kReadChunk = 16 * 1024;
+// Forwarded commands one connection may have in flight before it stops reading.
+constexpr std::size_t kMaxOutstanding = 1024;
 // An idle input buffer larger than this is given back (after a large value went through).
 constexpr std::size_t kIdleInputKeep = 64 * 1024;
 
@@ -99,11 +101,14 @@ void Connection::process_input() {
     in_.consume(r.consumed);
     if (info_.close_after_reply) close_after_flush_ = true;
     if (server_.shard().shutdown_requested) break;
+    // Too many answers still owed by other workers: stop until they drain (flush()
+    // resumes), so a client that never reads cannot make the mesh buffer without bound.
+    if (slots_.size() > kMaxOutstanding) break;
   }
   in_.shrink_if_idle(kIdleInputKeep);
   if (!out_.buffer().empty() || close_after_flush_) mark_dirty();
   // Backpressure: a client that does not read its replies stops being read from.
-  if (reading_ && out_.queued() > Server::kOutputHighWater) {
+  if (reading_ && (out_.queued() > Server::kOutputHighWater || slots_.size() > kMaxOutstanding)) {
     uv_read_stop(reinterpret_cast<uv_stream_t*>(&tcp_));
     reading_ = false;
   }

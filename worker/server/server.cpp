@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <span>
@@ -69,9 +70,13 @@ bool allowed_when_subscribed(std::string_view name) {
 Server::Server(const control::WorkerInit& init, int control_fd)
     : init_(init),
       shard_(init.config, init.id),
-      router_(*this, init.id, init.worker_count, init.mesh_name),
+      router_(*this, init.id, init.worker_count, init.mesh_name, init_.topology),
       pubsub_(*this) {
   shard_.pubsub = &pubsub_;
+  // One worker per process: the store's WATCH hook can find this server through a static.
+  static Server* self = nullptr;
+  self = this;
+  shard_.touch_hook = [](store::Db& db, std::string_view key) { self->shard_.touched(db, key); };
   start_alloc_sampler(init.config);
   uv_loop_init(&loop_);
   loop_.data = this;
@@ -141,7 +146,8 @@ int Server::run(int listen_fd, int direct_fd) {
   uv_signal_start(&sigterm_, on_signal, SIGTERM);
   uv_signal_start(&sigint_, on_signal, SIGINT);
   ops_sample_ms_ = shard_.now_ms();
-  send_control(control::WorkerReady{init_.id});
+  listening_ = true;
+  maybe_ready();
   spdlog::info("listening, slots {}-{}", init_.slot_first, init_.slot_last);
   uv_run(&loop_, UV_RUN_DEFAULT);
   // Let every close callback run, then drop the loop.
@@ -165,7 +171,14 @@ void Server::on_accept(uv_stream_t* listener, int status) {
 }
 
 void Server::accept(uv_stream_t* listener, bool cluster_mode) {
-  auto* c = new Connection(*this, next_client_id_++);
+  // Ids are unique across the workers (id mod N = worker) and, as in Redis, grow with
+  // connection order: they come from the shared monotonic clock (µs), so a client that
+  // connects later gets a larger id whichever worker accepts it.
+  const auto n = static_cast<std::uint64_t>(init_.worker_count);
+  std::uint64_t id = (uv_hrtime() / 1000) * n + static_cast<std::uint64_t>(init_.id);
+  if (id < next_client_id_) id = next_client_id_;
+  next_client_id_ = id + n;
+  auto* c = new Connection(*this, id);
   if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(c->handle())) != 0) {
     c->close();
     return;
@@ -175,6 +188,26 @@ void Server::accept(uv_stream_t* listener, bool cluster_mode) {
   shard_.connected_clients = clients_.size();
   shard_.stats().connections_received++;
   if (!c->start()) c->close();
+}
+
+void Server::run_transaction(ClientInfo& client,
+                             const std::vector<std::vector<std::string_view>>& commands,
+                             proto::ReplyWriter& out) {
+  std::uint64_t watcher = shard_.watcher_of(client);
+  const bool aborted = shard_.watch_dirty(watcher);
+  shard_.unwatch(watcher);
+  if (aborted) {
+    out.null_array();
+    return;
+  }
+  out.array(commands.size());
+  for (const auto& cmd : commands) execute(client, cmd, out);
+}
+
+void Server::maybe_ready() {
+  if (ready_sent_ || !listening_ || !router_.all_links_up()) return;
+  ready_sent_ = true;
+  send_control(control::WorkerReady{init_.id});
 }
 
 void Server::deliver(const MeshWaiter& waiter, std::string_view reply) {
@@ -188,6 +221,24 @@ void Server::run_mesh_request(MeshKind kind, ClientInfo& client,
     case MeshKind::kCommand:
       execute(client, args, out);
       return;
+    case MeshKind::kExec: {
+      // EXEC n1 args… n2 args… (see Router::exec)
+      std::vector<std::vector<std::string_view>> commands;
+      std::size_t i = 1;
+      while (i < args.size()) {
+        std::size_t n = 0;
+        std::from_chars(args[i].data(), args[i].data() + args[i].size(), n);
+        if (n == 0 || i + 1 + n > args.size()) {
+          out.error("ERR malformed mesh transaction");
+          return;
+        }
+        commands.emplace_back(args.begin() + static_cast<long>(i + 1),
+                              args.begin() + static_cast<long>(i + 1 + n));
+        i += 1 + n;
+      }
+      run_transaction(client, commands, out);
+      return;
+    }
     default:
       out.error("ERR unsupported mesh request");
       return;
@@ -203,6 +254,7 @@ proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
 
 void Server::on_connection_closed(Connection* c) {
   pubsub_.forget(c->info());
+  router_.forget(*c);
   clients_.erase(c->info().id);
   shard_.connected_clients = clients_.size();
 }

@@ -50,9 +50,15 @@ class Server {
   // A request that arrived over the mesh (or a local part of a split/fan-out).
   void run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
                         proto::ReplyWriter& out);
+  // EXEC on this worker: runs `commands` back to back (nothing else runs in between),
+  // or answers a null array when a key `client` WATCHed here has changed.
+  void run_transaction(ClientInfo& client, const std::vector<std::vector<std::string_view>>& commands,
+                       proto::ReplyWriter& out);
   // An answer from a peer for a client's reserved reply slot.
   void deliver(const MeshWaiter& waiter, std::string_view reply);
   void mark_mesh_dirty() { mesh_dirty_ = true; }
+  // Readiness waits for the mesh: "ready" means every worker can reach every key.
+  void on_mesh_link_up() { maybe_ready(); }
   // The writer for an unsolicited message (pub/sub) to client `id`, or null if it is gone.
   proto::ReplyWriter* push_writer(std::uint64_t id);
 
@@ -71,6 +77,9 @@ class Server {
   bool listen_on(uv_tcp_t& handle, int fd);
   void send_control(const control::Message& msg);
   void begin_shutdown();
+  void maybe_ready();
+  bool listening_ = false;
+  bool ready_sent_ = false;
   void housekeeping();
 
   control::WorkerInit init_;

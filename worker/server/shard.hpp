@@ -14,6 +14,7 @@
 #include "shared/config.hpp"
 #include "shared/topology.hpp"
 #include "shared/control.hpp"
+#include "worker/server/watch_registry.hpp"
 #include "worker/store/db.hpp"
 
 namespace ruvio::persist {
@@ -50,6 +51,14 @@ struct ClientInfo {
   int subscriptions = 0;        // channels
   int pattern_subscriptions = 0;
   int shard_subscriptions = 0;
+  // MULTI: commands queued until EXEC (copies: the input buffer moves on).
+  bool in_multi = false;
+  bool multi_failed = false;  // a queued command was refused: EXEC answers EXECABORT
+  std::vector<std::vector<std::string>> queued;
+  std::vector<int> watch_workers;  // workers holding this client's WATCHes
+  // A command that came over the mesh runs for a client of another worker: `origin` is
+  // that worker (-1: a client of this worker). WATCH registrations are per (origin, id).
+  int origin = -1;
   bool subscribed() const {
     return subscriptions + pattern_subscriptions + shard_subscriptions > 0;
   }
@@ -93,6 +102,8 @@ class Shard {
   void swap_db(int a, int b) {
     ++store::g_mutations;
     std::swap(dbs_[static_cast<std::size_t>(a)], dbs_[static_cast<std::size_t>(b)]);
+    watches_.touched(a, {});  // as Redis: SWAPDB invalidates WATCHes on both
+    watches_.touched(b, {});
   }
 
   Config& config() { return config_; }
@@ -119,6 +130,28 @@ class Shard {
 
   PubSub* pubsub = nullptr;  // set by the server
 
+  // WATCH registrations on this worker's keys. The store's touch hook is installed only
+  // while one exists.
+  std::uint64_t watcher_of(const ClientInfo& c) const {
+    return WatchRegistry::watcher(c.origin < 0 ? worker_id_ : c.origin, c.id);
+  }
+  void watch(int db, std::string_view key, std::uint64_t watcher) {
+    watches_.watch(db, key, watcher);
+    store::g_touch_hook = touch_hook;
+  }
+  void unwatch(std::uint64_t watcher) {
+    watches_.unwatch(watcher);
+    if (watches_.empty()) store::g_touch_hook = nullptr;
+  }
+  bool watch_dirty(std::uint64_t watcher) const { return watches_.dirty(watcher); }
+  // Called by the hook: `db` changed `key` (empty: all of it).
+  void touched(const store::Db& db, std::string_view key) {
+    for (int i = 0; i < databases(); ++i) {
+      if (dbs_[static_cast<std::size_t>(i)].get() == &db) watches_.touched(i, key);
+    }
+  }
+  store::TouchHook touch_hook = nullptr;  // set by the server
+
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
 
@@ -138,6 +171,7 @@ class Shard {
   std::int64_t now_ms_ = 0;
   std::int64_t start_ms_ = 0;
   std::vector<std::unique_ptr<store::Db>> dbs_;
+  WatchRegistry watches_;
 };
 
 }  // namespace ruvio::worker

@@ -97,6 +97,13 @@ struct Db::Impl {
   KeyObserver observer = nullptr;
   void* observer_context = nullptr;
 
+  Db* self = nullptr;  // the Db holding this Impl (swap() moves Impls between Dbs)
+
+  // WATCH: tells the hook that `key` changed (an empty key: the whole database).
+  void touched(std::string_view key) {
+    if (g_touch_hook != nullptr) [[unlikely]] g_touch_hook(*self, key);
+  }
+
   void notify(std::string_view key, int delta) {
     if (observer != nullptr) [[unlikely]] observer(observer_context, key, delta);
   }
@@ -132,6 +139,7 @@ struct Db::Impl {
     Record* r = main.erase(key, h);
     if (r == nullptr) return;
     ++g_mutations;
+    touched(key);
     notify(key, -1);
     if (r->has_ttl()) expires.erase(key, h);
     Record::destroy(heap, r);
@@ -179,6 +187,7 @@ struct Db::Impl {
 
   void set_value(std::string_view key, Payload p, const SetOptions& opt) {
     ++g_mutations;
+    touched(key);
     std::uint64_t h = main.hash(key);
     Table::Ref ref;
     Record* old = lookup(key, h, &ref);
@@ -243,7 +252,7 @@ struct Db::Impl {
 
 // ---- Db -------------------------------------------------------------------------------------
 
-Db::Db() : impl_(new Impl) {}
+Db::Db() : impl_(new Impl) { impl_->self = this; }
 
 Db::~Db() {
   clear();
@@ -284,6 +293,7 @@ std::size_t Db::append(std::string_view key, std::string_view tail, std::int64_t
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
   ++g_mutations;
+  d.touched(key);
   if (r == nullptr) {
     // Redis stores a new APPEND key as SET would (int/embstr when it can).
     d.set_value(key, Payload::of_string(tail), SetOptions{});
@@ -306,6 +316,7 @@ std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
   ++g_mutations;
+  d.touched(key);
   if (r == nullptr) {
     if (data.empty()) return 0;
     Payload p;
@@ -334,6 +345,7 @@ bool Db::erase(std::string_view key) {
   Record* r = d.main.erase(key, h);
   if (r == nullptr) return false;
   ++g_mutations;
+  d.touched(key);
   d.notify(key, -1);
   if (r->has_ttl()) d.expires.erase(key, h);
   Record::destroy(d.heap, r);
@@ -346,6 +358,7 @@ bool Db::set_expire(std::string_view key, std::int64_t at_ms) {
   Table::Ref ref = d.main.find(key, h);
   if (!ref) return false;
   ++g_mutations;
+  d.touched(key);
   Record* r = ref.get();
   if (r->has_ttl()) {
     r->set_expire_in_place(at_ms);
@@ -363,6 +376,7 @@ bool Db::persist(std::string_view key) {
   Table::Ref ref = d.main.find(key, h);
   if (!ref || !ref.get()->has_ttl()) return false;
   ++g_mutations;
+  d.touched(key);
   Record* r = ref.get();
   Record* nr = Record::create(d.heap, r->type(), r->key(), kNoExpire, r->clock(), r->payload());
   d.replaced(ref, r, nr, h, true);
@@ -373,6 +387,8 @@ void Db::rename(std::string_view from, std::string_view to) {
   if (from == to) return;
   ++g_mutations;
   Impl& d = *impl_;
+  d.touched(from);
+  d.touched(to);
   std::uint64_t hf = d.main.hash(from);
   Record* r = d.main.erase(from, hf);
   if (r == nullptr) return;
@@ -388,6 +404,7 @@ void Db::rename(std::string_view from, std::string_view to) {
 void Db::copy_to(Entry src, Db& target, std::string_view dst) {
   ++g_mutations;
   Impl& t = *target.impl_;
+  t.touched(dst);
   const Record* s = src.record();
   Payload p = s->payload();
   if (p.enc == Enc::kExtStr) p.ptr = ext::make(t.heap, s->str(), 0);
@@ -475,6 +492,7 @@ bool Db::rehash_step(std::size_t buckets) {
 void Db::clear() {
   ++g_mutations;
   Impl& d = *impl_;
+  d.touched({});
   d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
   d.main.clear();
   d.expires.clear();
@@ -483,7 +501,11 @@ void Db::clear() {
 
 void Db::swap(Db& other) {
   ++g_mutations;
+  impl_->touched({});
+  other.impl_->touched({});
   std::swap(impl_, other.impl_);
+  impl_->self = this;
+  other.impl_->self = &other;
 }
 
 std::size_t Db::used_memory() const {

@@ -25,6 +25,12 @@ inline constexpr std::int64_t kNoExpire = -1;
 inline std::uint64_t g_mutations = 0;
 inline std::uint64_t mutation_count() { return g_mutations; }
 
+class Db;
+// WATCH support: when set, called with every key a Db changes (an empty key: all of it).
+// Null unless some client watches a key, so the common case costs one branch.
+using TouchHook = void (*)(Db& db, std::string_view key);
+inline TouchHook g_touch_hook = nullptr;
+
 enum class Type : std::uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
 
 class Record;  // opaque; one allocation per key (record.hpp)

@@ -1,0 +1,177 @@
+// MULTI/EXEC across workers (part of the Router).
+//
+// Commands are queued on the connection. At EXEC the owners of every queued key and of
+// every WATCHed key are collected: one owner (or none) → the whole transaction runs there
+// as one unit — inline when it is this worker, else as a single kExec mesh request, so
+// nothing else runs on that worker in between. Keys of several owners → CROSSSLOT (an
+// atomic cross-worker transaction would need a commit protocol; it is future work).
+#include <algorithm>
+#include <string>
+
+#include "shared/slots.hpp"
+#include "worker/commands/command_table.hpp"
+#include "worker/route/cluster.hpp"
+#include "worker/route/router.hpp"
+#include "worker/server/connection.hpp"
+#include "worker/server/server.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+constexpr std::string_view kCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot";
+
+bool arity_ok(const CommandDef& def, std::size_t argc) {
+  auto n = static_cast<int>(argc);
+  return def.arity >= 0 ? n == def.arity : n >= -def.arity;
+}
+
+// Merges owner `o` into `target`; false when they differ (the transaction spans workers).
+bool same_owner(int& target, int o) {
+  if (o < 0) return false;  // another service's slot: never part of a local transaction
+  if (target < 0) target = o;
+  return target == o;
+}
+
+}  // namespace
+
+void Router::in_transaction(Connection& c, std::span<const std::string_view> args) {
+  ClientInfo& client = c.info();
+  const CommandDef* def = command_table().find(args[0]);
+  if (def == exec_) {
+    exec(c);
+    return;
+  }
+  if (def == discard_) {
+    unwatch_remote(c);
+    server_.shard().unwatch(server_.shard().watcher_of(client));
+    client.in_multi = false;
+    client.multi_failed = false;
+    client.queued.clear();
+    c.local_writer().ok();
+    return;
+  }
+  if (def == reset_) {
+    unwatch_remote(c);
+    server_.execute(client, args, c.local_writer());
+    return;
+  }
+  // MULTI and WATCH answer their "inside MULTI" errors; QUIT runs at once, as in Redis.
+  if (def != nullptr && (def->name == "multi" || def->name == "watch" || def->name == "quit")) {
+    server_.execute(client, args, c.local_writer());
+    return;
+  }
+  // A command refused at queue time fails the whole transaction (EXECABORT at EXEC).
+  if (def == nullptr || !arity_ok(*def, args.size()) ||
+      (!client.authenticated && !(def->flags & kNoAuth))) {
+    server_.execute(client, args, c.local_writer());
+    client.multi_failed = true;
+    return;
+  }
+  if (client.cluster_mode) {
+    const Shard& shard = server_.shard();
+    if (auto e = cluster_check(*shard.topology, shard.self_node, *def, args)) {
+      c.local_writer().error(*e);
+      client.multi_failed = true;
+      return;
+    }
+  }
+  client.queued.emplace_back(args.begin(), args.end());
+  c.local_writer().simple("QUEUED");
+}
+
+void Router::exec(Connection& c) {
+  ClientInfo& client = c.info();
+  std::vector<std::vector<std::string>> queued;
+  queued.swap(client.queued);
+  const bool failed = client.multi_failed;
+  client.in_multi = false;
+  client.multi_failed = false;
+  if (failed) {
+    unwatch_remote(c);
+    server_.shard().unwatch(server_.shard().watcher_of(client));
+    c.local_writer().error("EXECABORT Transaction discarded because of previous errors.");
+    return;
+  }
+  int target = -1;
+  bool spans = false;
+  for (int w : client.watch_workers) spans |= !same_owner(target, w);
+  if (workers_ > 1 && !client.cluster_mode) {
+    for (const auto& cmd : queued) {
+      const CommandDef* def = command_table().find(cmd[0]);
+      if (def == nullptr || def->keys.first <= 0 || def->keys.step <= 0) continue;
+      auto argc = static_cast<long>(cmd.size());
+      long last = def->keys.last >= 0 ? def->keys.last : argc + def->keys.last;
+      for (long i = def->keys.first; i <= last && i < argc; i += def->keys.step) {
+        spans |= !same_owner(target, owner_of(cmd[static_cast<std::size_t>(i)]));
+      }
+    }
+  }
+  if (spans) {
+    unwatch_remote(c);
+    server_.shard().unwatch(server_.shard().watcher_of(client));
+    c.local_writer().error(kCrossSlot);
+    return;
+  }
+  client.watch_workers.clear();
+  if (target < 0 || target == self_) {
+    std::vector<std::vector<std::string_view>> views;
+    for (const auto& cmd : queued) views.emplace_back(cmd.begin(), cmd.end());
+    server_.run_transaction(client, views, c.local_writer());
+    return;
+  }
+  // One mesh request carries the whole transaction: EXEC n1 args… n2 args…
+  std::vector<std::string> counts;
+  counts.reserve(queued.size());
+  for (const auto& cmd : queued) counts.push_back(std::to_string(cmd.size()));
+  std::vector<std::string_view> flat{"EXEC"};
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    flat.push_back(counts[i]);
+    flat.insert(flat.end(), queued[i].begin(), queued[i].end());
+  }
+  std::uint64_t seq = c.reserve(1, nullptr);
+  send_part(c, target, seq, 0, MeshKind::kExec, flat);
+}
+
+void Router::watch(Connection& c, std::span<const std::string_view> args) {
+  ClientInfo& client = c.info();
+  int target = -1;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (!same_owner(target, owner_of(args[i]))) {
+      c.local_writer().error(kCrossSlot);
+      return;
+    }
+  }
+  if (target >= 0 && std::find(client.watch_workers.begin(), client.watch_workers.end(),
+                               target) == client.watch_workers.end()) {
+    client.watch_workers.push_back(target);
+  }
+  if (target < 0 || target == self_) {
+    server_.execute(client, args, c.local_writer());
+  } else {
+    forward(c, target, args);
+  }
+}
+
+// Drops this client's WATCHes on other workers; nobody waits for those answers (slot 0 is
+// never reserved, so the replies are dropped on arrival).
+void Router::unwatch_remote(Connection& c) {
+  ClientInfo& client = c.info();
+  static constexpr std::string_view kUnwatch[] = {"UNWATCH"};
+  for (int w : client.watch_workers) {
+    if (w == self_ || static_cast<std::size_t>(w) >= links_.size() ||
+        !links_[static_cast<std::size_t>(w)] ||
+        !links_[static_cast<std::size_t>(w)]->up()) {
+      continue;
+    }
+    links_[static_cast<std::size_t>(w)]->send(MeshKind::kCommand, self_, client.db, client.resp,
+                                              kUnwatch, MeshWaiter{client.id, 0, 0});
+  }
+  client.watch_workers.clear();
+}
+
+void Router::forget(Connection& c) {
+  unwatch_remote(c);
+  server_.shard().unwatch(server_.shard().watcher_of(c.info()));
+}
+
+}  // namespace ruvio::worker
