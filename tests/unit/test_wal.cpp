@@ -112,6 +112,36 @@ TEST_CASE("wal record: round trip, and every single-bit flip is detected") {
   CHECK(parse_record(std::string_view(b).substr(0, b.size() - 1), rec) == Parse::kTorn);
 }
 
+TEST_CASE("wal batch record (EXEC): one checksum over every command, no prefix survives") {
+  std::string inner;
+  std::vector<std::vector<std::string_view>> cmds = {{"INCR", "x"}, {"SET", "y", "1"}};
+  for (const auto& cmd : cmds) {
+    std::string payload;
+    append_command_payload(payload, 42, 0, cmd);
+    put_u32(inner, static_cast<std::uint32_t>(payload.size()));
+    inner += payload;
+  }
+  std::string b;
+  append_batch(b, inner, 2);
+  RecordView rec;
+  REQUIRE(parse_record(b, rec) == Parse::kOk);
+  CHECK(rec.version == kWalBatchVersion);
+  std::vector<std::string_view> payloads;
+  REQUIRE(decode_batch(rec.payload, payloads));
+  REQUIRE(payloads.size() == 2);
+  Command c;
+  REQUIRE(decode_command(payloads[1], c));
+  CHECK(c.now_ms == 42);
+  REQUIRE(c.args.size() == 3);
+  CHECK(c.args[1] == "y");
+  // Cut anywhere, the batch reads as torn: neither command is replayed on its own.
+  for (std::size_t cut = 1; cut < b.size(); ++cut) {
+    CHECK(parse_record(std::string_view(b).substr(0, cut), rec) == Parse::kTorn);
+  }
+  CHECK_FALSE(decode_batch(std::string_view(rec.payload).substr(0, rec.payload.size() - 1),
+                           payloads));
+}
+
 TEST_CASE("wal writer: preallocated segment, records read back in order") {
   TempDir t;
   auto spans = write_records(t.path, 50);

@@ -29,6 +29,7 @@ enum CommandFlag : std::uint32_t {
   kNoMulti = 1u << 14,
   kMayReplicate = 1u << 15,
   kAllowBusy = 1u << 16,
+  kNoAsyncLoading = 1u << 17,  // refused during an async (diskless replica) load
 };
 
 // Legacy (first, last, step) key positions, 1-based; last = -1 means "to the end",

@@ -197,7 +197,7 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
          " omem=" + std::to_string(c.output_buffer_bytes) +
          " tot-mem=" + std::to_string(c.query_buffer_bytes + c.query_buffer_free +
                                       c.output_buffer_bytes) +
-         " events=r cmd=" + c.last_command + " user=default redir=-1 resp=" +
+         " events=r cmd=" + std::string(c.last_command) + " user=default redir=-1 resp=" +
          std::to_string(c.resp) + "\n";
 }
 
@@ -291,23 +291,23 @@ void client_help(Context& ctx) {
 constexpr std::uint32_t kConn = kNoScript | kLoading | kStale;
 
 const CommandDef kClientSubcommands[] = {
-    {"client|id", 2, kConn, {}, client_id, "connection", "Returns the client ID for the current connection.", "5.0.0", "O(1)", "slow connection"},
-    {"client|setname", 3, kConn, {}, client_setname, "connection", "Sets the connection name.", "2.6.9", "O(1)", "slow connection"},
-    {"client|getname", 2, kConn, {}, client_getname, "connection", "Returns the name of the connection.", "2.6.9", "O(1)", "slow connection"},
-    {"client|info", 2, kConn, {}, client_info, "connection", "Returns information about the connection.", "6.2.0", "O(1)", "slow connection"},
-    {"client|list", -2, kAdmin | kConn, {}, client_list, "connection", "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", "admin slow dangerous connection"},
-    {"client|help", 2, kLoading | kStale, {}, client_help, "connection", "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "slow connection"},
+    {"client|id", 2, kConn, {}, client_id, "connection", "Returns the client ID for the current connection", "5.0.0", "O(1)", "slow connection"},
+    {"client|setname", 3, kConn, {}, client_setname, "connection", "Set the current connection name", "2.6.9", "O(1)", "slow connection"},
+    {"client|getname", 2, kConn, {}, client_getname, "connection", "Get the current connection name", "2.6.9", "O(1)", "slow connection"},
+    {"client|info", 2, kConn, {}, client_info, "connection", "Returns information about the current client connection.", "6.2.0", "O(1)", "slow connection"},
+    {"client|list", -2, kAdmin | kConn, {}, client_list, "connection", "Get the list of client connections", "2.4.0", "O(N) where N is the number of client connections", "admin slow dangerous connection"},
+    {"client|help", 2, kLoading | kStale, {}, client_help, "connection", "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
 };
 
 const CommandDef kConnectionCommands[] = {
-    {"ping", -1, kFast, {}, ping, "connection", "Returns the server's liveliness response.", "1.0.0", "O(1)", "fast connection"},
-    {"echo", 2, kFast, {}, echo, "connection", "Returns the given string.", "1.0.0", "O(1)", "fast connection"},
-    {"quit", -1, kAllowBusy | kNoAuth | kConn | kFast, {}, quit, "connection", "Closes the connection.", "1.0.0", "O(1)", "fast connection"},
-    {"auth", -2, kConn | kFast | kNoAuth | kAllowBusy, {}, auth, "connection", "Authenticates the connection.", "1.0.0", "O(N) where N is the number of passwords defined for the user", "fast connection"},
-    {"hello", -1, kConn | kFast | kNoAuth | kAllowBusy, {}, hello, "connection", "Handshakes with the Redis server.", "6.0.0", "O(1)", "fast connection"},
-    {"select", 2, kLoading | kStale | kFast, {}, select, "connection", "Changes the selected database.", "1.0.0", "O(1)", "fast connection"},
-    {"reset", 1, kConn | kFast | kNoAuth | kAllowBusy, {}, reset, "connection", "Resets the connection.", "6.2.0", "O(1)", "fast connection"},
-    {"client", -2, kConn, {}, nullptr, "connection", "A container for client connection commands.", "2.4.0", "Depends on subcommand.", "slow", kClientSubcommands},
+    {"ping", -1, kFast, {}, ping, "connection", "Ping the server", "1.0.0", "O(1)", "fast connection"},
+    {"echo", 2, kLoading | kStale | kFast, {}, echo, "connection", "Echo the given string", "1.0.0", "O(1)", "fast connection"},
+    {"quit", -1, kAllowBusy | kNoAuth | kConn | kFast, {}, quit, "connection", "Close the connection", "1.0.0", "O(1)", "fast connection"},
+    {"auth", -2, kConn | kFast | kNoAuth | kAllowBusy, {}, auth, "connection", "Authenticate to the server", "1.0.0", "O(N) where N is the number of passwords defined for the user", "fast connection"},
+    {"hello", -1, kConn | kFast | kNoAuth | kAllowBusy, {}, hello, "connection", "Handshake with Redis", "6.0.0", "O(1)", "fast connection"},
+    {"select", 2, kLoading | kStale | kFast, {}, select, "connection", "Change the selected database for the current connection", "1.0.0", "O(1)", "fast connection"},
+    {"reset", 1, kConn | kFast | kNoAuth | kAllowBusy, {}, reset, "connection", "Reset the connection", "6.2.0", "O(1)", "fast connection"},
+    {"client", -2, kConn, {}, nullptr, "connection", "A container for client connection commands", "2.4.0", "Depends on subcommand.", "slow", kClientSubcommands},
 };
 
 }  // namespace

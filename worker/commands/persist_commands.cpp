@@ -66,13 +66,13 @@ void cmd_lastsave(Context& ctx) {
 
 // clang-format off
 const CommandDef kPersistCommands[] = {
-    {"save", 1, kAdmin | kNoScript | kNoMulti, {0, 0, 0, false}, cmd_save, "server",
+    {"save", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, {0, 0, 0, false}, cmd_save, "server",
      "Synchronously save the dataset to disk",
      "1.0.0", "O(N) where N is the total number of keys in all databases", "admin slow dangerous"},
-    {"bgsave", -1, kAdmin | kNoScript, {0, 0, 0, false}, cmd_bgsave, "server",
+    {"bgsave", -1, kAdmin | kNoScript | kNoAsyncLoading, {0, 0, 0, false}, cmd_bgsave, "server",
      "Asynchronously save the dataset to disk",
      "1.0.0", "O(1)", "admin slow dangerous"},
-    {"bgrewriteaof", 1, kAdmin | kNoScript, {0, 0, 0, false}, cmd_bgrewriteaof, "server",
+    {"bgrewriteaof", 1, kAdmin | kNoScript | kNoAsyncLoading, {0, 0, 0, false}, cmd_bgrewriteaof, "server",
      "Asynchronously rewrite the append-only file",
      "1.0.0", "O(1)", "admin slow dangerous"},
     {"lastsave", 1, kLoading | kStale | kFast, {0, 0, 0, false}, cmd_lastsave, "server",

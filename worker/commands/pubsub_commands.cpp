@@ -67,24 +67,24 @@ constexpr KeySpec kAllChannels{1, -1, 1};  // shard channels hash like keys (not
 constexpr KeySpec kFirstChannel{1, 1, 1};
 
 const CommandDef kPubsubSubcommands[] = {
-    {"pubsub|channels", -2, kPubsub | kLoading | kStale, kNone, pubsub_channels, "pubsub", "Returns the active channels.", "2.8.0", "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)", "pubsub slow"},
-    {"pubsub|numpat", 2, kPubsub | kLoading | kStale, kNone, pubsub_numpat, "pubsub", "Returns a count of unique pattern subscriptions.", "2.8.0", "O(1)", "pubsub slow"},
-    {"pubsub|numsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_numsub, "pubsub", "Returns a count of subscribers to channels.", "2.8.0", "O(N) for the NUMSUB subcommand, where N is the number of requested channels", "pubsub slow"},
-    {"pubsub|shardchannels", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardchannels, "pubsub", "Returns the active shard channels.", "7.0.0", "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).", "pubsub slow"},
-    {"pubsub|shardnumsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardnumsub, "pubsub", "Returns the count of subscribers of shard channels.", "7.0.0", "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels", "pubsub slow"},
-    {"pubsub|help", 2, kLoading | kStale, kNone, pubsub_help, "pubsub", "Returns helpful text about the different subcommands.", "6.2.0", "O(1)", "slow"},
+    {"pubsub|channels", -2, kPubsub | kLoading | kStale, kNone, pubsub_channels, "pubsub", "List active channels", "2.8.0", "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)", "pubsub slow"},
+    {"pubsub|numpat", 2, kPubsub | kLoading | kStale, kNone, pubsub_numpat, "pubsub", "Get the count of unique patterns pattern subscriptions", "2.8.0", "O(1)", "pubsub slow"},
+    {"pubsub|numsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_numsub, "pubsub", "Get the count of subscribers for channels", "2.8.0", "O(N) for the NUMSUB subcommand, where N is the number of requested channels", "pubsub slow"},
+    {"pubsub|shardchannels", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardchannels, "pubsub", "List active shard channels", "7.0.0", "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).", "pubsub slow"},
+    {"pubsub|shardnumsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardnumsub, "pubsub", "Get the count of subscribers for shard channels", "7.0.0", "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels", "pubsub slow"},
+    {"pubsub|help", 2, kLoading | kStale, kNone, pubsub_help, "pubsub", "Show helpful text about the different subcommands", "6.2.0", "O(1)", "slow"},
 };
 
 const CommandDef kPubsubCommands[] = {
-    {"subscribe", -2, kSub, kNone, subscribe, "pubsub", "Listens for messages published to channels.", "2.0.0", "O(N) where N is the number of channels to subscribe to.", "pubsub slow"},
-    {"psubscribe", -2, kSub, kNone, psubscribe, "pubsub", "Listens for messages published to channels that match one or more patterns.", "2.0.0", "O(N) where N is the number of patterns the client is already subscribed to.", "pubsub slow"},
-    {"ssubscribe", -2, kSub, kAllChannels, ssubscribe, "pubsub", "Listens for messages published to shard channels.", "7.0.0", "O(N) where N is the number of shard channels to subscribe to.", "pubsub slow"},
-    {"unsubscribe", -1, kSub, kNone, unsubscribe, "pubsub", "Stops listening to messages posted to channels.", "2.0.0", "O(N) where N is the number of clients already subscribed to a channel.", "pubsub slow"},
-    {"punsubscribe", -1, kSub, kNone, punsubscribe, "pubsub", "Stops listening to messages published to channels that match one or more patterns.", "2.0.0", "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).", "pubsub slow"},
-    {"sunsubscribe", -1, kSub, kAllChannels, sunsubscribe, "pubsub", "Stops listening to messages posted to shard channels.", "7.0.0", "O(N) where N is the number of clients already subscribed to a shard channel.", "pubsub slow"},
-    {"publish", 3, kPub, kNone, publish, "pubsub", "Posts a message to a channel.", "2.0.0", "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).", "pubsub fast"},
+    {"subscribe", -2, kSub, kNone, subscribe, "pubsub", "Listen for messages published to the given channels", "2.0.0", "O(N) where N is the number of channels to subscribe to.", "pubsub slow"},
+    {"psubscribe", -2, kSub, kNone, psubscribe, "pubsub", "Listen for messages published to channels matching the given patterns", "2.0.0", "O(N) where N is the number of patterns the client is already subscribed to.", "pubsub slow"},
+    {"ssubscribe", -2, kSub, kAllChannels, ssubscribe, "pubsub", "Listen for messages published to the given shard channels", "7.0.0", "O(N) where N is the number of shard channels to subscribe to.", "pubsub slow"},
+    {"unsubscribe", -1, kSub, kNone, unsubscribe, "pubsub", "Stop listening for messages posted to the given channels", "2.0.0", "O(N) where N is the number of clients already subscribed to a channel.", "pubsub slow"},
+    {"punsubscribe", -1, kSub, kNone, punsubscribe, "pubsub", "Stop listening for messages posted to channels matching the given patterns", "2.0.0", "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).", "pubsub slow"},
+    {"sunsubscribe", -1, kSub, kAllChannels, sunsubscribe, "pubsub", "Stop listening for messages posted to the given shard channels", "7.0.0", "O(N) where N is the number of clients already subscribed to a shard channel.", "pubsub slow"},
+    {"publish", 3, kPub, kNone, publish, "pubsub", "Post a message to a channel", "2.0.0", "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).", "pubsub fast"},
     {"spublish", 3, kPub, kFirstChannel, spublish, "pubsub", "Post a message to a shard channel", "7.0.0", "O(N) where N is the number of clients subscribed to the receiving shard channel.", "pubsub fast"},
-    {"pubsub", -2, 0, kNone, nullptr, "pubsub", "A container for Pub/Sub commands.", "2.8.0", "Depends on subcommand.", "slow", kPubsubSubcommands},
+    {"pubsub", -2, 0, kNone, nullptr, "pubsub", "A container for Pub/Sub commands", "2.8.0", "Depends on subcommand.", "slow", kPubsubSubcommands},
 };
 
 }  // namespace

@@ -196,8 +196,25 @@ void Persistence::misconf(proto::ReplyWriter& out) {
 
 void Persistence::log(int db, std::span<const std::string_view> args) {
   const Effect& e = effect();
-  append_command(writer_->buffer(), shard_.now_ms(), db, e.is_set() ? e.args() : args);
+  std::span<const std::string_view> logged = e.is_set() ? e.args() : args;
+  if (batching_) {
+    std::size_t at = batch_.size();
+    put_u32(batch_, 0);
+    append_command_payload(batch_, shard_.now_ms(), db, logged);
+    auto n = static_cast<std::uint32_t>(batch_.size() - at - 4);
+    std::memcpy(batch_.data() + at, &n, 4);
+    ++batch_count_;
+  } else {
+    append_command(writer_->buffer(), shard_.now_ms(), db, logged);
+  }
   ++dirty_;
+}
+
+void Persistence::end_batch() {
+  if (batching_ && batch_count_ > 0) append_batch(writer_->buffer(), batch_, batch_count_);
+  batching_ = false;
+  batch_.clear();
+  batch_count_ = 0;
 }
 
 void Persistence::set_writable_state(bool ok) {

@@ -42,7 +42,8 @@ class Persistence final : public Service {
   // Before a write command: false (and a -MISCONF reply written) when it cannot be logged.
   bool before_write(std::span<const std::string_view> args, proto::ReplyWriter& out) {
     if (!journaling_) return true;
-    if (!writer_->reserve(command_record_size(args) + kEffectSlack)) {
+    // Inside EXEC the whole batch is written as one record: room for all of it so far.
+    if (!writer_->reserve(command_record_size(args) + kEffectSlack + batch_.size())) {
       misconf(out);
       return false;
     }
@@ -55,6 +56,14 @@ class Persistence final : public Service {
     if (!journaling_ || store::mutation_count() == mutations_before_) return;
     log(db, args);
   }
+  // EXEC: the effects logged between these two calls become one all-or-nothing record.
+  void begin_batch() {
+    batching_ = journaling_;
+    batch_.clear();
+    batch_count_ = 0;
+  }
+  void end_batch();
+
   // Start of the check phase: this turn's records reach the file (and, under `always`, the
   // disk) before the replies that depend on them are flushed.
   void on_turn();
@@ -89,6 +98,9 @@ class Persistence final : public Service {
   std::string dir_;
   std::unique_ptr<WalWriter> writer_;
   bool always_ = false;
+  bool batching_ = false;
+  std::string batch_;
+  std::uint32_t batch_count_ = 0;
   bool journaling_ = false;
   bool was_writable_ = true;
   std::uint64_t mutations_before_ = 0;

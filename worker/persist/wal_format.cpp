@@ -18,10 +18,8 @@ std::size_t command_record_size(std::span<const std::string_view> args) {
   return n;
 }
 
-void append_command(std::string& b, std::int64_t now_ms, int db,
-                    std::span<const std::string_view> args) {
-  b.reserve(b.size() + command_record_size(args));
-  std::size_t at = begin_record(b, kWalVersion);
+void append_command_payload(std::string& b, std::int64_t now_ms, int db,
+                            std::span<const std::string_view> args) {
   put_u64(b, static_cast<std::uint64_t>(now_ms));
   put_u32(b, static_cast<std::uint32_t>(db));
   put_u32(b, static_cast<std::uint32_t>(args.size()));
@@ -29,7 +27,37 @@ void append_command(std::string& b, std::int64_t now_ms, int db,
     put_u32(b, static_cast<std::uint32_t>(a.size()));
     b.append(a);
   }
+}
+
+void append_command(std::string& b, std::int64_t now_ms, int db,
+                    std::span<const std::string_view> args) {
+  b.reserve(b.size() + command_record_size(args));
+  std::size_t at = begin_record(b, kWalVersion);
+  append_command_payload(b, now_ms, db, args);
   finish_record(b, at);
+}
+
+void append_batch(std::string& b, std::string_view inner, std::uint32_t count) {
+  std::size_t at = begin_record(b, kWalBatchVersion);
+  put_u32(b, count);
+  b.append(inner);
+  finish_record(b, at);
+}
+
+bool decode_batch(std::string_view payload, std::vector<std::string_view>& out) {
+  out.clear();
+  if (payload.size() < 4) return false;
+  std::uint32_t count = get_u32(payload.data());
+  std::size_t at = 4;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (payload.size() - at < 4) return false;
+    std::uint32_t n = get_u32(payload.data() + at);
+    at += 4;
+    if (payload.size() - at < n) return false;
+    out.push_back(payload.substr(at, n));
+    at += n;
+  }
+  return at == payload.size();
 }
 
 Parse parse_record(std::string_view data, RecordView& out) {

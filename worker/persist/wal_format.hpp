@@ -29,6 +29,13 @@
 //   args    the command's logical effect: its own arguments, or what the handler wrote
 //           with Context::log_as (INCRBYFLOAT → SET of the result, GETDEL → DEL, ...).
 //
+// WAL payload, version 2: a transaction (EXEC), all or nothing — one checksum covers every
+// command, so a torn tail can never keep a prefix of it.
+//
+//   +-----------+---------------------------------------------+
+//   | u32 count | count × [u32 n][n bytes: a version-1 payload] |
+//   +-----------+---------------------------------------------+
+//
 // Every integer is little-endian. A data type added later needs no new framing: its
 // commands are logged as commands; only the snapshot gains a value encoding.
 #pragma once
@@ -46,6 +53,7 @@ namespace ruvio::persist {
 inline constexpr std::size_t kHeaderBytes = 9;  // len + crc + ver
 inline constexpr std::uint32_t kMaxBody = 1u << 30;
 inline constexpr std::uint8_t kWalVersion = 1;
+inline constexpr std::uint8_t kWalBatchVersion = 2;
 
 inline void put_u32(std::string& b, std::uint32_t v) {
   char x[4];
@@ -104,5 +112,13 @@ struct Command {
 };
 // false when the payload is malformed (its checksum passed, so: a bug or a foreign file).
 bool decode_command(std::string_view payload, Command& out);
+
+// A version-1 payload without framing (the inner commands of a batch).
+void append_command_payload(std::string& b, std::int64_t now_ms, int db,
+                            std::span<const std::string_view> args);
+// Frames `inner` ([u32 n][payload] × count) as one version-2 record.
+void append_batch(std::string& b, std::string_view inner, std::uint32_t count);
+// The inner payloads of a version-2 record; false when malformed.
+bool decode_batch(std::string_view payload, std::vector<std::string_view>& out);
 
 }  // namespace ruvio::persist

@@ -102,16 +102,30 @@ std::optional<std::string> replay_wal(const std::string& dir, std::uint64_t from
       RecordView rec;
       status = parse_record(data.substr(at), rec);
       if (status != Parse::kOk) break;
-      if (rec.version != kWalVersion) {
+      if (rec.version != kWalVersion && rec.version != kWalBatchVersion) {
         return "record version " + std::to_string(rec.version) + " at offset " +
                std::to_string(at) + " of " + seg.path +
                " is not known to this build (written by a newer Ruvio?)";
       }
-      if (!decode_command(rec.payload, cmd)) {
-        status = Parse::kCorrupt;
-        break;
+      if (rec.version == kWalBatchVersion) {
+        std::vector<std::string_view> inner;
+        bool ok = decode_batch(rec.payload, inner);
+        for (std::size_t i = 0; ok && i < inner.size(); ++i) ok = decode_command(inner[i], cmd);
+        if (!ok) {
+          status = Parse::kCorrupt;
+          break;
+        }
+        for (std::string_view payload : inner) {
+          decode_command(payload, cmd);
+          apply(cmd);
+        }
+      } else {
+        if (!decode_command(rec.payload, cmd)) {
+          status = Parse::kCorrupt;
+          break;
+        }
+        apply(cmd);
       }
-      apply(cmd);
       ++report.records;
       report.bytes += rec.size;
       at += rec.size;

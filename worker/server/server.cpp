@@ -201,7 +201,9 @@ void Server::run_transaction(ClientInfo& client,
     return;
   }
   out.array(commands.size());
+  if (persistence_) persistence_->begin_batch();
   for (const auto& cmd : commands) execute(client, cmd, out);
+  if (persistence_) persistence_->end_batch();
 }
 
 void Server::maybe_ready() {

@@ -64,7 +64,7 @@ struct ClientInfo {
   }
   std::int64_t created_ms = 0;
   std::int64_t last_interaction_ms = 0;
-  std::string last_command = "NULL";  // "client|list" style, for CLIENT LIST cmd=
+  std::string_view last_command = "NULL";  // a declared name ("client|list"), for CLIENT LIST
   std::size_t query_buffer_bytes = 0;   // qbuf
   std::size_t query_buffer_free = 0;    // qbuf-free
   std::size_t output_buffer_bytes = 0;  // omem
