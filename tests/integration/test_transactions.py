@@ -243,7 +243,7 @@ class TransactionCases:
 itest.bind(TransactionCases, globals())
 # The mixin's transactions use several keys together: on the proxy they share a hash tag so
 # they have one owner (connections still land on either worker: local and forwarded EXEC).
-RuvioProxy.key_prefix = "{tx}"  # noqa: F821 — defined by bind
+globals()["RuvioProxy"].key_prefix = "{tx}"
 
 
 class ProxyTransactions(itest.RuvioProxyCase):

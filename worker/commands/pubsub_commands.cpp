@@ -2,6 +2,7 @@
 // Subscriptions are connection state and stay on the worker holding the connection; the
 // proxy layer fans PUBLISH and PUBSUB out to every worker and merges the answers.
 #include <algorithm>
+#include <string>
 
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
@@ -26,6 +27,12 @@ void publish(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[
 void spublish(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], true)); }
 
 void list_channels(Context& ctx, bool shard) {
+  if (ctx.argc() > 3) {
+    std::string sub(ctx.args[1].substr(0, 128));
+    ctx.out.error("ERR unknown subcommand or wrong number of arguments for '" + sub +
+                  "'. Try PUBSUB HELP.");
+    return;
+  }
   std::string_view pattern = ctx.argc() == 3 ? ctx.args[2] : std::string_view{};
   std::vector<std::string> found = ctx.shard.pubsub->channels(pattern, shard);
   ctx.out.array(found.size());

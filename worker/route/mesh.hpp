@@ -36,7 +36,7 @@ class Server;
 
 enum class MeshKind : std::uint8_t {
   kCommand = 0,  // run one command, reply with its reply
-  kPublish = 1,  // deliver a message to local subscribers only; reply = receivers
+  kPatterns = 1,  // this worker's pattern subscriptions, as an array (PUBSUB NUMPAT)
   kExec = 2,     // run a queued transaction atomically; reply = EXEC's reply
 };
 

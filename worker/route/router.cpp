@@ -461,8 +461,23 @@ void Router::fan_out(Connection& c, Route route, std::span<const std::string_vie
       };
       break;
     case Route::kPubsub:
+      if (iequals(args[1], "numpat") && args.size() == 2) {
+        // Redis counts distinct patterns: ask every worker for its list and unite them.
+        std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_),
+                                      [](std::vector<std::string>& parts, std::string& out) {
+                                        std::string all;
+                                        merge_union(parts, all);
+                                        auto h = reply_aggregate(all);
+                                        out = reply_is_error(all) ? all
+                                              : ":" + std::to_string(h ? h->count : 0) + "\r\n";
+                                      });
+        for (int w = 0; w < workers_; ++w) {
+          send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kPatterns, args);
+        }
+        return;
+      }
       if (iequals(args[1], "numpat")) {
-        merge = merge_sum;
+        merge = merge_ok;  // its arity error, the same from every worker
       } else if (iequals(args[1], "channels") || iequals(args[1], "shardchannels")) {
         merge = merge_union;
       } else if (iequals(args[1], "numsub") || iequals(args[1], "shardnumsub")) {

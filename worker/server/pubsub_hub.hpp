@@ -26,6 +26,11 @@ class PubSubHub final : public PubSub {
   std::vector<std::string> channels(std::string_view pattern, bool shard) const override;
   std::int64_t subscribers(std::string_view channel, bool shard) const override;
   std::int64_t patterns() const override { return static_cast<std::int64_t>(patterns_.size()); }
+  std::vector<std::string> pattern_list() const override {
+    std::vector<std::string> out;
+    for (const auto& [p, members] : patterns_) out.push_back(p);
+    return out;
+  }
 
   // A connection closed: drop every subscription it held.
   void forget(ClientInfo& c) override;

@@ -25,6 +25,7 @@ constexpr std::uint64_t kHousekeepingMs = 100;  // Redis's hz 10
 // bounded by time; ours is bounded by count, which is the same kind of limit).
 constexpr std::size_t kExpireBudget = 200;
 constexpr std::uint64_t kExpireTimeLimitNs = 25'000'000;
+constexpr std::size_t kMassExpiry = 1000;  // keys expired in one tick
 // Idle-time resize work, on top of what each write does, so a table that stops being written
 // still finishes growing or shrinking.
 constexpr std::size_t kRehashBucketsPerTick = 1024;
@@ -223,6 +224,12 @@ void Server::run_mesh_request(MeshKind kind, ClientInfo& client,
     case MeshKind::kCommand:
       execute(client, args, out);
       return;
+    case MeshKind::kPatterns: {
+      std::vector<std::string> patterns = pubsub_.pattern_list();
+      out.array(patterns.size());
+      for (const std::string& p : patterns) out.bulk(p);
+      return;
+    }
     case MeshKind::kExec: {
       // EXEC n1 args… n2 args… (see Router::exec)
       std::vector<std::vector<std::string_view>> commands;
@@ -312,7 +319,12 @@ void Server::housekeeping() {
     }
     db.rehash_step(kRehashBucketsPerTick);
   }
-  if (expired > 0) mi_collect(false);
+  // Mass expiry gives its pages back like FLUSHALL does; a trickle only tidies up.
+  if (expired >= kMassExpiry) {
+    shard_.release_memory();
+  } else if (expired > 0) {
+    mi_collect(false);
+  }
   if (now - ops_sample_ms_ >= 1000) {
     std::uint64_t done = shard_.stats().commands_processed - ops_sample_commands_;
     shard_.stats().instantaneous_ops_per_sec =
@@ -355,9 +367,11 @@ void Server::execute(ClientInfo& client, std::span<const std::string_view> args,
     def = sub;
   }
   if (client.resp == 2 && client.subscribed() && !allowed_when_subscribed(def->name)) {
-    out.error("ERR Can't execute '" + std::string(def->name) +
-              "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
-              "this context");
+    std::string why = "Can't execute '" + std::string(def->name) +
+                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                      "allowed in this context";
+    // Redis answers a refused EXEC in its abort form.
+    out.error((def->name == "exec" ? "EXECABORT Transaction discarded because of: " : "ERR ") + why);
     return;
   }
   if (client.cluster_mode) {  // direct port: MOVED / CROSSSLOT before anything runs

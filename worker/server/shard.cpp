@@ -30,8 +30,18 @@ std::size_t Shard::used_memory() const {
   return total;
 }
 
+// mimalloc 2.0 decommits freed pages lazily (after decommit_delay, on a later allocator
+// call), so an idle worker would keep a flushed keyspace resident. With the delays at zero
+// for this one collection, the pages go back to the OS now; the normal delays, which save
+// churn on busy workers, return afterwards.
 void Shard::release_memory() {
+  const long page_delay = mi_option_get(mi_option_decommit_delay);
+  const long segment_delay = mi_option_get(mi_option_segment_decommit_delay);
+  mi_option_set(mi_option_decommit_delay, 0);
+  mi_option_set(mi_option_segment_decommit_delay, 0);
   mi_collect(true);
+  mi_option_set(mi_option_decommit_delay, page_delay);
+  mi_option_set(mi_option_segment_decommit_delay, segment_delay);
 }
 
 }  // namespace ruvio::worker

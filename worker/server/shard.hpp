@@ -89,6 +89,7 @@ class PubSub {
   virtual std::vector<std::string> channels(std::string_view pattern, bool shard) const = 0;
   virtual std::int64_t subscribers(std::string_view channel, bool shard) const = 0;
   virtual std::int64_t patterns() const = 0;
+  virtual std::vector<std::string> pattern_list() const = 0;
   // Drops every subscription of `c` (RESET, disconnect).
   virtual void forget(ClientInfo& c) = 0;
 };
@@ -101,9 +102,13 @@ class Shard {
   int databases() const { return static_cast<int>(dbs_.size()); }
   void swap_db(int a, int b) {
     ++store::g_mutations;
+    // As Redis: a watched key that exists in either database counts as changed.
+    auto in_either = [&](std::string_view k) {
+      return bool(db(a).peek(k)) || bool(db(b).peek(k));
+    };
+    watches_.touched_all(a, in_either);
+    watches_.touched_all(b, in_either);
     std::swap(dbs_[static_cast<std::size_t>(a)], dbs_[static_cast<std::size_t>(b)]);
-    watches_.touched(a, {});  // as Redis: SWAPDB invalidates WATCHes on both
-    watches_.touched(b, {});
   }
 
   Config& config() { return config_; }
@@ -145,9 +150,16 @@ class Shard {
   }
   bool watch_dirty(std::uint64_t watcher) const { return watches_.dirty(watcher); }
   // Called by the hook: `db` changed `key` (empty: all of it).
+  // The store calls this before a change, so for a whole-db change (empty key) the keys
+  // are still there to tell which watched ones existed.
   void touched(const store::Db& db, std::string_view key) {
     for (int i = 0; i < databases(); ++i) {
-      if (dbs_[static_cast<std::size_t>(i)].get() == &db) watches_.touched(i, key);
+      if (dbs_[static_cast<std::size_t>(i)].get() != &db) continue;
+      if (key.empty()) {
+        watches_.touched_all(i, [&](std::string_view k) { return bool(db.peek(k)); });
+      } else {
+        watches_.touched(i, key);
+      }
     }
   }
   store::TouchHook touch_hook = nullptr;  // set by the server

@@ -37,15 +37,6 @@ void WatchRegistry::unwatch(std::uint64_t watcher) {
 }
 
 void WatchRegistry::touched(int db, std::string_view key) {
-  if (key.empty()) {
-    // FLUSHDB / FLUSHALL / SWAPDB: every watcher of that database.
-    std::string prefix = std::to_string(db) + ":";
-    for (auto& [k, list] : keys_) {
-      if (k.compare(0, prefix.size(), prefix) != 0) continue;
-      for (std::uint64_t w : list) watchers_[w].dirty = true;
-    }
-    return;
-  }
   auto it = keys_.find(slot_key(db, key));
   if (it == keys_.end()) return;
   for (std::uint64_t w : it->second) watchers_[w].dirty = true;

@@ -22,8 +22,19 @@ class WatchRegistry {
   void watch(int db, std::string_view key, std::uint64_t watcher);
   bool dirty(std::uint64_t watcher) const;
   void unwatch(std::uint64_t watcher);
-  // A key of database `db` changed; an empty key means every key of it.
+  // A key of database `db` changed.
   void touched(int db, std::string_view key);
+  // The whole database changed (FLUSHDB, FLUSHALL, SWAPDB): as Redis, only watchers of
+  // keys for which `existed(key)` holds are invalidated.
+  template <class Existed>
+  void touched_all(int db, Existed existed) {
+    std::string prefix = std::to_string(db) + ":";
+    for (auto& [k, list] : keys_) {
+      if (k.compare(0, prefix.size(), prefix) != 0) continue;
+      if (!existed(std::string_view(k).substr(prefix.size()))) continue;
+      for (std::uint64_t w : list) watchers_[w].dirty = true;
+    }
+  }
   bool empty() const { return watchers_.empty(); }
 
  private:
