@@ -73,7 +73,7 @@ struct StatsReport {
   std::uint64_t commands_processed = 0;
   std::uint64_t ops_per_sec = 0;
   std::uint64_t connected_clients = 0;
-  std::uint64_t wal_bytes = 0;   // 0 until durability reports it
+  std::uint64_t wal_bytes = 0;   // WAL bytes since the last snapshot (0: memory profile)
   std::uint64_t wal_lag_ms = 0;
   // mimalloc's view of the process (mi_process_info).
   std::uint64_t mi_current_rss = 0;

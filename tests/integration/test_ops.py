@@ -224,3 +224,32 @@ class AllocTraceOff(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class WalFigures(unittest.TestCase):
+    """The durability figures in /metrics come from the worker's own WAL."""
+
+    def test_wal_bytes_and_lag(self):
+        with opsutil.ruvio(["--durability", "everysec", "--sync-interval-ms", "200"]) as srv:
+            c = srv.client()
+            c.flushall()
+            for i in range(100):
+                c.set(f"wal:{i}", "v" * 100)
+
+            def grown():
+                m = parse_metrics(get(srv, "/metrics")[2])
+                return m.get(("ruvio_worker_wal_bytes", 'worker="0"'), 0) > 100 * 100 and m
+
+            m = wait_for(grown, timeout=5)
+            self.assertTrue(m, "WAL bytes never reached the metrics")
+            # everysec at 200 ms: nothing waits for an fsync once the timer has run.
+            time.sleep(0.5)
+            m = parse_metrics(get(srv, "/metrics")[2])
+            self.assertEqual(m[("ruvio_worker_wal_lag_seconds", 'worker="0"')], 0.0)
+
+    def test_memory_profile_reports_zero(self):
+        with opsutil.ruvio(["--durability", "memory"]) as srv:
+            srv.client().set("k", "v")
+            time.sleep(1.2)
+            m = parse_metrics(get(srv, "/metrics")[2])
+            self.assertEqual(m[("ruvio_worker_wal_bytes", 'worker="0"')], 0.0)

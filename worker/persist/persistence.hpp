@@ -75,6 +75,13 @@ class Persistence final : public Service {
   std::string bgsave(bool schedule, bool rewrite) override;
   std::int64_t last_save_unix() const override { return last_save_ms_ / 1000; }
   void info(const std::function<void(std::string_view, std::string_view)>& field) override;
+  std::uint64_t wal_bytes() const override {
+    return journaling_ ? writer_->logged_bytes() - logged_at_snapshot_ : 0;
+  }
+  std::uint64_t wal_lag_ms(std::int64_t now_ms) const override {
+    if (!journaling_ || always_ || !writer_->pending_sync()) return 0;
+    return static_cast<std::uint64_t>(now_ms - last_sync_ms_);
+  }
 
  private:
   static constexpr std::size_t kEffectSlack = 128;  // a rewritten effect may be a bit longer

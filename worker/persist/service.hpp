@@ -22,6 +22,10 @@ class Service {
   virtual std::int64_t last_save_unix() const = 0;
   // INFO persistence, field by field in Redis's order and names.
   virtual void info(const std::function<void(std::string_view, std::string_view)>& field) = 0;
+  // For the supervisor's figures: bytes in the WAL since the last snapshot, and how long
+  // acknowledged writes may have waited for their fsync (0 under always, or nothing pending).
+  virtual std::uint64_t wal_bytes() const = 0;
+  virtual std::uint64_t wal_lag_ms(std::int64_t now_ms) const = 0;
 };
 
 }  // namespace ruvio::persist

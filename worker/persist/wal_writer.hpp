@@ -57,6 +57,8 @@ class WalWriter {
   std::uint64_t seq() const { return seq_; }
   // Bytes of records logged since start (written or buffered).
   std::uint64_t logged_bytes() const { return logged_; }
+  // Records are waiting in the buffer or written but not yet fsynced.
+  bool pending_sync() const { return unsynced_ || !buf_.empty(); }
   // Removes every segment numbered below `seq` (they are covered by a snapshot).
   void remove_before(std::uint64_t seq);
   // Closes the segment, cutting its unused preallocated tail (graceful shutdown).

@@ -168,6 +168,11 @@ void MeshLink::fail(const char* why) {
   for (const MeshWaiter& w : lost) server_.deliver(w, err);
   in_.clear();
   uv_read_stop(reinterpret_cast<uv_stream_t*>(pipe_));
+  release_pipe();
+  uv_timer_start(&retry_, on_retry, kRetryMs, 0);
+}
+
+void MeshLink::release_pipe() {
   // The writer must outlive a uv_write still owned by the closing pipe.
   auto* writer = out_.release();
   pipe_->data = writer;
@@ -176,21 +181,11 @@ void MeshLink::fail(const char* why) {
     delete reinterpret_cast<uv_pipe_t*>(h);
   });
   pipe_ = nullptr;
-  uv_timer_start(&retry_, on_retry, kRetryMs, 0);
 }
 
 void MeshLink::close() {
   uv_timer_stop(&retry_);
-  if (state_ == State::kUp) {
-    state_ = State::kClosing;
-    auto* writer = out_.release();
-    pipe_->data = writer;
-    uv_close(reinterpret_cast<uv_handle_t*>(pipe_), [](uv_handle_t* h) {
-      delete static_cast<StreamWriter*>(h->data);
-      delete reinterpret_cast<uv_pipe_t*>(h);
-    });
-    pipe_ = nullptr;
-  }
+  if (state_ == State::kUp) release_pipe();
   state_ = State::kClosing;
 }
 

@@ -72,6 +72,7 @@ class MeshLink {
   static void on_written(void* self, int status);
   static void on_retry(uv_timer_t* t);
   void fail(const char* why);
+  void release_pipe();
 
   Server& server_;
   int peer_;

@@ -1,5 +1,7 @@
 #include "worker/server/stats_reporter.hpp"
 
+#include "worker/persist/service.hpp"
+
 #include <mimalloc.h>
 #include <spdlog/spdlog.h>
 
@@ -24,6 +26,10 @@ control::StatsReport stats_report(Shard& shard, std::uint64_t seq) {
   r.commands_processed = shard.stats().commands_processed;
   r.ops_per_sec = shard.stats().instantaneous_ops_per_sec;
   r.connected_clients = shard.connected_clients;
+  if (shard.persistence != nullptr) {
+    r.wal_bytes = shard.persistence->wal_bytes();
+    r.wal_lag_ms = shard.persistence->wal_lag_ms(shard.now_ms());
+  }
   std::size_t elapsed = 0, user = 0, sys = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0,
               faults = 0;
   mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
