@@ -7,6 +7,7 @@ crash backoff."""
 
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -489,6 +490,354 @@ class Durability(unittest.TestCase):
         self.mounts.pop()
         self.assertTrue(wait_for(lambda: self._writes_ok(r), 5), "writes did not resume")
         r.close()
+
+
+
+# -- two workers ----------------------------------------------------------------------------
+
+
+def tags_of(owner, n=32, workers=2):
+    """n hash tags whose keys all belong to `owner` (harness.key_owner)."""
+    tags, i = [], 0
+    while len(tags) < n:
+        if harness.key_owner(f"{{t{i}}}", workers) == owner:
+            tags.append(f"t{i}")
+        i += 1
+    return tags
+
+
+def worker_of(sock):
+    """Which worker accepted this proxy-port connection (INFO server's worker_id)."""
+    info = harness._call(sock, "INFO", "server")
+    i = info.find(b"\r\nworker_id:")
+    return int(info[i + 12:info.index(b"\r\n", i + 12)]) if i >= 0 else 0
+
+
+# Per owner: hash tags of its keys, and the counter the loads INCR on it.
+TAGS = {w: tags_of(w) for w in (0, 1)}
+
+
+class MeshLoader:
+    """Loader's pipelined MSET/INCR load for a two-worker service, on a connection that
+    landed on a known worker, writing keys of the owners in `owners` (the ones the
+    connection's worker does not own are forwarded over the mesh).
+
+    Every MSET takes its three keys from ONE owner (one hash tag): a cross-owner MSET is
+    split by the proxy into one MSET per owner, atomic on each worker but not across them,
+    so all-or-nothing could not be asked of it. A reply read off the socket that is not an
+    error acknowledges its command; an error (-LOADING while a peer is down: the forwarded
+    write may or may not have run) is not an acknowledgement."""
+
+    TAGS = TAGS
+    CTR = {w: f"ctr{{{TAGS[w][0]}}}" for w in (0, 1)}
+
+    def __init__(self, sock, worker, owners, tag):
+        self.sock, self.worker, self.owners, self.tag = sock, worker, list(owners), tag
+        self.sent_msets, self.acked_msets = [], []
+        self.sent_incr = {0: 0, 1: 0}
+        self.acked_incr = {0: 0, 1: 0}
+        self.errors = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        s, buf, n = self.sock, b"", 0
+        try:
+            while not self.stop.is_set():
+                batch, kinds = [], []
+                for i in range(16):
+                    owner = self.owners[(n + i) % len(self.owners)]
+                    if i % 2 == 0:
+                        idx = len(self.sent_msets)
+                        ht = self.TAGS[owner][n % len(self.TAGS[owner])]
+                        v = f"{self.tag}-{n}"
+                        keys = [f"{{{ht}}}{self.tag}:{n}:{c}" for c in "abc"]
+                        args = ["MSET"] + [x for k in keys for x in (k, v)]
+                        self.sent_msets.append((keys, v))
+                        kinds.append(("mset", idx))
+                        n += 1
+                    else:
+                        args = ["INCR", self.CTR[owner]]
+                        self.sent_incr[owner] += 1
+                        kinds.append(("incr", owner))
+                    batch.append(b"*%d\r\n" % len(args) +
+                                 b"".join(b"$%d\r\n%s\r\n" % (len(a), a.encode()) for a in args))
+                s.sendall(b"".join(batch))
+                for kind, arg in kinds:
+                    while b"\r\n" not in buf:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            raise ConnectionError
+                        buf += chunk
+                    line, buf = buf.split(b"\r\n", 1)
+                    if line.startswith(b"-"):
+                        self.errors += 1
+                        if not line.startswith(b"-LOADING"):
+                            raise AssertionError(line)
+                    elif kind == "mset":
+                        self.acked_msets.append(arg)
+                    else:
+                        self.acked_incr[arg] += 1
+        except (OSError, ConnectionError):
+            pass
+        finally:
+            s.close()
+
+
+class Ledger:
+    """What every round's loaders sent and had acknowledged, over all rounds of a test."""
+
+    def __init__(self):
+        self.sent, self.acked = [], set()
+        self.sent_incr = {0: 0, 1: 0}
+        self.acked_incr = {0: 0, 1: 0}
+
+    def add(self, load):
+        base = len(self.sent)
+        self.sent += load.sent_msets
+        self.acked |= {base + i for i in load.acked_msets}
+        for w in (0, 1):
+            self.sent_incr[w] += load.sent_incr[w]
+            self.acked_incr[w] += load.acked_incr[w]
+
+
+@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
+class DurabilityTwoWorkers(unittest.TestCase):
+    """The same guarantees with two workers behind the proxy port: a write forwarded over
+    the mesh is logged (and in `always` fsynced) in its OWNER's WAL before its reply comes
+    back through the worker that forwarded it."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ruvio-dur2-")
+        self.dir = os.path.join(self.tmp, "data")
+        self.servers = []
+
+    def tearDown(self):
+        for srv in self.servers:
+            if srv.running():
+                srv.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def start(self, mode="always", workers=2, wait_ready=True, *extra):
+        args = ["--dir", self.dir, "--durability", mode, "--workers", str(workers),
+                "--alloc-trace", "off", *extra]
+        srv = harness.Server(kind="ruvio", args=args, wait_ready=wait_ready)
+        self.servers.append(srv)
+        if wait_ready and workers == 2:
+            self.assertTrue(harness.wait_mesh_up(srv.port), "mesh never came up")
+        return srv
+
+    def connections(self, port, per_worker):
+        """{worker: [sockets]}: proxy-port connections, per_worker landing on each worker."""
+        got, spare = {0: [], 1: []}, []
+        for _ in range(400):
+            if all(len(v) >= per_worker for v in got.values()):
+                break
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            w = worker_of(s)
+            (got[w] if len(got[w]) < per_worker else spare).append(s)
+        for s in spare:
+            s.close()
+        self.assertTrue(all(len(v) >= per_worker for v in got.values()),
+                        "connections never landed on both workers")
+        return got
+
+    def wait_worker_back(self, srv, old_pids):
+        """The supervisor restarted the killed worker and every key is reachable again."""
+        self.assertTrue(wait_for(lambda: len(srv.worker_pids()) == 2 and
+                                 set(srv.worker_pids()) != set(old_pids), 10),
+                        "the killed worker was not restarted")
+        self.assertTrue(harness.wait_mesh_up(srv.port, timeout=10), "mesh never came back")
+
+    def check(self, srv, ledger):
+        """Every acknowledged MSET is there, every MSET is all or nothing, each owner's
+        counter lies between what was acknowledged and what was sent."""
+        r = srv.client(decode_responses=True)
+        lost = []
+        for start in range(0, len(ledger.sent), 300):
+            chunk = ledger.sent[start:start + 300]
+            values = r.mget([k for ks, _ in chunk for k in ks])
+            for j, (ks, v) in enumerate(chunk):
+                got = values[3 * j:3 * j + 3]
+                self.assertIn(got, ([v, v, v], [None, None, None]),
+                              f"MSET {ks} half applied: {got}")
+                if start + j in ledger.acked and got[0] is None:
+                    lost.append(ks)
+        self.assertEqual(lost[:5], [], f"{len(lost)} acknowledged MSETs lost")
+        for w in (0, 1):
+            ctr = int(r.get(MeshLoader.CTR[w]) or 0)
+            self.assertGreaterEqual(ctr, ledger.acked_incr[w], f"counter of worker {w}")
+            self.assertLessEqual(ctr, ledger.sent_incr[w], f"counter of worker {w}")
+        r.close()
+
+    def test_always_sigkill_random_worker_10_rounds(self):
+        ledger = Ledger()
+        victims = [0, 1] * 5  # each worker is the victim in half of the rounds
+        random.shuffle(victims)
+        for rnd, victim in enumerate(victims):
+            srv = self.start("always")
+            self.check(srv, ledger)  # the previous round, from both WALs
+            # Two connections on each worker, each writing keys of both owners: half of
+            # every connection's writes are forwarded.
+            socks = self.connections(srv.port, 2)
+            loads = [MeshLoader(s, w, (0, 1), f"r{rnd}w{w}c{i}")
+                     for w in (0, 1) for i, s in enumerate(socks[w])]
+            for load in loads:
+                load.thread.start()
+            time.sleep(random.uniform(0.05, 0.35))
+            pids = srv.worker_pids()
+            os.kill(pids[victim], signal.SIGKILL)
+            # The survivor keeps serving its own keys (the victim's answer -LOADING) while
+            # the supervisor restarts the victim from its WAL.
+            time.sleep(0.05)
+            for load in loads:
+                load.stop.set()
+            for load in loads:
+                load.thread.join(10)
+                self.assertFalse(load.thread.is_alive(), "a loader hung")
+                ledger.add(load)
+            self.wait_worker_back(srv, pids)
+            self.check(srv, ledger)  # survivor from memory, victim from its WAL
+            srv.stop(signal.SIGKILL)  # and then the whole service, no goodbye
+        srv = self.start("always")
+        self.check(srv, ledger)
+        self.assertGreater(len(ledger.acked), 1000, "the load should have written something")
+        self.assertGreater(sum(ledger.acked_incr.values()), 1000)
+
+    def test_always_sigkill_of_the_forwarding_worker_loses_nothing(self):
+        ledger = Ledger()
+        for rnd, fwd in enumerate((0, 1)):
+            owner = 1 - fwd
+            srv = self.start("always")
+            self.check(srv, ledger)
+            # Connections on the forwarder writing only the owner's keys: every write goes
+            # over the mesh, is logged in the owner's WAL, and its reply comes back.
+            socks = self.connections(srv.port, 2)
+            for s in socks[owner]:
+                s.close()
+            loads = [MeshLoader(s, fwd, (owner,), f"f{rnd}c{i}")
+                     for i, s in enumerate(socks[fwd])]
+            for load in loads:
+                load.thread.start()
+            time.sleep(random.uniform(0.1, 0.3))
+            pids = srv.worker_pids()
+            os.kill(pids[fwd], signal.SIGKILL)
+            for load in loads:
+                load.thread.join(10)
+                self.assertFalse(load.thread.is_alive(), "a loader hung")
+                self.assertEqual(load.errors, 0)
+                ledger.add(load)
+            self.assertGreater(len(loads[0].acked_msets), 0, "nothing was acknowledged")
+            # The owner never died: it still has them, and it was not restarted.
+            self.assertIn(pids[owner], srv.worker_pids())
+            self.wait_worker_back(srv, pids)
+            self.check(srv, ledger)
+            # Then the owner too: they come back from the owner's WAL.
+            srv.stop(signal.SIGKILL)
+            srv = self.start("always")
+            self.check(srv, ledger)
+            srv.stop()
+
+    def write_both(self, srv, n):
+        """n keys per worker, written through the proxy port; returns {key: value}."""
+        r = srv.client(decode_responses=True)
+        data = {}
+        for w in (0, 1):
+            keys = [f"k{i}" for i in range(20 * n) if harness.key_owner(f"k{i}") == w][:n]
+            data.update({k: f"v-{k}" for k in keys})
+        for k, v in data.items():
+            r.set(k, v)
+        r.close()
+        return data
+
+    def assert_all_there(self, srv, data):
+        r = srv.client(decode_responses=True)
+        keys = list(data)
+        self.assertEqual(r.mget(keys), [data[k] for k in keys])
+        r.close()
+
+    def test_data_dir_of_two_workers_refused_with_one(self):
+        srv = self.start("everysec")
+        data = self.write_both(srv, 100)
+        self.assertEqual(srv.stop(), 0)
+        w0 = os.path.join(self.dir, "worker-0")
+        files_before = {w: sorted(os.listdir(os.path.join(self.dir, w)))
+                        for w in ("worker-0", "worker-1")}
+        with open(os.path.join(w0, "meta")) as f:
+            meta_before = f.read()
+        self.assertEqual(meta_before, "ruvio-data 1\nworkers 2\nslots 0-8191\n")
+
+        srv = self.start("everysec", workers=1, wait_ready=False)
+        self.assertTrue(wait_for(lambda: "exited with status 3" in srv.output(), 10),
+                        srv.output()[-2000:])
+        out = srv.output()
+        srv.stop()
+        # One line from the worker, one from the supervisor with the worker's exit status.
+        want = re.compile(
+            r"^\S+ \S+ \[worker 0\] \[pid (\d+)\] critical: data dir " + re.escape(w0) +
+            r" was written by a different layout \(ruvio-data 1 workers 2 slots 0-8191 ?\) "
+            r"than this service's \(workers 1, slots 0-16383\)\. Resharding a data dir is "
+            r"not supported yet: start with the worker count it was written with, or move " +
+            re.escape(self.dir) + r" away to start empty$", re.M)
+        m = want.search(out)
+        self.assertIsNotNone(m, out[-2000:])
+        self.assertRegex(out, r"\[supervisor\] \[pid \d+\] warning: worker 0 \(pid " +
+                         m.group(1) + r"\) exited with status 3 after ")
+        self.assertNotIn("listening, slots", out)  # never served
+        # Nothing in the data dir was touched by the refused start.
+        self.assertEqual({w: sorted(os.listdir(os.path.join(self.dir, w)))
+                          for w in ("worker-0", "worker-1")}, files_before)
+        with open(os.path.join(w0, "meta")) as f:
+            self.assertEqual(f.read(), meta_before)
+
+        srv = self.start("everysec")
+        self.assertEqual(len(srv.worker_pids()), 2)
+        self.assertIn("listening, slots 0-8191", srv.output())
+        self.assertIn("listening, slots 8192-16383", srv.output())
+        self.assertEqual(srv.output().count("recovered 100 keys"), 2, srv.output()[-2000:])
+        self.assert_all_there(srv, data)
+    def test_data_dir_of_one_worker_not_served_by_two(self):
+        """A dir written with --workers 1 started with --workers 2: worker 1 has no dir of
+        its own yet, but worker-0/ holds keys of its slots, so it must refuse too rather
+        than serve those slots empty (an old key reading as missing, a write to it
+        acknowledged into a fresh WAL)."""
+        srv = self.start("always", workers=1)
+        key = next(f"k{i}" for i in range(100) if harness.key_owner(f"k{i}") == 1)
+        srv.client().set(key, "old")
+        srv.stop()
+        srv = self.start("always", workers=2, wait_ready=False)
+        wait_for(lambda: "listening, slots 8192-16383" in srv.output(), 3)
+        time.sleep(0.2)
+        self.assertNotIn("listening, slots 8192-16383", srv.output(),
+                         "worker 1 serves its slots of a data dir written by one worker")
+
+    def stop_and_restart_keeps_both(self, how):
+        srv = self.start("everysec", 2, True, "--sync-interval-ms", "1000")
+        data = self.write_both(srv, 200)
+        # Stopped straight after the writes, before the 1 s sync timer ran: each worker must
+        # flush and fsync its WAL on the way out. (A process exit cannot tell an fsynced
+        # file from one in the page cache; the log line is the evidence of the fsync.)
+        if how == "shutdown":
+            r = srv.client()
+            try:
+                r.execute_command("SHUTDOWN")
+            except Exception:  # noqa: BLE001 — the connection closes
+                pass
+            self.assertTrue(wait_for(lambda: not srv.running(), 10))
+            code = srv.stop()
+        else:
+            code = srv.stop(signal.SIGTERM)
+        self.assertEqual(code, 0)
+        self.assertEqual(srv.output().count("WAL flushed and fsynced"), 2, srv.output()[-2000:])
+        srv = self.start("everysec")
+        self.assertEqual(srv.output().count("recovered 200 keys"), 2, srv.output()[-2000:])
+        self.assert_all_there(srv, data)
+
+    def test_everysec_shutdown_keeps_every_key_of_both_workers(self):
+        self.stop_and_restart_keeps_both("shutdown")
+
+    def test_everysec_sigterm_keeps_every_key_of_both_workers(self):
+        self.stop_and_restart_keeps_both("sigterm")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -63,19 +64,49 @@ std::vector<store::Db*> Persistence::dbs() {
 
 // The data dir records the service layout it was written for: keys are placed by slot, so
 // the same files under another worker count or slot range would serve the wrong keys.
+namespace {
+
+// A meta file's text on one line, or nullopt when there is none.
+std::optional<std::string> read_meta(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
 std::optional<std::string> Persistence::check_meta() {
   const std::string path = dir_ + "/meta";
   const std::string want = meta_text(init_);
-  std::ifstream in(path);
-  if (in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (ss.str() == want) return std::nullopt;
-    std::string have = ss.str();
-    for (char& c : have) {
-      if (c == '\n') c = ' ';
+  std::optional<std::string> have = read_meta(path);
+  if (!have) {
+    // No meta of our own: a new worker dir. It is only new if the other workers' dirs were
+    // written for this same worker count; otherwise this worker's slots hold keys that
+    // live in a sibling dir (e.g. 1 worker → 2), and serving them empty would be wrong.
+    const std::string workers_line = "workers " + std::to_string(init_.worker_count) + "\n";
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(init_.config.dir, ec)) {
+      if (entry.path().filename().string().rfind("worker-", 0) != 0) continue;
+      auto sibling = read_meta(entry.path().string() + "/meta");
+      if (sibling && sibling->find(workers_line) == std::string::npos) {
+        have = sibling;
+        break;
+      }
     }
-    return "data dir " + dir_ + " was written by a different layout (" + have +
+  }
+  if (have) {
+    if (*have == want) return std::nullopt;
+    return "data dir " + dir_ + " was written by a different layout (" + one_line(*have) +
            ") than this service's (workers " + std::to_string(init_.worker_count) + ", slots " +
            std::to_string(init_.slot_first) + "-" + std::to_string(init_.slot_last) +
            "). Resharding a data dir is not supported yet: start with the worker count it "
