@@ -55,6 +55,24 @@ def record_spans(path):
     return spans
 
 
+
+def encode(args):
+    """One RESP multibulk command."""
+    return b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a.encode())
+                                             for a in args)
+
+
+def read_line(sock, buf):
+    """The next reply line (these loads only get one-line replies) and the rest of buf."""
+    while b"\r\n" not in buf:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError
+        buf += chunk
+    line, rest = buf.split(b"\r\n", 1)
+    return line, rest
+
+
 class Loader:
     """A pipelined write load on a raw socket that logs exactly what was acknowledged.
 
@@ -91,16 +109,10 @@ class Loader:
                         args = ["INCR", "ctr"]
                         self.sent_incr += 1
                         kinds.append(("incr", None))
-                    batch.append(b"*%d\r\n" % len(args) +
-                                 b"".join(b"$%d\r\n%s\r\n" % (len(a), a.encode()) for a in args))
+                    batch.append(encode(args))
                 s.sendall(b"".join(batch))
                 for kind, idx in kinds:
-                    while b"\r\n" not in buf:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            raise ConnectionError
-                        buf += chunk
-                    line, buf = buf.split(b"\r\n", 1)
+                    line, buf = read_line(s, buf)
                     if line.startswith(b"-"):
                         raise AssertionError(line)
                     if kind == "mset":
@@ -560,16 +572,10 @@ class MeshLoader:
                         args = ["INCR", self.CTR[owner]]
                         self.sent_incr[owner] += 1
                         kinds.append(("incr", owner))
-                    batch.append(b"*%d\r\n" % len(args) +
-                                 b"".join(b"$%d\r\n%s\r\n" % (len(a), a.encode()) for a in args))
+                    batch.append(encode(args))
                 s.sendall(b"".join(batch))
                 for kind, arg in kinds:
-                    while b"\r\n" not in buf:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            raise ConnectionError
-                        buf += chunk
-                    line, buf = buf.split(b"\r\n", 1)
+                    line, buf = read_line(s, buf)
                     if line.startswith(b"-"):
                         self.errors += 1
                         if not line.startswith(b"-LOADING"):
