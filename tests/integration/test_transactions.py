@@ -6,6 +6,7 @@ ProxyTransactions then checks transactions on the local and the remote worker, C
 for keys spanning workers, WATCH across workers and the atomicity of a forwarded EXEC."""
 
 import threading
+import unittest
 
 import redis
 
@@ -391,3 +392,37 @@ class ProxyTransactions(itest.RuvioProxyCase):
         self.assertEqual(errors, [])
         self.assertEqual(self.cmd("GET", key), b"$%d\r\n%d\r\n" % (
             len(str(600 + sum(done))), 600 + sum(done)))
+
+
+class WatchedOwnerRestarts(unittest.TestCase):
+    """A worker that restarts forgets the WATCHes it held for clients of other workers; EXEC
+    must then answer as for a changed key (null), never run as if nothing happened."""
+
+    def test_exec_after_the_watch_owner_restarted_is_null(self):
+        import os
+        import re
+        import signal
+        import time
+        with itest.start("ruvio", ["--workers", "2"]) as srv:
+            itest.harness.wait_mesh_up(srv.port)
+            key = itest.keys_of(1, 1, "w")[0]
+            c = None
+            for _ in range(100):
+                c = itest.Raw(srv.port)
+                if int(c.call("CLIENT", "ID")[1:-2]) % 2 == 0:
+                    break
+                c.close()
+            self.addCleanup(c.close)
+            self.assertEqual(c.call("WATCH", key), b"+OK\r\n")
+            pid = int(re.findall(r"worker 1 started: pid (\d+)", srv.output())[-1])
+            os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                if c.call("GET", key) == b"$-1\r\n":
+                    break
+                time.sleep(0.05)
+            self.assertEqual(c.call("GET", key), b"$-1\r\n")  # the owner serves again
+            self.assertEqual(c.call("MULTI"), b"+OK\r\n")
+            self.assertEqual(c.call("SET", key, "x"), b"+QUEUED\r\n")
+            self.assertEqual(c.call("EXEC"), b"*-1\r\n")
+            self.assertEqual(c.call("GET", key), b"$-1\r\n")

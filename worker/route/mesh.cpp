@@ -91,6 +91,7 @@ void MeshLink::connect() {
   }
   out_ = std::make_unique<StreamWriter>(reinterpret_cast<uv_stream_t*>(pipe_), this, on_written);
   state_ = State::kUp;
+  ++generation_;
   uv_read_start(reinterpret_cast<uv_stream_t*>(pipe_), on_alloc, on_read);
   spdlog::info("mesh link to worker {} up", peer_);
   server_.on_mesh_link_up();

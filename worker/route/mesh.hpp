@@ -58,6 +58,9 @@ class MeshLink {
 
   int peer() const { return peer_; }
   bool up() const { return state_ == State::kUp; }
+  // Counts connections made: a change means the peer may have restarted (and forgotten
+  // state kept for us there, such as WATCH registrations).
+  std::uint64_t generation() const { return generation_; }
   // Appends a request. The caller checked up().
   void send(MeshKind kind, int origin, int db, int resp, std::span<const std::string_view> args,
             MeshWaiter waiter);
@@ -78,6 +81,7 @@ class MeshLink {
   int peer_;
   std::string address_;  // abstract socket name without the leading NUL
   State state_ = State::kDown;
+  std::uint64_t generation_ = 0;
   uv_pipe_t* pipe_ = nullptr;  // heap: freed in its close callback, may outlive a failed link
   std::unique_ptr<StreamWriter> out_;
   std::string in_;

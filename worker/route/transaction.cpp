@@ -94,7 +94,15 @@ void Router::exec(Connection& c) {
   }
   int target = -1;
   bool spans = false;
-  for (int w : client.watch_workers) spans |= !same_owner(target, w);
+  bool watch_lost = false;  // a worker holding our WATCHes restarted: they are gone
+  for (std::size_t i = 0; i < client.watch_workers.size(); ++i) {
+    int w = client.watch_workers[i];
+    spans |= !same_owner(target, w);
+    if (w != self_ && (!links_[static_cast<std::size_t>(w)]->up() ||
+                       links_[static_cast<std::size_t>(w)]->generation() != client.watch_links[i])) {
+      watch_lost = true;
+    }
+  }
   if (workers_ > 1 && !client.cluster_mode) {
     for (const auto& cmd : queued) {
       const CommandDef* def = command_table().find(cmd[0]);
@@ -112,7 +120,16 @@ void Router::exec(Connection& c) {
     c.local_writer().error(kCrossSlot);
     return;
   }
+  if (watch_lost) {
+    // Redis would have seen any change to those keys; we cannot tell, so the safe
+    // answer is the one for "changed".
+    unwatch_remote(c);
+    server_.shard().unwatch(server_.shard().watcher_of(client));
+    c.local_writer().null_array();
+    return;
+  }
   client.watch_workers.clear();
+  client.watch_links.clear();
   if (target < 0 || target == self_) {
     std::vector<std::vector<std::string_view>> views;
     for (const auto& cmd : queued) views.emplace_back(cmd.begin(), cmd.end());
@@ -144,6 +161,7 @@ void Router::watch(Connection& c, std::span<const std::string_view> args) {
   if (target >= 0 && std::find(client.watch_workers.begin(), client.watch_workers.end(),
                                target) == client.watch_workers.end()) {
     client.watch_workers.push_back(target);
+    client.watch_links.push_back(target == self_ ? 0 : links_[static_cast<std::size_t>(target)]->generation());
   }
   if (target < 0 || target == self_) {
     server_.execute(client, args, c.local_writer());
@@ -167,6 +185,7 @@ void Router::unwatch_remote(Connection& c) {
                                               kUnwatch, MeshWaiter{client.id, 0, 0});
   }
   client.watch_workers.clear();
+  client.watch_links.clear();
 }
 
 void Router::forget(Connection& c) {

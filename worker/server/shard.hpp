@@ -56,6 +56,7 @@ struct ClientInfo {
   bool multi_failed = false;  // a queued command was refused: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
   std::vector<int> watch_workers;  // workers holding this client's WATCHes
+  std::vector<std::uint64_t> watch_links;  // their mesh link generation at WATCH time
   // A command that came over the mesh runs for a client of another worker: `origin` is
   // that worker (-1: a client of this worker). WATCH registrations are per (origin, id).
   int origin = -1;
