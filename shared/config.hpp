@@ -38,9 +38,8 @@ struct Config {
   template <class Archive>
   void serialize(Archive& ar) {
     ar(config_file, bind, port, workers, cpus, worker_base_port, admin_port, dir, durability,
-       sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot,
-       maxmemory, maxmemory_policy, requirepass, databases, log_level, alloc_trace,
-       cluster_config);
+       sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot, maxmemory,
+       maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config);
   }
 };
 

@@ -38,7 +38,9 @@ struct WorkerInit {
 struct WorkerReady {
   int id = 0;
   template <class A>
-  void serialize(A& ar) { ar(id); }
+  void serialize(A& ar) {
+    ar(id);
+  }
 };
 
 // Supervisor → worker: stop cleanly (flush, close) and exit 0.
@@ -60,7 +62,9 @@ struct ShutdownRequest {
 struct StatsRequest {
   std::uint64_t seq = 0;
   template <class A>
-  void serialize(A& ar) { ar(seq); }
+  void serialize(A& ar) {
+    ar(seq);
+  }
 };
 
 // Worker → supervisor: the figures only the worker knows.
@@ -73,7 +77,7 @@ struct StatsReport {
   std::uint64_t commands_processed = 0;
   std::uint64_t ops_per_sec = 0;
   std::uint64_t connected_clients = 0;
-  std::uint64_t wal_bytes = 0;   // WAL bytes since the last snapshot (0: memory profile)
+  std::uint64_t wal_bytes = 0;  // WAL bytes since the last snapshot (0: memory profile)
   std::uint64_t wal_lag_ms = 0;
   // mimalloc's view of the process (mi_process_info).
   std::uint64_t mi_current_rss = 0;
@@ -105,14 +109,18 @@ struct WorkerMemory {
   std::uint64_t private_dirty = 0;
   std::uint64_t keys = 0;
   template <class A>
-  void serialize(A& ar) { ar(id, pid, up, used_memory, rss, rss_anon, pss, private_dirty, keys); }
+  void serialize(A& ar) {
+    ar(id, pid, up, used_memory, rss, rss_anon, pss, private_dirty, keys);
+  }
 };
 
 // Supervisor → every worker, once a second: every worker's memory figures.
 struct WorkerFigures {
   std::vector<WorkerMemory> workers;
   template <class A>
-  void serialize(A& ar) { ar(workers); }
+  void serialize(A& ar) {
+    ar(workers);
+  }
 };
 
 // Supervisor → worker after SIGHUP: the settings that apply without a restart.
@@ -122,7 +130,9 @@ struct ConfigUpdate {
   std::string maxmemory_policy;
   std::string requirepass;
   template <class A>
-  void serialize(A& ar) { ar(log_level, maxmemory, maxmemory_policy, requirepass); }
+  void serialize(A& ar) {
+    ar(log_level, maxmemory, maxmemory_policy, requirepass);
+  }
 };
 
 // Supervisor → worker: the eBPF tracer has just attached to this worker's USDT probes.

@@ -35,8 +35,8 @@
 #include "shared/control.hpp"
 #include "shared/sd_notify.hpp"
 #include "shared/slots.hpp"
-#include "supervisor/ops.hpp"
 #include "shared/topology.hpp"
+#include "supervisor/ops.hpp"
 
 extern char** environ;
 

@@ -14,9 +14,9 @@ struct ptr_key {
 };
 
 struct ptr_info {
-  __u64 size;    /* usable size: mimalloc's size class for the sampled mode */
-  __u64 weight;  /* bytes this sample stands for (1 in full mode: count the size itself) */
-  __s32 stack;   /* stack-trace map id, < 0 when the stack could not be taken */
+  __u64 size;   /* usable size: mimalloc's size class for the sampled mode */
+  __u64 weight; /* bytes this sample stands for (1 in full mode: count the size itself) */
+  __s32 stack;  /* stack-trace map id, < 0 when the stack could not be taken */
   __u32 pad;
 };
 

@@ -138,8 +138,8 @@ TEST_CASE("wal batch record (EXEC): one checksum over every command, no prefix s
   for (std::size_t cut = 1; cut < b.size(); ++cut) {
     CHECK(parse_record(std::string_view(b).substr(0, cut), rec) == Parse::kTorn);
   }
-  CHECK_FALSE(decode_batch(std::string_view(rec.payload).substr(0, rec.payload.size() - 1),
-                           payloads));
+  CHECK_FALSE(
+      decode_batch(std::string_view(rec.payload).substr(0, rec.payload.size() - 1), payloads));
 }
 
 TEST_CASE("wal writer: preallocated segment, records read back in order") {

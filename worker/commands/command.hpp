@@ -18,10 +18,10 @@ enum CommandFlag : std::uint32_t {
   kAdmin = 1u << 3,
   kPubsub = 1u << 4,
   kNoScript = 1u << 5,
-  kLoading = 1u << 6,   // allowed while loading
+  kLoading = 1u << 6,  // allowed while loading
   kStale = 1u << 7,
-  kNoAuth = 1u << 8,    // allowed before AUTH (AUTH, HELLO, QUIT, RESET)
-  kDenyOom = 1u << 9,   // may grow memory: refused with -OOM over maxmemory
+  kNoAuth = 1u << 8,   // allowed before AUTH (AUTH, HELLO, QUIT, RESET)
+  kDenyOom = 1u << 9,  // may grow memory: refused with -OOM over maxmemory
   kBlocking = 1u << 10,
   kSkipMonitor = 1u << 11,
   kSkipSlowlog = 1u << 12,
@@ -44,8 +44,8 @@ struct KeySpec {
 using Handler = void (*)(Context&);
 
 struct CommandDef {
-  std::string_view name;   // lower case
-  int arity;               // Redis arity: exact n, or -n for "at least n" (name counts)
+  std::string_view name;  // lower case
+  int arity;              // Redis arity: exact n, or -n for "at least n" (name counts)
   std::uint32_t flags;
   KeySpec keys;
   Handler handler;         // nullptr on a container command that only has subcommands
@@ -53,7 +53,7 @@ struct CommandDef {
   std::string_view summary;
   std::string_view since;
   std::string_view complexity;
-  std::string_view acl;    // space-separated ACL categories without '@': "write string fast"
+  std::string_view acl;  // space-separated ACL categories without '@': "write string fast"
   std::span<const CommandDef> subcommands = {};  // CLIENT, CONFIG, OBJECT, COMMAND, MEMORY
 };
 

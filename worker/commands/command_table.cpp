@@ -8,7 +8,9 @@
 namespace ruvio::worker {
 namespace {
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+}
 
 // FNV-1a over the lower-cased name: names are short, so this beats anything fancier.
 std::uint64_t name_hash(std::string_view name) {
@@ -31,9 +33,9 @@ bool same_name(std::string_view lower_name, std::string_view any_case) {
 }  // namespace
 
 CommandTable::CommandTable() {
-  for (auto family : {connection_commands(), string_commands(), key_commands(),
-                      server_commands(), persist_commands(), cluster_commands(),
-                      pubsub_commands(), transaction_commands()}) {
+  for (auto family :
+       {connection_commands(), string_commands(), key_commands(), server_commands(),
+        persist_commands(), cluster_commands(), pubsub_commands(), transaction_commands()}) {
     for (const CommandDef& def : family) all_.push_back(&def);
   }
   std::size_t size = std::bit_ceil(all_.size() * 4);

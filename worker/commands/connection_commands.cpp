@@ -28,7 +28,9 @@ void ping(Context& ctx) {
   }
 }
 
-void echo(Context& ctx) { ctx.out.bulk(ctx.args[1]); }
+void echo(Context& ctx) {
+  ctx.out.bulk(ctx.args[1]);
+}
 
 void quit(Context& ctx) {
   ctx.out.ok();
@@ -185,23 +187,27 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
   auto idle = (now_ms - c.last_interaction_ms) / 1000;
   out += "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
          " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(age) +
-         " idle=" + std::to_string(idle) + " flags=" + (c.in_multi ? "x" : c.subscribed() ? "P" : "N") + " db=" + std::to_string(c.db) +
-         " sub=" + std::to_string(c.subscriptions) +
+         " idle=" + std::to_string(idle) + " flags=" +
+         (c.in_multi       ? "x"
+          : c.subscribed() ? "P"
+                           : "N") +
+         " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subscriptions) +
          " psub=" + std::to_string(c.pattern_subscriptions) +
          " ssub=" + std::to_string(c.shard_subscriptions) +
-         " multi=" + (c.in_multi ? std::to_string(c.queued.size()) : std::string("-1")) + " qbuf=" + std::to_string(c.query_buffer_bytes) +
-         " qbuf-free=" + std::to_string(c.query_buffer_free) +
-         " argv-mem=0 multi-mem=0 rbs=" +
+         " multi=" + (c.in_multi ? std::to_string(c.queued.size()) : std::string("-1")) +
+         " qbuf=" + std::to_string(c.query_buffer_bytes) +
+         " qbuf-free=" + std::to_string(c.query_buffer_free) + " argv-mem=0 multi-mem=0 rbs=" +
          std::to_string(c.query_buffer_bytes + c.query_buffer_free) +
          " rbp=0 obl=0 oll=" + std::to_string(c.output_list_length) +
-         " omem=" + std::to_string(c.output_buffer_bytes) +
-         " tot-mem=" + std::to_string(c.query_buffer_bytes + c.query_buffer_free +
-                                      c.output_buffer_bytes) +
-         " events=r cmd=" + std::string(c.last_command) + " user=default redir=-1 resp=" +
-         std::to_string(c.resp) + "\n";
+         " omem=" + std::to_string(c.output_buffer_bytes) + " tot-mem=" +
+         std::to_string(c.query_buffer_bytes + c.query_buffer_free + c.output_buffer_bytes) +
+         " events=r cmd=" + std::string(c.last_command) +
+         " user=default redir=-1 resp=" + std::to_string(c.resp) + "\n";
 }
 
-void client_id(Context& ctx) { ctx.out.integer(static_cast<std::int64_t>(ctx.client.id)); }
+void client_id(Context& ctx) {
+  ctx.out.integer(static_cast<std::int64_t>(ctx.client.id));
+}
 
 void client_setname(Context& ctx) {
   if (!valid_client_name(ctx.args[2])) {
@@ -291,27 +297,156 @@ void client_help(Context& ctx) {
 constexpr std::uint32_t kConn = kNoScript | kLoading | kStale;
 
 const CommandDef kClientSubcommands[] = {
-    {"client|id", 2, kConn, {}, client_id, "connection", "Returns the client ID for the current connection", "5.0.0", "O(1)", "slow connection"},
-    {"client|setname", 3, kConn, {}, client_setname, "connection", "Set the current connection name", "2.6.9", "O(1)", "slow connection"},
-    {"client|getname", 2, kConn, {}, client_getname, "connection", "Get the current connection name", "2.6.9", "O(1)", "slow connection"},
-    {"client|info", 2, kConn, {}, client_info, "connection", "Returns information about the current client connection.", "6.2.0", "O(1)", "slow connection"},
-    {"client|list", -2, kAdmin | kConn, {}, client_list, "connection", "Get the list of client connections", "2.4.0", "O(N) where N is the number of client connections", "admin slow dangerous connection"},
-    {"client|help", 2, kLoading | kStale, {}, client_help, "connection", "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
+    {"client|id",
+     2,
+     kConn,
+     {},
+     client_id,
+     "connection",
+     "Returns the client ID for the current connection",
+     "5.0.0",
+     "O(1)",
+     "slow connection"},
+    {"client|setname",
+     3,
+     kConn,
+     {},
+     client_setname,
+     "connection",
+     "Set the current connection name",
+     "2.6.9",
+     "O(1)",
+     "slow connection"},
+    {"client|getname",
+     2,
+     kConn,
+     {},
+     client_getname,
+     "connection",
+     "Get the current connection name",
+     "2.6.9",
+     "O(1)",
+     "slow connection"},
+    {"client|info",
+     2,
+     kConn,
+     {},
+     client_info,
+     "connection",
+     "Returns information about the current client connection.",
+     "6.2.0",
+     "O(1)",
+     "slow connection"},
+    {"client|list",
+     -2,
+     kAdmin | kConn,
+     {},
+     client_list,
+     "connection",
+     "Get the list of client connections",
+     "2.4.0",
+     "O(N) where N is the number of client connections",
+     "admin slow dangerous connection"},
+    {"client|help",
+     2,
+     kLoading | kStale,
+     {},
+     client_help,
+     "connection",
+     "Show helpful text about the different subcommands",
+     "5.0.0",
+     "O(1)",
+     "slow connection"},
 };
 
 const CommandDef kConnectionCommands[] = {
-    {"ping", -1, kFast, {}, ping, "connection", "Ping the server", "1.0.0", "O(1)", "fast connection"},
-    {"echo", 2, kLoading | kStale | kFast, {}, echo, "connection", "Echo the given string", "1.0.0", "O(1)", "fast connection"},
-    {"quit", -1, kAllowBusy | kNoAuth | kConn | kFast, {}, quit, "connection", "Close the connection", "1.0.0", "O(1)", "fast connection"},
-    {"auth", -2, kConn | kFast | kNoAuth | kAllowBusy, {}, auth, "connection", "Authenticate to the server", "1.0.0", "O(N) where N is the number of passwords defined for the user", "fast connection"},
-    {"hello", -1, kConn | kFast | kNoAuth | kAllowBusy, {}, hello, "connection", "Handshake with Redis", "6.0.0", "O(1)", "fast connection"},
-    {"select", 2, kLoading | kStale | kFast, {}, select, "connection", "Change the selected database for the current connection", "1.0.0", "O(1)", "fast connection"},
-    {"reset", 1, kConn | kFast | kNoAuth | kAllowBusy, {}, reset, "connection", "Reset the connection", "6.2.0", "O(1)", "fast connection"},
-    {"client", -2, kConn, {}, nullptr, "connection", "A container for client connection commands", "2.4.0", "Depends on subcommand.", "slow", kClientSubcommands},
+    {"ping",
+     -1,
+     kFast,
+     {},
+     ping,
+     "connection",
+     "Ping the server",
+     "1.0.0",
+     "O(1)",
+     "fast connection"},
+    {"echo",
+     2,
+     kLoading | kStale | kFast,
+     {},
+     echo,
+     "connection",
+     "Echo the given string",
+     "1.0.0",
+     "O(1)",
+     "fast connection"},
+    {"quit",
+     -1,
+     kAllowBusy | kNoAuth | kConn | kFast,
+     {},
+     quit,
+     "connection",
+     "Close the connection",
+     "1.0.0",
+     "O(1)",
+     "fast connection"},
+    {"auth",
+     -2,
+     kConn | kFast | kNoAuth | kAllowBusy,
+     {},
+     auth,
+     "connection",
+     "Authenticate to the server",
+     "1.0.0",
+     "O(N) where N is the number of passwords defined for the user",
+     "fast connection"},
+    {"hello",
+     -1,
+     kConn | kFast | kNoAuth | kAllowBusy,
+     {},
+     hello,
+     "connection",
+     "Handshake with Redis",
+     "6.0.0",
+     "O(1)",
+     "fast connection"},
+    {"select",
+     2,
+     kLoading | kStale | kFast,
+     {},
+     select,
+     "connection",
+     "Change the selected database for the current connection",
+     "1.0.0",
+     "O(1)",
+     "fast connection"},
+    {"reset",
+     1,
+     kConn | kFast | kNoAuth | kAllowBusy,
+     {},
+     reset,
+     "connection",
+     "Reset the connection",
+     "6.2.0",
+     "O(1)",
+     "fast connection"},
+    {"client",
+     -2,
+     kConn,
+     {},
+     nullptr,
+     "connection",
+     "A container for client connection commands",
+     "2.4.0",
+     "Depends on subcommand.",
+     "slow",
+     kClientSubcommands},
 };
 
 }  // namespace
 
-std::span<const CommandDef> connection_commands() { return kConnectionCommands; }
+std::span<const CommandDef> connection_commands() {
+  return kConnectionCommands;
+}
 
 }  // namespace ruvio::worker

@@ -59,394 +59,460 @@ struct RedisMeta {
 };
 constexpr RedisMeta kRedisMeta[] = {
     {"append", "",
-     "~1 %3 $5:flags~2 +RW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string"},
-    {"asking", "",
-     "",
-     "0 "},
-    {"auth", "",
-     "",
-     "2 $7:history~1 *2 $5:6.0.0$40:Added ACL style (username and password).$9:arguments*2 %4 $4:name$8:username$4:type$6:string$5:since$5:6.0.0$5:flags~1 +optional %2 $4:name$8:password$4:type$6:string"},
-    {"bgrewriteaof", "",
-     "",
-     "0 "},
-    {"bgsave", "",
-     "",
-     "2 $7:history~1 *2 $5:3.2.2$28:Added the `SCHEDULE` option.$9:arguments*1 %5 $4:name$8:schedule$4:type$10:pure-token$5:token$8:SCHEDULE$5:since$5:3.2.2$5:flags~1 +optional "},
-    {"client", "",
-     "",
-     "0 "},
-    {"client|getname", "",
-     "",
-     "0 "},
-    {"client|help", "",
-     "",
-     "0 "},
-    {"client|id", "",
-     "",
-     "0 "},
-    {"client|info", "~1 $23:nondeterministic_output",
-     "",
-     "0 "},
-    {"client|list", "~1 $23:nondeterministic_output",
-     "",
-     "2 $7:history~6 *2 $6:2.8.12$31:Added unique client `id` field.*2 $5:5.0.0$29:Added optional `TYPE` filter.*2 $5:6.0.0$19:Added `user` field.*2 $5:6.2.0$85:Added `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter.*2 $5:7.0.0$50:Added `resp`, `multi-mem`, `rbs` and `rbp` fields.*2 $5:7.0.3$19:Added `ssub` field.$9:arguments*2 %6 $4:name$28:normal_master_replica_pubsub$4:type$5:oneof$5:token$4:TYPE$5:since$5:5.0.0$5:flags~1 +optional $9:arguments*4 %3 $4:name$6:normal$4:type$10:pure-token$5:token$6:NORMAL%3 $4:name$6:master$4:type$10:pure-token$5:token$6:MASTER%3 $4:name$7:replica$4:type$10:pure-token$5:token$7:REPLICA%3 $4:name$6:pubsub$4:type$10:pure-token$5:token$6:PUBSUB%6 $4:name$2:id$4:type$5:block$5:token$2:ID$5:since$5:6.2.0$5:flags~1 +optional $9:arguments*1 %3 $4:name$9:client-id$4:type$7:integer$5:flags~1 +multiple "},
-    {"client|setname", "",
-     "",
-     "1 $9:arguments*1 %2 $4:name$15:connection-name$4:type$6:string"},
-    {"cluster", "",
-     "",
-     "0 "},
-    {"cluster|countkeysinslot", "",
-     "",
-     "1 $9:arguments*1 %2 $4:name$4:slot$4:type$7:integer"},
-    {"cluster|getkeysinslot", "~1 $23:nondeterministic_output",
-     "",
+     "~1 %3 $5:flags~2 +RW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$5:value$4:type$6:string"},
+    {"asking", "", "", "0 "},
+    {"auth", "", "",
+     "2 $7:history~1 *2 $5:6.0.0$40:Added ACL style (username and password).$9:arguments*2 %4 "
+     "$4:name$8:username$4:type$6:string$5:since$5:6.0.0$5:flags~1 +optional %2 "
+     "$4:name$8:password$4:type$6:string"},
+    {"bgrewriteaof", "", "", "0 "},
+    {"bgsave", "", "",
+     "2 $7:history~1 *2 $5:3.2.2$28:Added the `SCHEDULE` option.$9:arguments*1 %5 "
+     "$4:name$8:schedule$4:type$10:pure-token$5:token$8:SCHEDULE$5:since$5:3.2.2$5:flags~1 "
+     "+optional "},
+    {"client", "", "", "0 "},
+    {"client|getname", "", "", "0 "},
+    {"client|help", "", "", "0 "},
+    {"client|id", "", "", "0 "},
+    {"client|info", "~1 $23:nondeterministic_output", "", "0 "},
+    {"client|list", "~1 $23:nondeterministic_output", "",
+     "2 $7:history~6 *2 $6:2.8.12$31:Added unique client `id` field.*2 $5:5.0.0$29:Added optional "
+     "`TYPE` filter.*2 $5:6.0.0$19:Added `user` field.*2 $5:6.2.0$85:Added `argv-mem`, `tot-mem`, "
+     "`laddr` and `redir` fields and the optional `ID` filter.*2 $5:7.0.0$50:Added `resp`, "
+     "`multi-mem`, `rbs` and `rbp` fields.*2 $5:7.0.3$19:Added `ssub` field.$9:arguments*2 %6 "
+     "$4:name$28:normal_master_replica_pubsub$4:type$5:oneof$5:token$4:TYPE$5:since$5:5.0.0$5:"
+     "flags~1 +optional $9:arguments*4 %3 $4:name$6:normal$4:type$10:pure-token$5:token$6:NORMAL%3 "
+     "$4:name$6:master$4:type$10:pure-token$5:token$6:MASTER%3 "
+     "$4:name$7:replica$4:type$10:pure-token$5:token$7:REPLICA%3 "
+     "$4:name$6:pubsub$4:type$10:pure-token$5:token$6:PUBSUB%6 "
+     "$4:name$2:id$4:type$5:block$5:token$2:ID$5:since$5:6.2.0$5:flags~1 +optional $9:arguments*1 "
+     "%3 $4:name$9:client-id$4:type$7:integer$5:flags~1 +multiple "},
+    {"client|setname", "", "", "1 $9:arguments*1 %2 $4:name$15:connection-name$4:type$6:string"},
+    {"cluster", "", "", "0 "},
+    {"cluster|countkeysinslot", "", "", "1 $9:arguments*1 %2 $4:name$4:slot$4:type$7:integer"},
+    {"cluster|getkeysinslot", "~1 $23:nondeterministic_output", "",
      "1 $9:arguments*2 %2 $4:name$4:slot$4:type$7:integer%2 $4:name$5:count$4:type$7:integer"},
-    {"cluster|help", "",
-     "",
-     "0 "},
-    {"cluster|info", "~1 $23:nondeterministic_output",
-     "",
-     "0 "},
-    {"cluster|keyslot", "",
-     "",
-     "1 $9:arguments*1 %2 $4:name$3:key$4:type$6:string"},
-    {"cluster|myid", "",
-     "",
-     "0 "},
-    {"cluster|nodes", "~1 $23:nondeterministic_output",
-     "",
-     "0 "},
-    {"cluster|shards", "~1 $23:nondeterministic_output",
-     "",
-     "0 "},
-    {"cluster|slots", "~1 $23:nondeterministic_output",
-     "",
-     "4 $9:doc_flags~1 +deprecated $16:deprecated_since$5:7.0.0$11:replaced_by$16:`CLUSTER SHARDS`$7:history~2 *2 $5:4.0.0$15:Added node IDs.*2 $5:7.0.0$43:Added additional networking metadata field."},
-    {"command", "~1 $29:nondeterministic_output_order",
-     "",
-     "0 "},
-    {"command|count", "",
-     "",
-     "0 "},
-    {"command|docs", "~1 $29:nondeterministic_output_order",
-     "",
+    {"cluster|help", "", "", "0 "},
+    {"cluster|info", "~1 $23:nondeterministic_output", "", "0 "},
+    {"cluster|keyslot", "", "", "1 $9:arguments*1 %2 $4:name$3:key$4:type$6:string"},
+    {"cluster|myid", "", "", "0 "},
+    {"cluster|nodes", "~1 $23:nondeterministic_output", "", "0 "},
+    {"cluster|shards", "~1 $23:nondeterministic_output", "", "0 "},
+    {"cluster|slots", "~1 $23:nondeterministic_output", "",
+     "4 $9:doc_flags~1 +deprecated $16:deprecated_since$5:7.0.0$11:replaced_by$16:`CLUSTER "
+     "SHARDS`$7:history~2 *2 $5:4.0.0$15:Added node IDs.*2 $5:7.0.0$43:Added additional networking "
+     "metadata field."},
+    {"command", "~1 $29:nondeterministic_output_order", "", "0 "},
+    {"command|count", "", "", "0 "},
+    {"command|docs", "~1 $29:nondeterministic_output_order", "",
      "1 $9:arguments*1 %3 $4:name$12:command-name$4:type$6:string$5:flags~2 +optional +multiple "},
-    {"command|getkeys", "",
-     "",
-     "0 "},
-    {"command|help", "",
-     "",
-     "0 "},
-    {"command|info", "~1 $29:nondeterministic_output_order",
-     "",
-     "2 $7:history~1 *2 $5:7.0.0$66:Allowed to be called with no argument to get info on all commands.$9:arguments*1 %3 $4:name$12:command-name$4:type$6:string$5:flags~2 +optional +multiple "},
-    {"command|list", "~1 $29:nondeterministic_output_order",
-     "",
-     "1 $9:arguments*1 %5 $4:name$8:filterby$4:type$5:oneof$5:token$8:FILTERBY$5:flags~1 +optional $9:arguments*3 %3 $4:name$11:module-name$4:type$6:string$5:token$6:MODULE%3 $4:name$8:category$4:type$6:string$5:token$6:ACLCAT%3 $4:name$7:pattern$4:type$7:pattern$5:token$7:PATTERN"},
-    {"config", "",
-     "",
-     "0 "},
-    {"config|get", "",
-     "",
-     "2 $7:history~1 *2 $5:7.0.0$65:Added the ability to pass multiple pattern parameters in one call$9:arguments*1 %4 $4:name$9:parameter$4:type$5:block$5:flags~1 +multiple $9:arguments*1 %2 $4:name$9:parameter$4:type$6:string"},
-    {"config|help", "",
-     "",
-     "0 "},
-    {"config|resetstat", "",
-     "",
-     "0 "},
-    {"config|rewrite", "",
-     "",
-     "0 "},
-    {"config|set", "~2 $24:request_policy:all_nodes$29:response_policy:all_succeeded",
-     "",
-     "2 $7:history~1 *2 $5:7.0.0$57:Added the ability to set multiple parameters in one call.$9:arguments*1 %4 $4:name$15:parameter_value$4:type$5:block$5:flags~1 +multiple $9:arguments*2 %2 $4:name$9:parameter$4:type$6:string%2 $4:name$5:value$4:type$6:string"},
+    {"command|getkeys", "", "", "0 "},
+    {"command|help", "", "", "0 "},
+    {"command|info", "~1 $29:nondeterministic_output_order", "",
+     "2 $7:history~1 *2 $5:7.0.0$66:Allowed to be called with no argument to get info on all "
+     "commands.$9:arguments*1 %3 $4:name$12:command-name$4:type$6:string$5:flags~2 +optional "
+     "+multiple "},
+    {"command|list", "~1 $29:nondeterministic_output_order", "",
+     "1 $9:arguments*1 %5 $4:name$8:filterby$4:type$5:oneof$5:token$8:FILTERBY$5:flags~1 +optional "
+     "$9:arguments*3 %3 $4:name$11:module-name$4:type$6:string$5:token$6:MODULE%3 "
+     "$4:name$8:category$4:type$6:string$5:token$6:ACLCAT%3 "
+     "$4:name$7:pattern$4:type$7:pattern$5:token$7:PATTERN"},
+    {"config", "", "", "0 "},
+    {"config|get", "", "",
+     "2 $7:history~1 *2 $5:7.0.0$65:Added the ability to pass multiple pattern parameters in one "
+     "call$9:arguments*1 %4 $4:name$9:parameter$4:type$5:block$5:flags~1 +multiple $9:arguments*1 "
+     "%2 $4:name$9:parameter$4:type$6:string"},
+    {"config|help", "", "", "0 "},
+    {"config|resetstat", "", "", "0 "},
+    {"config|rewrite", "", "", "0 "},
+    {"config|set", "~2 $24:request_policy:all_nodes$29:response_policy:all_succeeded", "",
+     "2 $7:history~1 *2 $5:7.0.0$57:Added the ability to set multiple parameters in one "
+     "call.$9:arguments*1 %4 $4:name$15:parameter_value$4:type$5:block$5:flags~1 +multiple "
+     "$9:arguments*2 %2 $4:name$9:parameter$4:type$6:string%2 $4:name$5:value$4:type$6:string"},
     {"copy", "",
-     "~2 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*4 %3 $4:name$6:source$4:type$3:key$14:key_spec_index:0 %3 $4:name$11:destination$4:type$3:key$14:key_spec_index:1 %4 $4:name$14:destination-db$4:type$7:integer$5:token$2:DB$5:flags~1 +optional %4 $4:name$7:replace$4:type$10:pure-token$5:token$7:REPLACE$5:flags~1 +optional "},
-    {"dbsize", "~2 $25:request_policy:all_shards$23:response_policy:agg_sum",
-     "",
-     "0 "},
+     "~2 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 %3 $5:flags~2 "
+     "+OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*4 %3 $4:name$6:source$4:type$3:key$14:key_spec_index:0 %3 "
+     "$4:name$11:destination$4:type$3:key$14:key_spec_index:1 %4 "
+     "$4:name$14:destination-db$4:type$7:integer$5:token$2:DB$5:flags~1 +optional %4 "
+     "$4:name$7:replace$4:type$10:pure-token$5:token$7:REPLACE$5:flags~1 +optional "},
+    {"dbsize", "~2 $25:request_policy:all_shards$23:response_policy:agg_sum", "", "0 "},
     {"decr", "",
-     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"decrby", "",
-     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$9:decrement$4:type$7:integer"},
+     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$9:decrement$4:type$7:integer"},
     {"del", "~2 $26:request_policy:multi_shard$23:response_policy:agg_sum",
-     "~1 %3 $5:flags~2 +RM +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~2 +RM +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %4 $4:name$3:key$4:type$3:key$14:key_spec_index:0 $5:flags~1 +multiple "},
-    {"discard", "",
-     "",
-     "0 "},
-    {"echo", "",
-     "",
-     "1 $9:arguments*1 %2 $4:name$7:message$4:type$6:string"},
-    {"exec", "",
-     "",
-     "0 "},
+    {"discard", "", "", "0 "},
+    {"echo", "", "", "1 $9:arguments*1 %2 $4:name$7:message$4:type$6:string"},
+    {"exec", "", "", "0 "},
     {"exists", "~2 $26:request_policy:multi_shard$23:response_policy:agg_sum",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:3.0.3$33:Accepts multiple `key` arguments.$9:arguments*1 %4 $4:name$3:key$4:type$3:key$14:key_spec_index:0 $5:flags~1 +multiple "},
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:3.0.3$33:Accepts multiple `key` arguments.$9:arguments*1 %4 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 $5:flags~1 +multiple "},
     {"expire", "",
-     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$7:seconds$4:type$7:integer%5 $4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 $4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 $4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 $4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 $4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
+     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$7:seconds$4:type$7:integer%5 "
+     "$4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 "
+     "$4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 "
+     "$4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 "
+     "$4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 "
+     "$4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
     {"expireat", "",
-     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$17:unix-time-seconds$4:type$9:unix-time%5 $4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 $4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 $4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 $4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 $4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
+     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$17:unix-time-seconds$4:type$9:unix-time%5 "
+     "$4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 "
+     "$4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 "
+     "$4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 "
+     "$4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 "
+     "$4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
     {"expiretime", "",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
-    {"flushall", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded",
-     "",
-     "2 $7:history~2 *2 $5:4.0.0$41:Added the `ASYNC` flushing mode modifier.*2 $5:6.2.0$40:Added the `SYNC` flushing mode modifier.$9:arguments*1 %4 $4:name$5:async$4:type$5:oneof$5:flags~1 +optional $9:arguments*2 %4 $4:name$5:async$4:type$10:pure-token$5:token$5:ASYNC$5:since$5:4.0.0%4 $4:name$4:sync$4:type$10:pure-token$5:token$4:SYNC$5:since$5:6.2.0"},
-    {"flushdb", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded",
-     "",
-     "2 $7:history~2 *2 $5:4.0.0$41:Added the `ASYNC` flushing mode modifier.*2 $5:6.2.0$40:Added the `SYNC` flushing mode modifier.$9:arguments*1 %4 $4:name$5:async$4:type$5:oneof$5:flags~1 +optional $9:arguments*2 %4 $4:name$5:async$4:type$10:pure-token$5:token$5:ASYNC$5:since$5:4.0.0%4 $4:name$4:sync$4:type$10:pure-token$5:token$4:SYNC$5:since$5:6.2.0"},
+    {"flushall", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded", "",
+     "2 $7:history~2 *2 $5:4.0.0$41:Added the `ASYNC` flushing mode modifier.*2 $5:6.2.0$40:Added "
+     "the `SYNC` flushing mode modifier.$9:arguments*1 %4 $4:name$5:async$4:type$5:oneof$5:flags~1 "
+     "+optional $9:arguments*2 %4 "
+     "$4:name$5:async$4:type$10:pure-token$5:token$5:ASYNC$5:since$5:4.0.0%4 "
+     "$4:name$4:sync$4:type$10:pure-token$5:token$4:SYNC$5:since$5:6.2.0"},
+    {"flushdb", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded", "",
+     "2 $7:history~2 *2 $5:4.0.0$41:Added the `ASYNC` flushing mode modifier.*2 $5:6.2.0$40:Added "
+     "the `SYNC` flushing mode modifier.$9:arguments*1 %4 $4:name$5:async$4:type$5:oneof$5:flags~1 "
+     "+optional $9:arguments*2 %4 "
+     "$4:name$5:async$4:type$10:pure-token$5:token$5:ASYNC$5:since$5:4.0.0%4 "
+     "$4:name$4:sync$4:type$10:pure-token$5:token$4:SYNC$5:since$5:6.2.0"},
     {"get", "",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"getdel", "",
-     "~1 %3 $5:flags~3 +RW +access +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~3 +RW +access +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"getex", "",
-     "~1 %4 $5:notes$40:RW and UPDATE because it changes the TTL$5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %4 $4:name$10:expiration$4:type$5:oneof$5:flags~1 +optional $9:arguments*5 %3 $4:name$7:seconds$4:type$7:integer$5:token$2:EX%3 $4:name$12:milliseconds$4:type$7:integer$5:token$2:PX%3 $4:name$17:unix-time-seconds$4:type$9:unix-time$5:token$4:EXAT%3 $4:name$22:unix-time-milliseconds$4:type$9:unix-time$5:token$4:PXAT%3 $4:name$7:persist$4:type$10:pure-token$5:token$7:PERSIST"},
+     "~1 %4 $5:notes$40:RW and UPDATE because it changes the TTL$5:flags~3 +RW +access +update "
+     "$12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %4 "
+     "$4:name$10:expiration$4:type$5:oneof$5:flags~1 +optional $9:arguments*5 %3 "
+     "$4:name$7:seconds$4:type$7:integer$5:token$2:EX%3 "
+     "$4:name$12:milliseconds$4:type$7:integer$5:token$2:PX%3 "
+     "$4:name$17:unix-time-seconds$4:type$9:unix-time$5:token$4:EXAT%3 "
+     "$4:name$22:unix-time-milliseconds$4:type$9:unix-time$5:token$4:PXAT%3 "
+     "$4:name$7:persist$4:type$10:pure-token$5:token$7:PERSIST"},
     {"getrange", "",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:start$4:type$7:integer%2 $4:name$3:end$4:type$7:integer"},
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$5:start$4:type$7:integer%2 $4:name$3:end$4:type$7:integer"},
     {"getset", "",
-     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "4 $9:doc_flags~1 +deprecated $16:deprecated_since$5:6.2.0$11:replaced_by$30:`SET` with the `!GET` argument$9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string"},
-    {"hello", "",
-     "",
-     "2 $7:history~1 *2 $5:6.2.0$109:`protover` made optional; when called without arguments the command reports the current connection's context.$9:arguments*1 %4 $4:name$9:arguments$4:type$5:block$5:flags~1 +optional $9:arguments*3 %2 $4:name$8:protover$4:type$7:integer%5 $4:name$17:username_password$4:type$5:block$5:token$4:AUTH$5:flags~1 +optional $9:arguments*2 %2 $4:name$8:username$4:type$6:string%2 $4:name$8:password$4:type$6:string%4 $4:name$10:clientname$4:type$6:string$5:token$7:SETNAME$5:flags~1 +optional "},
+     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "4 $9:doc_flags~1 +deprecated $16:deprecated_since$5:6.2.0$11:replaced_by$30:`SET` with the "
+     "`!GET` argument$9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$5:value$4:type$6:string"},
+    {"hello", "", "",
+     "2 $7:history~1 *2 $5:6.2.0$109:`protover` made optional; when called without arguments the "
+     "command reports the current connection's context.$9:arguments*1 %4 "
+     "$4:name$9:arguments$4:type$5:block$5:flags~1 +optional $9:arguments*3 %2 "
+     "$4:name$8:protover$4:type$7:integer%5 "
+     "$4:name$17:username_password$4:type$5:block$5:token$4:AUTH$5:flags~1 +optional "
+     "$9:arguments*2 %2 $4:name$8:username$4:type$6:string%2 $4:name$8:password$4:type$6:string%4 "
+     "$4:name$10:clientname$4:type$6:string$5:token$7:SETNAME$5:flags~1 +optional "},
     {"incr", "",
-     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"incrby", "",
-     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$9:increment$4:type$7:integer"},
+     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$9:increment$4:type$7:integer"},
     {"incrbyfloat", "",
-     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$9:increment$4:type$6:double"},
-    {"info", "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special",
-     "",
-     "2 $7:history~1 *2 $5:7.0.0$52:Added support for taking multiple section arguments.$9:arguments*1 %3 $4:name$7:section$4:type$6:string$5:flags~2 +optional +multiple "},
-    {"keys", "~2 $25:request_policy:all_shards$29:nondeterministic_output_order",
-     "",
+     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$9:increment$4:type$6:double"},
+    {"info",
+     "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special", "",
+     "2 $7:history~1 *2 $5:7.0.0$52:Added support for taking multiple section "
+     "arguments.$9:arguments*1 %3 $4:name$7:section$4:type$6:string$5:flags~2 +optional "
+     "+multiple "},
+    {"keys", "~2 $25:request_policy:all_shards$29:nondeterministic_output_order", "",
      "1 $9:arguments*1 %2 $4:name$7:pattern$4:type$7:pattern"},
-    {"lastsave", "~1 $23:nondeterministic_output",
-     "",
-     "0 "},
+    {"lastsave", "~1 $23:nondeterministic_output", "", "0 "},
     {"lcs", "",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:1 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*6 %3 $4:name$4:key1$4:type$3:key$14:key_spec_index:0 %3 $4:name$4:key2$4:type$3:key$14:key_spec_index:0 %4 $4:name$3:len$4:type$10:pure-token$5:token$3:LEN$5:flags~1 +optional %4 $4:name$3:idx$4:type$10:pure-token$5:token$3:IDX$5:flags~1 +optional %4 $4:name$3:len$4:type$7:integer$5:token$11:MINMATCHLEN$5:flags~1 +optional %4 $4:name$12:withmatchlen$4:type$10:pure-token$5:token$12:WITHMATCHLEN$5:flags~1 +optional "},
-    {"memory", "",
-     "",
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:1 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*6 %3 $4:name$4:key1$4:type$3:key$14:key_spec_index:0 %3 "
+     "$4:name$4:key2$4:type$3:key$14:key_spec_index:0 %4 "
+     "$4:name$3:len$4:type$10:pure-token$5:token$3:LEN$5:flags~1 +optional %4 "
+     "$4:name$3:idx$4:type$10:pure-token$5:token$3:IDX$5:flags~1 +optional %4 "
+     "$4:name$3:len$4:type$7:integer$5:token$11:MINMATCHLEN$5:flags~1 +optional %4 "
+     "$4:name$12:withmatchlen$4:type$10:pure-token$5:token$12:WITHMATCHLEN$5:flags~1 +optional "},
+    {"memory", "", "", "0 "},
+    {"memory|doctor",
+     "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special", "",
      "0 "},
-    {"memory|doctor", "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special",
-     "",
+    {"memory|help", "", "", "0 "},
+    {"memory|malloc-stats",
+     "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special", "",
      "0 "},
-    {"memory|help", "",
-     "",
-     "0 "},
-    {"memory|malloc-stats", "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special",
-     "",
-     "0 "},
-    {"memory|purge", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded",
-     "",
-     "0 "},
-    {"memory|stats", "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special",
-     "",
+    {"memory|purge", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded", "", "0 "},
+    {"memory|stats",
+     "~3 $23:nondeterministic_output$25:request_policy:all_shards$23:response_policy:special", "",
      "0 "},
     {"memory|usage", "",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %4 $4:name$5:count$4:type$7:integer$5:token$7:SAMPLES$5:flags~1 +optional "},
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %4 "
+     "$4:name$5:count$4:type$7:integer$5:token$7:SAMPLES$5:flags~1 +optional "},
     {"mget", "~1 $26:request_policy:multi_shard",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %4 $4:name$3:key$4:type$3:key$14:key_spec_index:0 $5:flags~1 +multiple "},
     {"move", "",
-     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$2:db$4:type$7:integer"},
+     "~1 %3 $5:flags~3 +RW +access +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$2:db$4:type$7:integer"},
     {"mset", "~2 $26:request_policy:multi_shard$29:response_policy:all_succeeded",
-     "~1 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:2 $5:limit:0 ",
-     "1 $9:arguments*1 %4 $4:name$9:key_value$4:type$5:block$5:flags~1 +multiple $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string"},
+     "~1 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:2 $5:limit:0 ",
+     "1 $9:arguments*1 %4 $4:name$9:key_value$4:type$5:block$5:flags~1 +multiple $9:arguments*2 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string"},
     {"msetnx", "~2 $26:request_policy:multi_shard$23:response_policy:agg_min",
-     "~1 %3 $5:flags~2 +OW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:2 $5:limit:0 ",
-     "1 $9:arguments*1 %4 $4:name$9:key_value$4:type$5:block$5:flags~1 +multiple $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string"},
-    {"multi", "",
-     "",
-     "0 "},
-    {"object", "",
-     "",
-     "0 "},
+     "~1 %3 $5:flags~2 +OW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:2 $5:limit:0 ",
+     "1 $9:arguments*1 %4 $4:name$9:key_value$4:type$5:block$5:flags~1 +multiple $9:arguments*2 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string"},
+    {"multi", "", "", "0 "},
+    {"object", "", "", "0 "},
     {"object|encoding", "~1 $23:nondeterministic_output",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"object|freq", "~1 $23:nondeterministic_output",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
-    {"object|help", "",
-     "",
-     "0 "},
+    {"object|help", "", "", "0 "},
     {"object|idletime", "~1 $23:nondeterministic_output",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"object|refcount", "~1 $23:nondeterministic_output",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"persist", "",
-     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"pexpire", "",
-     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$12:milliseconds$4:type$7:integer%5 $4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 $4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 $4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 $4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 $4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
+     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$12:milliseconds$4:type$7:integer%5 "
+     "$4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 "
+     "$4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 "
+     "$4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 "
+     "$4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 "
+     "$4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
     {"pexpireat", "",
-     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$22:unix-time-milliseconds$4:type$9:unix-time%5 $4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 $4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 $4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 $4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 $4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
+     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:7.0.0$41:Added options: `NX`, `XX`, `GT` and `LT`.$9:arguments*3 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$22:unix-time-milliseconds$4:type$9:unix-time%5 "
+     "$4:name$9:condition$4:type$5:oneof$5:since$5:7.0.0$5:flags~1 +optional $9:arguments*4 %3 "
+     "$4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 "
+     "$4:name$2:xx$4:type$10:pure-token$5:token$2:XX%3 "
+     "$4:name$2:gt$4:type$10:pure-token$5:token$2:GT%3 "
+     "$4:name$2:lt$4:type$10:pure-token$5:token$2:LT"},
     {"pexpiretime", "",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
-    {"ping", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded",
-     "",
+    {"ping", "~2 $25:request_policy:all_shards$29:response_policy:all_succeeded", "",
      "1 $9:arguments*1 %3 $4:name$7:message$4:type$6:string$5:flags~1 +optional "},
     {"psetex", "",
-     "~1 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$12:milliseconds$4:type$7:integer%2 $4:name$5:value$4:type$6:string"},
-    {"psubscribe", "",
-     "",
-     "1 $9:arguments*1 %4 $4:name$7:pattern$4:type$5:block$5:flags~1 +multiple $9:arguments*1 %2 $4:name$7:pattern$4:type$7:pattern"},
+     "~1 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$12:milliseconds$4:type$7:integer%2 $4:name$5:value$4:type$6:string"},
+    {"psubscribe", "", "",
+     "1 $9:arguments*1 %4 $4:name$7:pattern$4:type$5:block$5:flags~1 +multiple $9:arguments*1 %2 "
+     "$4:name$7:pattern$4:type$7:pattern"},
     {"pttl", "~1 $23:nondeterministic_output",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:2.8.0$19:Added the -2 reply.$9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
-    {"publish", "",
-     "",
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:2.8.0$19:Added the -2 reply.$9:arguments*1 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
+    {"publish", "", "",
      "1 $9:arguments*2 %2 $4:name$7:channel$4:type$6:string%2 $4:name$7:message$4:type$6:string"},
-    {"pubsub", "",
-     "",
-     "0 "},
-    {"pubsub|channels", "",
-     "",
+    {"pubsub", "", "", "0 "},
+    {"pubsub|channels", "", "",
      "1 $9:arguments*1 %3 $4:name$7:pattern$4:type$7:pattern$5:flags~1 +optional "},
-    {"pubsub|help", "",
-     "",
-     "0 "},
-    {"pubsub|numpat", "",
-     "",
-     "0 "},
-    {"pubsub|numsub", "",
-     "",
+    {"pubsub|help", "", "", "0 "},
+    {"pubsub|numpat", "", "", "0 "},
+    {"pubsub|numsub", "", "",
      "1 $9:arguments*1 %3 $4:name$7:channel$4:type$6:string$5:flags~2 +optional +multiple "},
-    {"pubsub|shardchannels", "",
-     "",
+    {"pubsub|shardchannels", "", "",
      "1 $9:arguments*1 %3 $4:name$7:pattern$4:type$7:pattern$5:flags~1 +optional "},
-    {"pubsub|shardnumsub", "",
-     "",
+    {"pubsub|shardnumsub", "", "",
      "1 $9:arguments*1 %3 $4:name$12:shardchannel$4:type$6:string$5:flags~2 +optional +multiple "},
-    {"punsubscribe", "",
-     "",
+    {"punsubscribe", "", "",
      "1 $9:arguments*1 %3 $4:name$7:pattern$4:type$7:pattern$5:flags~2 +optional +multiple "},
-    {"quit", "",
-     "",
-     "0 "},
-    {"randomkey", "~2 $25:request_policy:all_shards$23:nondeterministic_output",
-     "",
-     "0 "},
-    {"readonly", "",
-     "",
-     "0 "},
-    {"readwrite", "",
-     "",
-     "0 "},
+    {"quit", "", "", "0 "},
+    {"randomkey", "~2 $25:request_policy:all_shards$23:nondeterministic_output", "", "0 "},
+    {"readonly", "", "", "0 "},
+    {"readwrite", "", "", "0 "},
     {"rename", "",
-     "~2 %3 $5:flags~3 +RW +access +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %3 $4:name$6:newkey$4:type$3:key$14:key_spec_index:1 "},
+     "~2 %3 $5:flags~3 +RW +access +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 %3 $5:flags~2 "
+     "+OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %3 "
+     "$4:name$6:newkey$4:type$3:key$14:key_spec_index:1 "},
     {"renamenx", "",
-     "~2 %3 $5:flags~3 +RW +access +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 %3 $5:flags~2 +OW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:3.2.0$86:The command no longer returns an error when source and destination names are the same.$9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %3 $4:name$6:newkey$4:type$3:key$14:key_spec_index:1 "},
-    {"reset", "",
-     "",
-     "0 "},
-    {"save", "",
-     "",
-     "0 "},
-    {"scan", "~2 $23:nondeterministic_output$22:request_policy:special",
-     "",
-     "2 $7:history~1 *2 $5:6.0.0$28:Added the `TYPE` subcommand.$9:arguments*4 %2 $4:name$6:cursor$4:type$7:integer%4 $4:name$7:pattern$4:type$7:pattern$5:token$5:MATCH$5:flags~1 +optional %4 $4:name$5:count$4:type$7:integer$5:token$5:COUNT$5:flags~1 +optional %5 $4:name$4:type$4:type$6:string$5:token$4:TYPE$5:since$5:6.0.0$5:flags~1 +optional "},
-    {"select", "",
-     "",
-     "1 $9:arguments*1 %2 $4:name$5:index$4:type$7:integer"},
+     "~2 %3 $5:flags~3 +RW +access +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 %3 $5:flags~2 "
+     "+OW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:2 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:3.2.0$86:The command no longer returns an error when source and "
+     "destination names are the same.$9:arguments*2 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %3 "
+     "$4:name$6:newkey$4:type$3:key$14:key_spec_index:1 "},
+    {"reset", "", "", "0 "},
+    {"save", "", "", "0 "},
+    {"scan", "~2 $23:nondeterministic_output$22:request_policy:special", "",
+     "2 $7:history~1 *2 $5:6.0.0$28:Added the `TYPE` subcommand.$9:arguments*4 %2 "
+     "$4:name$6:cursor$4:type$7:integer%4 "
+     "$4:name$7:pattern$4:type$7:pattern$5:token$5:MATCH$5:flags~1 +optional %4 "
+     "$4:name$5:count$4:type$7:integer$5:token$5:COUNT$5:flags~1 +optional %5 "
+     "$4:name$4:type$4:type$6:string$5:token$4:TYPE$5:since$5:6.0.0$5:flags~1 +optional "},
+    {"select", "", "", "1 $9:arguments*1 %2 $4:name$5:index$4:type$7:integer"},
     {"set", "",
-     "~1 %4 $5:notes$48:RW and ACCESS due to the optional `GET` argument$5:flags~4 +RW +access +update +variable_flags $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~4 *2 $6:2.6.12$44:Added the `EX`, `PX`, `NX` and `XX` options.*2 $5:6.0.0$27:Added the `KEEPTTL` option.*2 $5:6.2.0$42:Added the `GET`, `EXAT` and `PXAT` option.*2 $5:7.0.0$55:Allowed the `NX` and `GET` options to be used together.$9:arguments*5 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string%5 $4:name$9:condition$4:type$5:oneof$5:since$6:2.6.12$5:flags~1 +optional $9:arguments*2 %3 $4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 $4:name$2:xx$4:type$10:pure-token$5:token$2:XX%5 $4:name$3:get$4:type$10:pure-token$5:token$3:GET$5:since$5:6.2.0$5:flags~1 +optional %4 $4:name$10:expiration$4:type$5:oneof$5:flags~1 +optional $9:arguments*5 %4 $4:name$7:seconds$4:type$7:integer$5:token$2:EX$5:since$6:2.6.12%4 $4:name$12:milliseconds$4:type$7:integer$5:token$2:PX$5:since$6:2.6.12%4 $4:name$17:unix-time-seconds$4:type$9:unix-time$5:token$4:EXAT$5:since$5:6.2.0%4 $4:name$22:unix-time-milliseconds$4:type$9:unix-time$5:token$4:PXAT$5:since$5:6.2.0%4 $4:name$7:keepttl$4:type$10:pure-token$5:token$7:KEEPTTL$5:since$5:6.0.0"},
+     "~1 %4 $5:notes$48:RW and ACCESS due to the optional `GET` argument$5:flags~4 +RW +access "
+     "+update +variable_flags $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~4 *2 $6:2.6.12$44:Added the `EX`, `PX`, `NX` and `XX` options.*2 "
+     "$5:6.0.0$27:Added the `KEEPTTL` option.*2 $5:6.2.0$42:Added the `GET`, `EXAT` and `PXAT` "
+     "option.*2 $5:7.0.0$55:Allowed the `NX` and `GET` options to be used together.$9:arguments*5 "
+     "%3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string%5 "
+     "$4:name$9:condition$4:type$5:oneof$5:since$6:2.6.12$5:flags~1 +optional $9:arguments*2 %3 "
+     "$4:name$2:nx$4:type$10:pure-token$5:token$2:NX%3 "
+     "$4:name$2:xx$4:type$10:pure-token$5:token$2:XX%5 "
+     "$4:name$3:get$4:type$10:pure-token$5:token$3:GET$5:since$5:6.2.0$5:flags~1 +optional %4 "
+     "$4:name$10:expiration$4:type$5:oneof$5:flags~1 +optional $9:arguments*5 %4 "
+     "$4:name$7:seconds$4:type$7:integer$5:token$2:EX$5:since$6:2.6.12%4 "
+     "$4:name$12:milliseconds$4:type$7:integer$5:token$2:PX$5:since$6:2.6.12%4 "
+     "$4:name$17:unix-time-seconds$4:type$9:unix-time$5:token$4:EXAT$5:since$5:6.2.0%4 "
+     "$4:name$22:unix-time-milliseconds$4:type$9:unix-time$5:token$4:PXAT$5:since$5:6.2.0%4 "
+     "$4:name$7:keepttl$4:type$10:pure-token$5:token$7:KEEPTTL$5:since$5:6.0.0"},
     {"setex", "",
-     "~1 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$7:seconds$4:type$7:integer%2 $4:name$5:value$4:type$6:string"},
+     "~1 %3 $5:flags~2 +OW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$7:seconds$4:type$7:integer%2 $4:name$5:value$4:type$6:string"},
     {"setnx", "",
-     "~1 %3 $5:flags~2 +OW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:value$4:type$6:string"},
+     "~1 %3 $5:flags~2 +OW +insert $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$5:value$4:type$6:string"},
     {"setrange", "",
-     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$6:offset$4:type$7:integer%2 $4:name$5:value$4:type$6:string"},
-    {"shutdown", "",
-     "",
-     "2 $7:history~1 *2 $5:7.0.0$47:Added the `NOW`, `FORCE` and `ABORT` modifiers.$9:arguments*4 %4 $4:name$11:nosave_save$4:type$5:oneof$5:flags~1 +optional $9:arguments*2 %3 $4:name$6:nosave$4:type$10:pure-token$5:token$6:NOSAVE%3 $4:name$4:save$4:type$10:pure-token$5:token$4:SAVE%5 $4:name$3:now$4:type$10:pure-token$5:token$3:NOW$5:since$5:7.0.0$5:flags~1 +optional %5 $4:name$5:force$4:type$10:pure-token$5:token$5:FORCE$5:since$5:7.0.0$5:flags~1 +optional %5 $4:name$5:abort$4:type$10:pure-token$5:token$5:ABORT$5:since$5:7.0.0$5:flags~1 +optional "},
+     "~1 %3 $5:flags~2 +RW +update $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 "
+     "$4:name$6:offset$4:type$7:integer%2 $4:name$5:value$4:type$6:string"},
+    {"shutdown", "", "",
+     "2 $7:history~1 *2 $5:7.0.0$47:Added the `NOW`, `FORCE` and `ABORT` modifiers.$9:arguments*4 "
+     "%4 $4:name$11:nosave_save$4:type$5:oneof$5:flags~1 +optional $9:arguments*2 %3 "
+     "$4:name$6:nosave$4:type$10:pure-token$5:token$6:NOSAVE%3 "
+     "$4:name$4:save$4:type$10:pure-token$5:token$4:SAVE%5 "
+     "$4:name$3:now$4:type$10:pure-token$5:token$3:NOW$5:since$5:7.0.0$5:flags~1 +optional %5 "
+     "$4:name$5:force$4:type$10:pure-token$5:token$5:FORCE$5:since$5:7.0.0$5:flags~1 +optional %5 "
+     "$4:name$5:abort$4:type$10:pure-token$5:token$5:ABORT$5:since$5:7.0.0$5:flags~1 +optional "},
     {"spublish", "",
-     "~1 %3 $5:flags~1 +not_key $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "1 $9:arguments*2 %2 $4:name$12:shardchannel$4:type$6:string%2 $4:name$7:message$4:type$6:string"},
+     "~1 %3 $5:flags~1 +not_key $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "1 $9:arguments*2 %2 $4:name$12:shardchannel$4:type$6:string%2 "
+     "$4:name$7:message$4:type$6:string"},
     {"ssubscribe", "",
-     "~1 %3 $5:flags~1 +not_key $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +not_key $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$12:shardchannel$4:type$6:string$5:flags~1 +multiple "},
     {"strlen", "",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
-    {"subscribe", "",
-     "",
+    {"subscribe", "", "",
      "1 $9:arguments*1 %3 $4:name$7:channel$4:type$6:string$5:flags~1 +multiple "},
     {"substr", "",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "4 $9:doc_flags~1 +deprecated $16:deprecated_since$5:2.0.0$11:replaced_by$10:`GETRANGE`$9:arguments*3 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:start$4:type$7:integer%2 $4:name$3:end$4:type$7:integer"},
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "4 $9:doc_flags~1 +deprecated "
+     "$16:deprecated_since$5:2.0.0$11:replaced_by$10:`GETRANGE`$9:arguments*3 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 %2 $4:name$5:start$4:type$7:integer%2 "
+     "$4:name$3:end$4:type$7:integer"},
     {"sunsubscribe", "",
-     "~1 %3 $5:flags~1 +not_key $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +not_key $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$12:shardchannel$4:type$6:string$5:flags~2 +optional +multiple "},
-    {"swapdb", "",
-     "",
+    {"swapdb", "", "",
      "1 $9:arguments*2 %2 $4:name$6:index1$4:type$7:integer%2 $4:name$6:index2$4:type$7:integer"},
-    {"time", "~1 $23:nondeterministic_output",
-     "",
-     "0 "},
+    {"time", "~1 $23:nondeterministic_output", "", "0 "},
     {"touch", "~2 $26:request_policy:multi_shard$23:response_policy:agg_sum",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %4 $4:name$3:key$4:type$3:key$14:key_spec_index:0 $5:flags~1 +multiple "},
     {"ttl", "~1 $23:nondeterministic_output",
-     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
-     "2 $7:history~1 *2 $5:2.8.0$19:Added the -2 reply.$9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
+     "~1 %3 $5:flags~2 +RO +access $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "2 $7:history~1 *2 $5:2.8.0$19:Added the -2 reply.$9:arguments*1 %3 "
+     "$4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"type", "",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:0 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %3 $4:name$3:key$4:type$3:key$14:key_spec_index:0 "},
     {"unlink", "~2 $26:request_policy:multi_shard$23:response_policy:agg_sum",
-     "~1 %3 $5:flags~2 +RM +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~2 +RM +delete $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 "
+     "$9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %4 $4:name$3:key$4:type$3:key$14:key_spec_index:0 $5:flags~1 +multiple "},
-    {"unsubscribe", "",
-     "",
+    {"unsubscribe", "", "",
      "1 $9:arguments*1 %3 $4:name$7:channel$4:type$6:string$5:flags~2 +optional +multiple "},
-    {"unwatch", "",
-     "",
-     "0 "},
+    {"unwatch", "", "", "0 "},
     {"watch", "",
-     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 $4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
+     "~1 %3 $5:flags~1 +RO $12:begin_search%2 $4:type$5:index$4:spec%1 $5:index:1 $9:find_keys%2 "
+     "$4:type$5:range$4:spec%3 $7:lastkey:-1 $7:keystep:1 $5:limit:0 ",
      "1 $9:arguments*1 %4 $4:name$3:key$4:type$3:key$14:key_spec_index:0 $5:flags~1 +multiple "},
 
 };
 
 const RedisMeta* redis_meta(std::string_view full) {
-  const auto* it = std::lower_bound(std::begin(kRedisMeta), std::end(kRedisMeta), full,
-                                    [](const RedisMeta& m, std::string_view n) {
-                                      return m.name < n;
-                                    });
+  const auto* it =
+      std::lower_bound(std::begin(kRedisMeta), std::end(kRedisMeta), full,
+                       [](const RedisMeta& m, std::string_view n) { return m.name < n; });
   return (it != std::end(kRedisMeta) && it->name == full) ? it : nullptr;
 }
 

@@ -14,17 +14,35 @@ namespace {
 
 using Kind = PubSub::Kind;
 
-std::span<const std::string_view> names(Context& ctx) { return ctx.args.subspan(1); }
+std::span<const std::string_view> names(Context& ctx) {
+  return ctx.args.subspan(1);
+}
 
-void subscribe(Context& ctx) { ctx.shard.pubsub->subscribe(ctx.client, Kind::kChannel, names(ctx), ctx.out); }
-void psubscribe(Context& ctx) { ctx.shard.pubsub->subscribe(ctx.client, Kind::kPattern, names(ctx), ctx.out); }
-void ssubscribe(Context& ctx) { ctx.shard.pubsub->subscribe(ctx.client, Kind::kShard, names(ctx), ctx.out); }
-void unsubscribe(Context& ctx) { ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kChannel, names(ctx), ctx.out); }
-void punsubscribe(Context& ctx) { ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kPattern, names(ctx), ctx.out); }
-void sunsubscribe(Context& ctx) { ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kShard, names(ctx), ctx.out); }
+void subscribe(Context& ctx) {
+  ctx.shard.pubsub->subscribe(ctx.client, Kind::kChannel, names(ctx), ctx.out);
+}
+void psubscribe(Context& ctx) {
+  ctx.shard.pubsub->subscribe(ctx.client, Kind::kPattern, names(ctx), ctx.out);
+}
+void ssubscribe(Context& ctx) {
+  ctx.shard.pubsub->subscribe(ctx.client, Kind::kShard, names(ctx), ctx.out);
+}
+void unsubscribe(Context& ctx) {
+  ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kChannel, names(ctx), ctx.out);
+}
+void punsubscribe(Context& ctx) {
+  ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kPattern, names(ctx), ctx.out);
+}
+void sunsubscribe(Context& ctx) {
+  ctx.shard.pubsub->unsubscribe(ctx.client, Kind::kShard, names(ctx), ctx.out);
+}
 
-void publish(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], false)); }
-void spublish(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], true)); }
+void publish(Context& ctx) {
+  ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], false));
+}
+void spublish(Context& ctx) {
+  ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], true));
+}
 
 void list_channels(Context& ctx, bool shard) {
   if (ctx.argc() > 3) {
@@ -47,20 +65,28 @@ void count_subscribers(Context& ctx, bool shard) {
   }
 }
 
-void pubsub_channels(Context& ctx) { list_channels(ctx, false); }
-void pubsub_shardchannels(Context& ctx) { list_channels(ctx, true); }
-void pubsub_numsub(Context& ctx) { count_subscribers(ctx, false); }
-void pubsub_shardnumsub(Context& ctx) { count_subscribers(ctx, true); }
-void pubsub_numpat(Context& ctx) { ctx.out.integer(ctx.shard.pubsub->patterns()); }
+void pubsub_channels(Context& ctx) {
+  list_channels(ctx, false);
+}
+void pubsub_shardchannels(Context& ctx) {
+  list_channels(ctx, true);
+}
+void pubsub_numsub(Context& ctx) {
+  count_subscribers(ctx, false);
+}
+void pubsub_shardnumsub(Context& ctx) {
+  count_subscribers(ctx, true);
+}
+void pubsub_numpat(Context& ctx) {
+  ctx.out.integer(ctx.shard.pubsub->patterns());
+}
 void pubsub_help(Context& ctx) {
   reply_help(ctx, "PUBSUB",
              {"CHANNELS [<pattern>]",
               "    Return the currently active channels matching a <pattern> (default: '*').",
-              "NUMPAT", "    Return number of subscriptions to patterns.",
-              "NUMSUB [<channel> ...]",
+              "NUMPAT", "    Return number of subscriptions to patterns.", "NUMSUB [<channel> ...]",
               "    Return the number of subscribers for the specified channels, excluding",
-              "    pattern subscriptions(default: no channels).",
-              "SHARDCHANNELS [<pattern>]",
+              "    pattern subscriptions(default: no channels).", "SHARDCHANNELS [<pattern>]",
               "    Return the currently active shard level channels matching a <pattern> "
               "(default: '*').",
               "SHARDNUMSUB [<shardchannel> ...]",
@@ -74,28 +100,65 @@ constexpr KeySpec kAllChannels{1, -1, 1};  // shard channels hash like keys (not
 constexpr KeySpec kFirstChannel{1, 1, 1};
 
 const CommandDef kPubsubSubcommands[] = {
-    {"pubsub|channels", -2, kPubsub | kLoading | kStale, kNone, pubsub_channels, "pubsub", "List active channels", "2.8.0", "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)", "pubsub slow"},
-    {"pubsub|numpat", 2, kPubsub | kLoading | kStale, kNone, pubsub_numpat, "pubsub", "Get the count of unique patterns pattern subscriptions", "2.8.0", "O(1)", "pubsub slow"},
-    {"pubsub|numsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_numsub, "pubsub", "Get the count of subscribers for channels", "2.8.0", "O(N) for the NUMSUB subcommand, where N is the number of requested channels", "pubsub slow"},
-    {"pubsub|shardchannels", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardchannels, "pubsub", "List active shard channels", "7.0.0", "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).", "pubsub slow"},
-    {"pubsub|shardnumsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardnumsub, "pubsub", "Get the count of subscribers for shard channels", "7.0.0", "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels", "pubsub slow"},
-    {"pubsub|help", 2, kLoading | kStale, kNone, pubsub_help, "pubsub", "Show helpful text about the different subcommands", "6.2.0", "O(1)", "slow"},
+    {"pubsub|channels", -2, kPubsub | kLoading | kStale, kNone, pubsub_channels, "pubsub",
+     "List active channels", "2.8.0",
+     "O(N) where N is the number of active channels, and assuming constant time pattern matching "
+     "(relatively short channels and patterns)",
+     "pubsub slow"},
+    {"pubsub|numpat", 2, kPubsub | kLoading | kStale, kNone, pubsub_numpat, "pubsub",
+     "Get the count of unique patterns pattern subscriptions", "2.8.0", "O(1)", "pubsub slow"},
+    {"pubsub|numsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_numsub, "pubsub",
+     "Get the count of subscribers for channels", "2.8.0",
+     "O(N) for the NUMSUB subcommand, where N is the number of requested channels", "pubsub slow"},
+    {"pubsub|shardchannels", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardchannels, "pubsub",
+     "List active shard channels", "7.0.0",
+     "O(N) where N is the number of active shard channels, and assuming constant time pattern "
+     "matching (relatively short shard channels).",
+     "pubsub slow"},
+    {"pubsub|shardnumsub", -2, kPubsub | kLoading | kStale, kNone, pubsub_shardnumsub, "pubsub",
+     "Get the count of subscribers for shard channels", "7.0.0",
+     "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels",
+     "pubsub slow"},
+    {"pubsub|help", 2, kLoading | kStale, kNone, pubsub_help, "pubsub",
+     "Show helpful text about the different subcommands", "6.2.0", "O(1)", "slow"},
 };
 
 const CommandDef kPubsubCommands[] = {
-    {"subscribe", -2, kSub, kNone, subscribe, "pubsub", "Listen for messages published to the given channels", "2.0.0", "O(N) where N is the number of channels to subscribe to.", "pubsub slow"},
-    {"psubscribe", -2, kSub, kNone, psubscribe, "pubsub", "Listen for messages published to channels matching the given patterns", "2.0.0", "O(N) where N is the number of patterns the client is already subscribed to.", "pubsub slow"},
-    {"ssubscribe", -2, kSub, kAllChannels, ssubscribe, "pubsub", "Listen for messages published to the given shard channels", "7.0.0", "O(N) where N is the number of shard channels to subscribe to.", "pubsub slow"},
-    {"unsubscribe", -1, kSub, kNone, unsubscribe, "pubsub", "Stop listening for messages posted to the given channels", "2.0.0", "O(N) where N is the number of clients already subscribed to a channel.", "pubsub slow"},
-    {"punsubscribe", -1, kSub, kNone, punsubscribe, "pubsub", "Stop listening for messages posted to channels matching the given patterns", "2.0.0", "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).", "pubsub slow"},
-    {"sunsubscribe", -1, kSub, kAllChannels, sunsubscribe, "pubsub", "Stop listening for messages posted to the given shard channels", "7.0.0", "O(N) where N is the number of clients already subscribed to a shard channel.", "pubsub slow"},
-    {"publish", 3, kPub, kNone, publish, "pubsub", "Post a message to a channel", "2.0.0", "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).", "pubsub fast"},
-    {"spublish", 3, kPub, kFirstChannel, spublish, "pubsub", "Post a message to a shard channel", "7.0.0", "O(N) where N is the number of clients subscribed to the receiving shard channel.", "pubsub fast"},
-    {"pubsub", -2, 0, kNone, nullptr, "pubsub", "A container for Pub/Sub commands", "2.8.0", "Depends on subcommand.", "slow", kPubsubSubcommands},
+    {"subscribe", -2, kSub, kNone, subscribe, "pubsub",
+     "Listen for messages published to the given channels", "2.0.0",
+     "O(N) where N is the number of channels to subscribe to.", "pubsub slow"},
+    {"psubscribe", -2, kSub, kNone, psubscribe, "pubsub",
+     "Listen for messages published to channels matching the given patterns", "2.0.0",
+     "O(N) where N is the number of patterns the client is already subscribed to.", "pubsub slow"},
+    {"ssubscribe", -2, kSub, kAllChannels, ssubscribe, "pubsub",
+     "Listen for messages published to the given shard channels", "7.0.0",
+     "O(N) where N is the number of shard channels to subscribe to.", "pubsub slow"},
+    {"unsubscribe", -1, kSub, kNone, unsubscribe, "pubsub",
+     "Stop listening for messages posted to the given channels", "2.0.0",
+     "O(N) where N is the number of clients already subscribed to a channel.", "pubsub slow"},
+    {"punsubscribe", -1, kSub, kNone, punsubscribe, "pubsub",
+     "Stop listening for messages posted to channels matching the given patterns", "2.0.0",
+     "O(N+M) where N is the number of patterns the client is already subscribed and M is the "
+     "number of total patterns subscribed in the system (by any client).",
+     "pubsub slow"},
+    {"sunsubscribe", -1, kSub, kAllChannels, sunsubscribe, "pubsub",
+     "Stop listening for messages posted to the given shard channels", "7.0.0",
+     "O(N) where N is the number of clients already subscribed to a shard channel.", "pubsub slow"},
+    {"publish", 3, kPub, kNone, publish, "pubsub", "Post a message to a channel", "2.0.0",
+     "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the "
+     "total number of subscribed patterns (by any client).",
+     "pubsub fast"},
+    {"spublish", 3, kPub, kFirstChannel, spublish, "pubsub", "Post a message to a shard channel",
+     "7.0.0", "O(N) where N is the number of clients subscribed to the receiving shard channel.",
+     "pubsub fast"},
+    {"pubsub", -2, 0, kNone, nullptr, "pubsub", "A container for Pub/Sub commands", "2.8.0",
+     "Depends on subcommand.", "slow", kPubsubSubcommands},
 };
 
 }  // namespace
 
-std::span<const CommandDef> pubsub_commands() { return kPubsubCommands; }
+std::span<const CommandDef> pubsub_commands() {
+  return kPubsubCommands;
+}
 
 }  // namespace ruvio::worker

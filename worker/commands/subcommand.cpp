@@ -1,7 +1,6 @@
 #include "worker/commands/subcommand.hpp"
 
 #include <algorithm>
-
 #include <cctype>
 #include <string>
 
@@ -13,7 +12,8 @@ std::string unknown_subcommand(std::string_view container, std::string_view sub)
   std::string msg = "ERR unknown subcommand '";
   msg.append(sub.substr(0, std::min<std::size_t>(128, sub.find('\0'))));
   msg.append("'. Try ");
-  for (char c : container) msg.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  for (char c : container)
+    msg.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   msg.append(" HELP.");
   return msg;
 }

@@ -22,8 +22,12 @@ void multi(Context& ctx) {
   ctx.out.ok();
 }
 
-void exec(Context& ctx) { ctx.out.error("ERR EXEC without MULTI"); }
-void discard(Context& ctx) { ctx.out.error("ERR DISCARD without MULTI"); }
+void exec(Context& ctx) {
+  ctx.out.error("ERR EXEC without MULTI");
+}
+void discard(Context& ctx) {
+  ctx.out.error("ERR DISCARD without MULTI");
+}
 
 void watch(Context& ctx) {
   if (ctx.client.in_multi) {
@@ -43,15 +47,62 @@ void unwatch(Context& ctx) {
 constexpr std::uint32_t kTx = kNoScript | kLoading | kStale | kFast | kAllowBusy;
 
 const CommandDef kTransactionCommands[] = {
-    {"multi", 1, kTx, {}, multi, "transactions", "Mark the start of a transaction block", "1.2.0", "O(1)", "fast transaction"},
-    {"exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog, {}, exec, "transactions", "Execute all commands issued after MULTI", "1.2.0", "Depends on commands in the transaction", "slow transaction"},
-    {"discard", 1, kTx, {}, discard, "transactions", "Discard all commands issued after MULTI", "2.0.0", "O(N), when N is the number of queued commands", "fast transaction"},
-    {"watch", -2, kTx, {1, -1, 1}, watch, "transactions", "Watch the given keys to determine execution of the MULTI/EXEC block", "2.2.0", "O(1) for every key.", "fast transaction"},
-    {"unwatch", 1, kTx, {}, unwatch, "transactions", "Forget about all watched keys", "2.2.0", "O(1)", "fast transaction"},
+    {"multi",
+     1,
+     kTx,
+     {},
+     multi,
+     "transactions",
+     "Mark the start of a transaction block",
+     "1.2.0",
+     "O(1)",
+     "fast transaction"},
+    {"exec",
+     1,
+     kNoScript | kLoading | kStale | kSkipSlowlog,
+     {},
+     exec,
+     "transactions",
+     "Execute all commands issued after MULTI",
+     "1.2.0",
+     "Depends on commands in the transaction",
+     "slow transaction"},
+    {"discard",
+     1,
+     kTx,
+     {},
+     discard,
+     "transactions",
+     "Discard all commands issued after MULTI",
+     "2.0.0",
+     "O(N), when N is the number of queued commands",
+     "fast transaction"},
+    {"watch",
+     -2,
+     kTx,
+     {1, -1, 1},
+     watch,
+     "transactions",
+     "Watch the given keys to determine execution of the MULTI/EXEC block",
+     "2.2.0",
+     "O(1) for every key.",
+     "fast transaction"},
+    {"unwatch",
+     1,
+     kTx,
+     {},
+     unwatch,
+     "transactions",
+     "Forget about all watched keys",
+     "2.2.0",
+     "O(1)",
+     "fast transaction"},
 };
 
 }  // namespace
 
-std::span<const CommandDef> transaction_commands() { return kTransactionCommands; }
+std::span<const CommandDef> transaction_commands() {
+  return kTransactionCommands;
+}
 
 }  // namespace ruvio::worker

@@ -13,13 +13,26 @@ namespace {
 
 // Fields that describe the whole service when summed over the workers.
 const std::set<std::string_view, std::less<>> kSummed = {
-    "connected_clients",       "blocked_clients",          "total_connections_received",
-    "total_commands_processed", "instantaneous_ops_per_sec", "total_net_input_bytes",
-    "total_net_output_bytes",  "rejected_connections",     "expired_keys",
-    "evicted_keys",            "keyspace_hits",            "keyspace_misses",
-    "used_memory",             "used_memory_rss",          "used_memory_dataset",
-    "used_memory_peak",        "pubsub_channels",          "pubsub_patterns",
-    "total_error_replies",     "unexpected_error_replies",
+    "connected_clients",
+    "blocked_clients",
+    "total_connections_received",
+    "total_commands_processed",
+    "instantaneous_ops_per_sec",
+    "total_net_input_bytes",
+    "total_net_output_bytes",
+    "rejected_connections",
+    "expired_keys",
+    "evicted_keys",
+    "keyspace_hits",
+    "keyspace_misses",
+    "used_memory",
+    "used_memory_rss",
+    "used_memory_dataset",
+    "used_memory_peak",
+    "pubsub_channels",
+    "pubsub_patterns",
+    "total_error_replies",
+    "unexpected_error_replies",
 };
 
 struct Db {
@@ -116,7 +129,8 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
     out.append(line).append("\r\n");
   });
   // The worker texts end with an empty line; keep one blank line between sections.
-  while (out.size() >= 4 && out.compare(out.size() - 4, 4, "\r\n\r\n") == 0) out.resize(out.size() - 2);
+  while (out.size() >= 4 && out.compare(out.size() - 4, 4, "\r\n\r\n") == 0)
+    out.resize(out.size() - 2);
   if (per_worker) {
     if (!out.empty()) out += "\r\n";
     out += "# Workers\r\n";

@@ -15,7 +15,7 @@ namespace ruvio::worker {
 namespace {
 
 constexpr std::uint64_t kRetryMs = 20;
-constexpr std::size_t kHeader = 4;       // u32 length
+constexpr std::size_t kHeader = 4;        // u32 length
 constexpr std::size_t kRequestMeta = 12;  // kind, db, resp, origin, client id
 
 // An abstract-namespace Unix socket (no file to clean up, gone with the process).
@@ -39,7 +39,8 @@ int abstract_socket(const std::string& name, bool listening) {
 }
 
 void put_u32(std::string& out, std::size_t at, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    out[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
 }
 
 std::uint32_t get_u32(const char* p) {
@@ -97,7 +98,9 @@ void MeshLink::connect() {
   server_.on_mesh_link_up();
 }
 
-void MeshLink::on_retry(uv_timer_t* t) { static_cast<MeshLink*>(t->data)->connect(); }
+void MeshLink::on_retry(uv_timer_t* t) {
+  static_cast<MeshLink*>(t->data)->connect();
+}
 
 void MeshLink::send(MeshKind kind, int origin, int db, int resp,
                     std::span<const std::string_view> args, MeshWaiter waiter) {
@@ -193,8 +196,7 @@ void MeshLink::close() {
 // ---------------------------------------------------------------- accepting side
 
 struct MeshListener::Peer {
-  Peer(MeshListener& l)
-      : owner(l), out(reinterpret_cast<uv_stream_t*>(&pipe), this, on_written) {
+  Peer(MeshListener& l) : owner(l), out(reinterpret_cast<uv_stream_t*>(&pipe), this, on_written) {
     uv_pipe_init(l.server_.loop(), &pipe, 0);
     pipe.data = this;
     client.name = "mesh";
@@ -243,7 +245,8 @@ struct MeshListener::Peer {
       client.resp = static_cast<unsigned char>(meta[2]);
       client.origin = static_cast<unsigned char>(meta[3]);
       client.id = 0;
-      for (int i = 7; i >= 0; --i) client.id = (client.id << 8) | static_cast<unsigned char>(meta[4 + i]);
+      for (int i = 7; i >= 0; --i)
+        client.id = (client.id << 8) | static_cast<unsigned char>(meta[4 + i]);
       std::string_view body(meta + kRequestMeta, n - kRequestMeta);
       proto::ParseResult r = parser.parse(body, args);
       std::string& o = out.buffer();
@@ -317,7 +320,9 @@ void MeshListener::on_connection(uv_stream_t* s, int status) {
   uv_read_start(reinterpret_cast<uv_stream_t*>(&p->pipe), Peer::on_alloc, Peer::on_read);
 }
 
-void MeshListener::on_peer_closed(Peer* p) { std::erase(peers_, p); }
+void MeshListener::on_peer_closed(Peer* p) {
+  std::erase(peers_, p);
+}
 
 void MeshListener::flush_all() {
   for (std::size_t i = 0; i < peers_.size();) {

@@ -35,9 +35,9 @@ namespace ruvio::worker {
 class Server;
 
 enum class MeshKind : std::uint8_t {
-  kCommand = 0,  // run one command, reply with its reply
+  kCommand = 0,   // run one command, reply with its reply
   kPatterns = 1,  // this worker's pattern subscriptions, as an array (PUBSUB NUMPAT)
-  kExec = 2,     // run a queued transaction atomically; reply = EXEC's reply
+  kExec = 2,      // run a queued transaction atomically; reply = EXEC's reply
 };
 
 // Whom an answer belongs to: a client connection's reserved reply slot and part.

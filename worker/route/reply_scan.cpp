@@ -21,18 +21,30 @@ std::size_t value_length(std::string_view s, std::size_t pos, int depth) {
   char t = s[pos];
   std::size_t p = pos + 1;
   switch (t) {
-    case '+': case '-': case ':': case '_': case ',': case '#': case '(': {
+    case '+':
+    case '-':
+    case ':':
+    case '_':
+    case ',':
+    case '#':
+    case '(': {
       std::size_t end = s.find("\r\n", p);
       return end == std::string_view::npos ? 0 : end + 2 - pos;
     }
-    case '$': case '=': case '!': {
+    case '$':
+    case '=':
+    case '!': {
       auto n = line_int(s, p);
       if (!n) return 0;
       if (*n < 0) return p - pos;  // $-1
       std::size_t need = p + static_cast<std::size_t>(*n) + 2;
       return need <= s.size() ? need - pos : 0;
     }
-    case '*': case '~': case '>': case '%': case '|': {
+    case '*':
+    case '~':
+    case '>':
+    case '%':
+    case '|': {
       auto n = line_int(s, p);
       if (!n) return 0;
       if (*n < 0) return p - pos;  // *-1
@@ -51,7 +63,9 @@ std::size_t value_length(std::string_view s, std::size_t pos, int depth) {
 
 }  // namespace
 
-std::size_t reply_length(std::string_view s) { return value_length(s, 0, 0); }
+std::size_t reply_length(std::string_view s) {
+  return value_length(s, 0, 0);
+}
 
 std::optional<std::int64_t> reply_integer(std::string_view s) {
   if (s.empty() || s[0] != ':') return std::nullopt;

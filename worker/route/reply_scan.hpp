@@ -26,6 +26,8 @@ std::optional<AggregateHeader> reply_aggregate(std::string_view s);
 // The payload of a bulk ("$n\r\n…") or verbatim ("=n\r\ntxt:…") string; nullopt otherwise.
 std::optional<std::string_view> reply_string(std::string_view s);
 
-inline bool reply_is_error(std::string_view s) { return !s.empty() && (s[0] == '-' || s[0] == '!'); }
+inline bool reply_is_error(std::string_view s) {
+  return !s.empty() && (s[0] == '-' || s[0] == '!');
+}
 
 }  // namespace ruvio::worker

@@ -35,7 +35,9 @@ namespace {
 
 constexpr std::string_view kCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot";
 
-std::string loading_reply() { return "-" + std::string(kLoadingError) + "\r\n"; }
+std::string loading_reply() {
+  return "-" + std::string(kLoadingError) + "\r\n";
+}
 
 // The first error among the parts, if any.
 const std::string* first_error(const std::vector<std::string>& parts) {
@@ -185,7 +187,9 @@ Router::Router(Server& server, int self, int workers, const std::string& mesh_na
   reset_ = table.find("reset");
 }
 
-int Router::owner_of(std::string_view key) const { return slot_owner_[key_slot(key)]; }
+int Router::owner_of(std::string_view key) const {
+  return slot_owner_[key_slot(key)];
+}
 
 // A key of a slot that no local worker owns (another service of a --cluster-config).
 bool Router::moved(Connection& c, std::string_view key) {
@@ -206,9 +210,9 @@ bool Router::start() {
   if (workers_ == 1) return true;
   if (!listener_.listen(mesh_name_ + "." + std::to_string(self_))) return false;
   for (int w = 0; w < workers_; ++w) {
-    links_.push_back(w == self_ ? nullptr
-                                : std::make_unique<MeshLink>(server_, w,
-                                                             mesh_name_ + "." + std::to_string(w)));
+    links_.push_back(
+        w == self_ ? nullptr
+                   : std::make_unique<MeshLink>(server_, w, mesh_name_ + "." + std::to_string(w)));
     if (links_.back()) links_.back()->connect();
   }
   return true;
@@ -329,8 +333,8 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
   }
 }
 
-void Router::send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t part,
-                       MeshKind kind, std::span<const std::string_view> args) {
+void Router::send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
+                       std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   if (w == self_) {
     std::string reply;
@@ -463,14 +467,14 @@ void Router::fan_out(Connection& c, Route route, std::span<const std::string_vie
     case Route::kPubsub:
       if (iequals(args[1], "numpat") && args.size() == 2) {
         // Redis counts distinct patterns: ask every worker for its list and unite them.
-        std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_),
-                                      [](std::vector<std::string>& parts, std::string& out) {
-                                        std::string all;
-                                        merge_union(parts, all);
-                                        auto h = reply_aggregate(all);
-                                        out = reply_is_error(all) ? all
-                                              : ":" + std::to_string(h ? h->count : 0) + "\r\n";
-                                      });
+        std::uint64_t seq = c.reserve(
+            static_cast<std::uint32_t>(workers_),
+            [](std::vector<std::string>& parts, std::string& out) {
+              std::string all;
+              merge_union(parts, all);
+              auto h = reply_aggregate(all);
+              out = reply_is_error(all) ? all : ":" + std::to_string(h ? h->count : 0) + "\r\n";
+            });
         for (int w = 0; w < workers_; ++w) {
           send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kPatterns, args);
         }

@@ -70,7 +70,7 @@ class Router {
   int workers_;
   std::string mesh_name_;
   const Topology& topology_;
-  std::vector<std::int16_t> slot_owner_;  // 16384 entries; -1: a node of another service
+  std::vector<std::int16_t> slot_owner_;          // 16384 entries; -1: a node of another service
   std::vector<std::unique_ptr<MeshLink>> links_;  // null for self
   MeshListener listener_;
   std::unordered_map<const CommandDef*, Route> routes_;

@@ -98,8 +98,9 @@ void Router::exec(Connection& c) {
   for (std::size_t i = 0; i < client.watch_workers.size(); ++i) {
     int w = client.watch_workers[i];
     spans |= !same_owner(target, w);
-    if (w != self_ && (!links_[static_cast<std::size_t>(w)]->up() ||
-                       links_[static_cast<std::size_t>(w)]->generation() != client.watch_links[i])) {
+    if (w != self_ &&
+        (!links_[static_cast<std::size_t>(w)]->up() ||
+         links_[static_cast<std::size_t>(w)]->generation() != client.watch_links[i])) {
       watch_lost = true;
     }
   }
@@ -158,10 +159,11 @@ void Router::watch(Connection& c, std::span<const std::string_view> args) {
       return;
     }
   }
-  if (target >= 0 && std::find(client.watch_workers.begin(), client.watch_workers.end(),
-                               target) == client.watch_workers.end()) {
+  if (target >= 0 && std::find(client.watch_workers.begin(), client.watch_workers.end(), target) ==
+                         client.watch_workers.end()) {
     client.watch_workers.push_back(target);
-    client.watch_links.push_back(target == self_ ? 0 : links_[static_cast<std::size_t>(target)]->generation());
+    client.watch_links.push_back(
+        target == self_ ? 0 : links_[static_cast<std::size_t>(target)]->generation());
   }
   if (target < 0 || target == self_) {
     server_.execute(client, args, c.local_writer());
@@ -177,8 +179,7 @@ void Router::unwatch_remote(Connection& c) {
   static constexpr std::string_view kUnwatch[] = {"UNWATCH"};
   for (int w : client.watch_workers) {
     if (w == self_ || static_cast<std::size_t>(w) >= links_.size() ||
-        !links_[static_cast<std::size_t>(w)] ||
-        !links_[static_cast<std::size_t>(w)]->up()) {
+        !links_[static_cast<std::size_t>(w)] || !links_[static_cast<std::size_t>(w)]->up()) {
       continue;
     }
     links_[static_cast<std::size_t>(w)]->send(MeshKind::kCommand, self_, client.db, client.resp,

@@ -163,7 +163,9 @@ void Connection::drain_slots() {
   if (moved) mark_dirty();
 }
 
-void Connection::mark_dirty() { server_.mark_dirty(this); }
+void Connection::mark_dirty() {
+  server_.mark_dirty(this);
+}
 
 void Connection::flush() {
   if (closing_) return;
@@ -211,6 +213,8 @@ void Connection::close() {
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
 }
 
-void Connection::on_close(uv_handle_t* h) { delete static_cast<Connection*>(h->data); }
+void Connection::on_close(uv_handle_t* h) {
+  delete static_cast<Connection*>(h->data);
+}
 
 }  // namespace ruvio::worker

@@ -1,12 +1,12 @@
 // ruvio-worker: started by the supervisor, never by hand. Reads its WorkerInit from the
 // control socket, then serves its shard on the sockets it inherited.
+#include <mimalloc.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cxxopts.hpp>
-#include <mimalloc.h>
 #include <string>
 
 #include "shared/control.hpp"
@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
   mi_option_set(mi_option_decommit_delay, 0);
   mi_option_set(mi_option_segment_decommit_delay, 0);
   cxxopts::Options options("ruvio-worker", "Ruvio shard worker (started by ruvio)");
-  options.add_options()("id", "worker id", cxxopts::value<int>())(
-      "control-fd", "control socket", cxxopts::value<int>())(
+  options.add_options()("id", "worker id", cxxopts::value<int>())("control-fd", "control socket",
+                                                                  cxxopts::value<int>())(
       "listen-fd", "proxy port socket", cxxopts::value<int>()->default_value("-1"))(
       "direct-fd", "direct port socket", cxxopts::value<int>()->default_value("-1"));
   int control_fd = -1;

@@ -127,8 +127,7 @@ void PubSubHub::forget(ClientInfo& c) {
   c.subscriptions = c.pattern_subscriptions = c.shard_subscriptions = 0;
 }
 
-std::int64_t PubSubHub::publish(std::string_view channel, std::string_view message,
-                                bool shard) {
+std::int64_t PubSubHub::publish(std::string_view channel, std::string_view message, bool shard) {
   std::int64_t receivers = 0;
   std::string key(channel);
   const Registry& direct = shard ? shard_channels_ : channels_;

@@ -103,7 +103,9 @@ Server::Server(const control::WorkerInit& init, int control_fd)
 
 Server::~Server() = default;
 
-void Server::refresh_clock() { shard_.set_now_ms(wall_ms()); }
+void Server::refresh_clock() {
+  shard_.set_now_ms(wall_ms());
+}
 
 bool Server::listen_on(uv_tcp_t& handle, int fd) {
   uv_tcp_init(&loop_, &handle);
@@ -301,7 +303,9 @@ void Server::on_check(uv_check_t* h) {
   }
 }
 
-void Server::on_timer(uv_timer_t* h) { static_cast<Server*>(h->data)->housekeeping(); }
+void Server::on_timer(uv_timer_t* h) {
+  static_cast<Server*>(h->data)->housekeeping();
+}
 
 void Server::housekeeping() {
   refresh_clock();
@@ -371,7 +375,8 @@ void Server::execute(ClientInfo& client, std::span<const std::string_view> args,
                       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                       "allowed in this context";
     // Redis answers a refused EXEC in its abort form.
-    out.error((def->name == "exec" ? "EXECABORT Transaction discarded because of: " : "ERR ") + why);
+    out.error((def->name == "exec" ? "EXECABORT Transaction discarded because of: " : "ERR ") +
+              why);
     return;
   }
   if (client.cluster_mode) {  // direct port: MOVED / CROSSSLOT before anything runs
@@ -399,11 +404,11 @@ void Server::send_control(const control::Message& msg) {
   control::encode(msg, *payload);
   req->data = payload;
   uv_buf_t buf = uv_buf_init(payload->data(), static_cast<unsigned>(payload->size()));
-  int rc = uv_write(req, reinterpret_cast<uv_stream_t*>(&control_), &buf, 1,
-                    [](uv_write_t* r, int) {
-                      delete static_cast<std::string*>(r->data);
-                      delete r;
-                    });
+  int rc =
+      uv_write(req, reinterpret_cast<uv_stream_t*>(&control_), &buf, 1, [](uv_write_t* r, int) {
+        delete static_cast<std::string*>(r->data);
+        delete r;
+      });
   if (rc != 0) {
     delete payload;
     delete req;
@@ -443,7 +448,9 @@ void Server::on_control_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf)
   }
 }
 
-void Server::on_signal(uv_signal_t* h, int) { static_cast<Server*>(h->data)->begin_shutdown(); }
+void Server::on_signal(uv_signal_t* h, int) {
+  static_cast<Server*>(h->data)->begin_shutdown();
+}
 
 void Server::begin_shutdown() {
   if (shutting_down_) return;

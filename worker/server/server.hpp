@@ -41,18 +41,20 @@ class Server {
   // Runs one parsed command on this worker's shard for `client`, appending its reply to `out`.
   // Everything a command does to the keyspace goes through here (clients, and later log
   // replay and forwarded commands).
-  void execute(ClientInfo& client, std::span<const std::string_view> args,
-               proto::ReplyWriter& out);
+  void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);
   void refresh_clock();
 
   // Routes one command of a client connection (the proxy layer).
-  void dispatch(Connection& c, std::span<const std::string_view> args) { router_.dispatch(c, args); }
+  void dispatch(Connection& c, std::span<const std::string_view> args) {
+    router_.dispatch(c, args);
+  }
   // A request that arrived over the mesh (or a local part of a split/fan-out).
   void run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
                         proto::ReplyWriter& out);
   // EXEC on this worker: runs `commands` back to back (nothing else runs in between),
   // or answers a null array when a key `client` WATCHed here has changed.
-  void run_transaction(ClientInfo& client, const std::vector<std::vector<std::string_view>>& commands,
+  void run_transaction(ClientInfo& client,
+                       const std::vector<std::vector<std::string_view>>& commands,
                        proto::ReplyWriter& out);
   // An answer from a peer for a client's reserved reply slot.
   void deliver(const MeshWaiter& waiter, std::string_view reply);

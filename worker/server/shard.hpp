@@ -6,14 +6,14 @@
 #include <functional>
 #include <memory>
 #include <span>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "proto/resp_writer.hpp"
 #include "shared/config.hpp"
-#include "shared/topology.hpp"
 #include "shared/control.hpp"
+#include "shared/topology.hpp"
 #include "worker/server/watch_registry.hpp"
 #include "worker/store/db.hpp"
 
@@ -48,14 +48,14 @@ struct ClientInfo {
   bool close_after_reply = false;  // QUIT
   bool cluster_mode = false;       // accepted on the direct (Redis Cluster) port
   // Pub/sub subscriptions held (a RESP2 client with any is in subscribed mode).
-  int subscriptions = 0;        // channels
+  int subscriptions = 0;  // channels
   int pattern_subscriptions = 0;
   int shard_subscriptions = 0;
   // MULTI: commands queued until EXEC (copies: the input buffer moves on).
   bool in_multi = false;
   bool multi_failed = false;  // a queued command was refused: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
-  std::vector<int> watch_workers;  // workers holding this client's WATCHes
+  std::vector<int> watch_workers;          // workers holding this client's WATCHes
   std::vector<std::uint64_t> watch_links;  // their mesh link generation at WATCH time
   // A command that came over the mesh runs for a client of another worker: `origin` is
   // that worker (-1: a client of this worker). WATCH registrations are per (origin, id).
@@ -66,10 +66,10 @@ struct ClientInfo {
   std::int64_t created_ms = 0;
   std::int64_t last_interaction_ms = 0;
   std::string_view last_command = "NULL";  // a declared name ("client|list"), for CLIENT LIST
-  std::size_t query_buffer_bytes = 0;   // qbuf
-  std::size_t query_buffer_free = 0;    // qbuf-free
-  std::size_t output_buffer_bytes = 0;  // omem
-  std::size_t output_list_length = 0;   // oll
+  std::size_t query_buffer_bytes = 0;      // qbuf
+  std::size_t query_buffer_free = 0;       // qbuf-free
+  std::size_t output_buffer_bytes = 0;     // omem
+  std::size_t output_list_length = 0;      // oll
 };
 
 // Pub/sub on this worker, implemented by the server (it knows the connections). Command
@@ -85,8 +85,7 @@ class PubSub {
   virtual void unsubscribe(ClientInfo& c, Kind kind, std::span<const std::string_view> names,
                            proto::ReplyWriter& out) = 0;
   // Delivers to this worker's subscribers; returns how many received it.
-  virtual std::int64_t publish(std::string_view channel, std::string_view message,
-                               bool shard) = 0;
+  virtual std::int64_t publish(std::string_view channel, std::string_view message, bool shard) = 0;
   virtual std::vector<std::string> channels(std::string_view pattern, bool shard) const = 0;
   virtual std::int64_t subscribers(std::string_view channel, bool shard) const = 0;
   virtual std::int64_t patterns() const = 0;
@@ -104,9 +103,7 @@ class Shard {
   void swap_db(int a, int b) {
     ++store::g_mutations;
     // As Redis: a watched key that exists in either database counts as changed.
-    auto in_either = [&](std::string_view k) {
-      return bool(db(a).peek(k)) || bool(db(b).peek(k));
-    };
+    auto in_either = [&](std::string_view k) { return bool(db(a).peek(k)) || bool(db(b).peek(k)); };
     watches_.touched_all(a, in_either);
     watches_.touched_all(b, in_either);
     std::swap(dbs_[static_cast<std::size_t>(a)], dbs_[static_cast<std::size_t>(b)]);

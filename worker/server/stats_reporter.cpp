@@ -1,11 +1,10 @@
 #include "worker/server/stats_reporter.hpp"
 
-#include "worker/persist/service.hpp"
-
 #include <mimalloc.h>
 #include <spdlog/spdlog.h>
 
 #include "shared/log.hpp"
+#include "worker/persist/service.hpp"
 #include "worker/store/alloc_sampler.hpp"
 
 namespace ruvio::worker {

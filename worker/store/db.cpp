@@ -101,11 +101,13 @@ struct Db::Impl {
 
   // WATCH: tells the hook that `key` changed (an empty key: the whole database).
   void touched(std::string_view key) {
-    if (g_touch_hook != nullptr) [[unlikely]] g_touch_hook(*self, key);
+    if (g_touch_hook != nullptr) [[unlikely]]
+      g_touch_hook(*self, key);
   }
 
   void notify(std::string_view key, int delta) {
-    if (observer != nullptr) [[unlikely]] observer(observer_context, key, delta);
+    if (observer != nullptr) [[unlikely]]
+      observer(observer_context, key, delta);
   }
 
   std::uint64_t next_rand() {  // splitmix64
@@ -252,7 +254,9 @@ struct Db::Impl {
 
 // ---- Db -------------------------------------------------------------------------------------
 
-Db::Db() : impl_(new Impl) { impl_->self = this; }
+Db::Db() : impl_(new Impl) {
+  impl_->self = this;
+}
 
 Db::~Db() {
   clear();

@@ -23,7 +23,9 @@ inline constexpr std::int64_t kNoExpire = -1;
 // journal compares it around a write command to learn whether there is an effect to log.
 // A worker is single-threaded, so a plain counter is enough.
 inline std::uint64_t g_mutations = 0;
-inline std::uint64_t mutation_count() { return g_mutations; }
+inline std::uint64_t mutation_count() {
+  return g_mutations;
+}
 
 class Db;
 // WATCH support: when set, called with every key a Db changes (an empty key: all of it).
@@ -103,8 +105,8 @@ class Db {
   // Copies the record of `src` (value and TTL) to `dst` in `target` (may be *this).
   void copy_to(Entry src, Db& target, std::string_view dst);
 
-  std::size_t size() const;          // keys, including not-yet-reclaimed expired ones
-  std::size_t expires_size() const;  // keys with a TTL
+  std::size_t size() const;             // keys, including not-yet-reclaimed expired ones
+  std::size_t expires_size() const;     // keys with a TTL
   std::uint64_t expired_total() const;  // keys removed by lazy or active expiry, ever
 
   // SCAN with Redis's guarantee: every key present for the whole iteration is returned at
@@ -126,7 +128,7 @@ class Db {
   // counter (*-lfu policies). Set it when maxmemory-policy changes.
   void set_lfu_mode(bool lfu);
 
-  void clear();        // FLUSHDB: frees everything (the caller calls mi_collect)
+  void clear();          // FLUSHDB: frees everything (the caller calls mi_collect)
   void swap(Db& other);  // SWAPDB
 
   // Allocator-usable bytes held by this Db (records, value buffers, tables).
