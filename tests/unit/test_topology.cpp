@@ -10,7 +10,7 @@
 #include "shared/control.hpp"
 #include "shared/topology.hpp"
 #include "worker/commands/command_table.hpp"
-#include "worker/route/cluster.hpp"
+#include "worker/commands/cluster_commands.hpp"
 
 using namespace ruvio;
 

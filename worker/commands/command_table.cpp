@@ -3,7 +3,7 @@
 #include <bit>
 #include <cassert>
 
-#include "worker/route/cluster.hpp"
+#include "worker/commands/cluster_commands.hpp"
 
 namespace ruvio::worker {
 namespace {

@@ -8,7 +8,7 @@
 #include "shared/config.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
-#include "worker/commands/glob.hpp"
+#include "shared/glob.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/commands/subcommand.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "proto/resp_writer.hpp"
 #include "worker/persist/effect.hpp"
-#include "worker/server/shard.hpp"
+#include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
 

@@ -14,7 +14,7 @@
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
-#include "worker/commands/glob.hpp"
+#include "shared/glob.hpp"
 #include "worker/commands/key_family.hpp"
 #include "worker/commands/subcommand.hpp"
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <string_view>
 
-#include "worker/route/reply_scan.hpp"
+#include "proto/reply_scan.hpp"
 
 namespace ruvio::worker {
 namespace {

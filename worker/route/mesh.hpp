@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "proto/resp_parser.hpp"
-#include "worker/server/io_buffer.hpp"
-#include "worker/server/shard.hpp"
-#include "worker/server/stream_writer.hpp"
+#include "proto/io_buffer.hpp"
+#include "worker/commands/shard.hpp"
+#include "worker/route/stream_writer.hpp"
 
 namespace ruvio::worker {
 

@@ -9,7 +9,7 @@
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/route/info_merge.hpp"
-#include "worker/route/reply_scan.hpp"
+#include "proto/reply_scan.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/server.hpp"
 

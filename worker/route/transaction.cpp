@@ -10,7 +10,7 @@
 
 #include "shared/slots.hpp"
 #include "worker/commands/command_table.hpp"
-#include "worker/route/cluster.hpp"
+#include "worker/commands/cluster_commands.hpp"
 #include "worker/route/router.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/server.hpp"

@@ -17,9 +17,9 @@
 
 #include "proto/resp_parser.hpp"
 #include "proto/resp_writer.hpp"
-#include "worker/server/io_buffer.hpp"
-#include "worker/server/shard.hpp"
-#include "worker/server/stream_writer.hpp"
+#include "proto/io_buffer.hpp"
+#include "worker/commands/shard.hpp"
+#include "worker/route/stream_writer.hpp"
 
 namespace ruvio::worker {
 

@@ -1,6 +1,6 @@
 #include "worker/server/pubsub_hub.hpp"
 
-#include "worker/commands/glob.hpp"
+#include "shared/glob.hpp"
 #include "worker/server/server.hpp"
 
 namespace ruvio::worker {

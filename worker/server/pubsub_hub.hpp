@@ -8,7 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "worker/server/shard.hpp"
+#include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
 

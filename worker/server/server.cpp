@@ -13,7 +13,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/subcommand.hpp"
-#include "worker/route/cluster.hpp"
+#include "worker/commands/cluster_commands.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/stats_reporter.hpp"
 

@@ -13,10 +13,10 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
-#include "worker/persist/persistence.hpp"
+#include "worker/server/persistence.hpp"
 #include "worker/route/router.hpp"
 #include "worker/server/pubsub_hub.hpp"
-#include "worker/server/shard.hpp"
+#include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
 

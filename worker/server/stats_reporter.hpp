@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "shared/control.hpp"
-#include "worker/server/shard.hpp"
+#include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
 

@@ -14,7 +14,7 @@
 #include "shared/config.hpp"
 #include "shared/control.hpp"
 #include "shared/topology.hpp"
-#include "worker/server/watch_registry.hpp"
+#include "worker/commands/watch_registry.hpp"
 #include "worker/store/db.hpp"
 
 namespace ruvio::persist {

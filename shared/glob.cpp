@@ -1,4 +1,4 @@
-#include "worker/commands/glob.hpp"
+#include "shared/glob.hpp"
 
 #include <cctype>
 #include <cstddef>

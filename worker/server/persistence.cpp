@@ -1,4 +1,4 @@
-#include "worker/persist/persistence.hpp"
+#include "worker/server/persistence.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "worker/route/reply_scan.hpp"
+#include "proto/reply_scan.hpp"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "worker/server/watch_registry.hpp"
+#include "worker/commands/watch_registry.hpp"
 
 #include <algorithm>
 

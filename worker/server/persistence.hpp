@@ -23,7 +23,7 @@
 #include "worker/persist/service.hpp"
 #include "worker/persist/wal_format.hpp"
 #include "worker/persist/wal_writer.hpp"
-#include "worker/server/shard.hpp"
+#include "worker/commands/shard.hpp"
 
 namespace ruvio::persist {
 

@@ -1,4 +1,4 @@
-#include "worker/server/shard.hpp"
+#include "worker/commands/shard.hpp"
 
 #include <mimalloc.h>
 

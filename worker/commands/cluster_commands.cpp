@@ -10,7 +10,7 @@
 // then on each key creation/removal in database 0 costs one CRC16 of the key. The observer
 // follows the keys on SWAPDB: when database 0 is no longer the observed one, the counts are
 // rebuilt from scratch (one pass over database 0).
-#include "worker/route/cluster.hpp"
+#include "worker/commands/cluster_commands.hpp"
 
 #include <algorithm>
 #include <array>
