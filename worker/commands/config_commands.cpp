@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "shared/config.hpp"
+#include "shared/glob.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
-#include "shared/glob.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/commands/subcommand.hpp"
 

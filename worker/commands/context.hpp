@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "proto/resp_writer.hpp"
-#include "worker/persist/effect.hpp"
 #include "worker/commands/shard.hpp"
+#include "worker/persist/effect.hpp"
 
 namespace ruvio::worker {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "shared/glob.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
-#include "shared/glob.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/commands/subcommand.hpp"
 

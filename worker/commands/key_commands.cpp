@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "shared/glob.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
-#include "shared/glob.hpp"
 #include "worker/commands/key_family.hpp"
 #include "worker/commands/subcommand.hpp"
 

@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "proto/resp_parser.hpp"
 #include "proto/io_buffer.hpp"
+#include "proto/resp_parser.hpp"
 #include "worker/commands/shard.hpp"
 #include "worker/route/stream_writer.hpp"
 

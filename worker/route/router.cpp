@@ -5,11 +5,11 @@
 #include <map>
 #include <random>
 
+#include "proto/reply_scan.hpp"
 #include "shared/slots.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/route/info_merge.hpp"
-#include "proto/reply_scan.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/server.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "shared/slots.hpp"
-#include "worker/commands/command_table.hpp"
 #include "worker/commands/cluster_commands.hpp"
+#include "worker/commands/command_table.hpp"
 #include "worker/route/router.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/server.hpp"

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/io_buffer.hpp"
 #include "proto/resp_parser.hpp"
 #include "proto/resp_writer.hpp"
-#include "proto/io_buffer.hpp"
 #include "worker/commands/shard.hpp"
 #include "worker/route/stream_writer.hpp"
 

@@ -19,11 +19,11 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
+#include "worker/commands/shard.hpp"
 #include "worker/persist/effect.hpp"
 #include "worker/persist/service.hpp"
 #include "worker/persist/wal_format.hpp"
 #include "worker/persist/wal_writer.hpp"
-#include "worker/commands/shard.hpp"
 
 namespace ruvio::persist {
 

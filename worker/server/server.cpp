@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <span>
 
+#include "worker/commands/cluster_commands.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/subcommand.hpp"
-#include "worker/commands/cluster_commands.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/stats_reporter.hpp"
 

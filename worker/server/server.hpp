@@ -13,10 +13,10 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
-#include "worker/server/persistence.hpp"
-#include "worker/route/router.hpp"
-#include "worker/server/pubsub_hub.hpp"
 #include "worker/commands/shard.hpp"
+#include "worker/route/router.hpp"
+#include "worker/server/persistence.hpp"
+#include "worker/server/pubsub_hub.hpp"
 
 namespace ruvio::worker {
 
