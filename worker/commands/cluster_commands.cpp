@@ -25,6 +25,7 @@
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/commands/decls/cluster_decls.hpp"
 #include "worker/commands/subcommand.hpp"
 
 namespace ruvio::worker {
@@ -71,27 +72,28 @@ bool other_db(std::string_view arg) {
 
 std::optional<std::string> cluster_check(const Topology& topology, int self, const CommandDef& def,
                                          std::span<const std::string_view> args) {
-  const KeySpec& ks = def.keys;
   const DbCommands& dbs = db_commands();
-  if (ks.first <= 0 || ks.step <= 0) {
+  // Shard channels (SPUBLISH, SSUBSCRIBE) are NOT_KEY specs that hash like keys, as in Redis.
+  int slot = -1;
+  bool cross = false;
+  const KeysFound found = for_each_key(
+      def, args,
+      [&](std::size_t pos, const KeySpec&) {
+        const int s = key_slot(args[pos]);
+        if (slot < 0) slot = s;
+        cross |= s != slot;
+      },
+      kKeysIncludeNotKeys);
+  // Malformed key arguments (a bad numkeys): no keys, the command answers its own error here.
+  if (found == KeysFound::kInvalid) slot = -1;
+  if (found != KeysFound::kInvalid && cross) return std::string(kCrossSlot);
+  if (slot < 0) {
     if (&def == dbs.select && args.size() == 2 && other_db(args[1])) {
       return std::string("ERR SELECT is not allowed in cluster mode");
     }
     if (&def == dbs.swapdb) return std::string("ERR SWAPDB is not allowed in cluster mode");
     return std::nullopt;
   }
-  const long argc = static_cast<long>(args.size());
-  const long last = ks.last >= 0 ? ks.last : argc + ks.last;
-  int slot = -1;
-  for (long i = ks.first; i <= last && i < argc; i += ks.step) {
-    const int s = key_slot(args[static_cast<std::size_t>(i)]);
-    if (slot < 0) {
-      slot = s;
-    } else if (s != slot) {
-      return std::string(kCrossSlot);
-    }
-  }
-  if (slot < 0) return std::nullopt;
   const int owner = topology.node_of_slot(static_cast<std::uint16_t>(slot));
   if (owner == self) {
     if (&def == dbs.move) return std::string("ERR MOVE is not allowed in cluster mode");
@@ -381,46 +383,46 @@ void cmd_cluster(Context& ctx) {
 
 // clang-format off
 const CommandDef kClusterSubs[] = {
-    {"cluster|slots", 2, kStale, {0, 0, 0, false}, cluster_slots, "cluster",
+    {"cluster|slots", 2, kStale, &decl::cluster_slots, cluster_slots, "cluster",
      "Get array of Cluster slot to node mappings",
      "3.0.0", "O(N) where N is the total number of Cluster nodes", "slow"},
-    {"cluster|shards", 2, kStale, {0, 0, 0, false}, cluster_shards, "cluster",
+    {"cluster|shards", 2, kStale, &decl::cluster_shards, cluster_shards, "cluster",
      "Get array of cluster slots to node mappings",
      "7.0.0", "O(N) where N is the total number of cluster nodes", "slow"},
-    {"cluster|nodes", 2, kStale, {0, 0, 0, false}, cluster_nodes, "cluster",
+    {"cluster|nodes", 2, kStale, &decl::cluster_nodes, cluster_nodes, "cluster",
      "Get Cluster config for the node",
      "3.0.0", "O(N) where N is the total number of Cluster nodes", "slow"},
-    {"cluster|myid", 2, kStale, {0, 0, 0, false}, cluster_myid, "cluster",
+    {"cluster|myid", 2, kStale, &decl::cluster_myid, cluster_myid, "cluster",
      "Return the node id",
      "3.0.0", "O(1)", "slow"},
-    {"cluster|info", 2, kStale, {0, 0, 0, false}, cluster_info, "cluster",
+    {"cluster|info", 2, kStale, &decl::cluster_info, cluster_info, "cluster",
      "Provides info about Redis Cluster node state",
      "3.0.0", "O(1)", "slow"},
-    {"cluster|keyslot", 3, kStale, {0, 0, 0, false}, cluster_keyslot, "cluster",
+    {"cluster|keyslot", 3, kStale, &decl::cluster_keyslot, cluster_keyslot, "cluster",
      "Returns the hash slot of the specified key",
      "3.0.0", "O(N) where N is the number of bytes in the key", "slow"},
-    {"cluster|countkeysinslot", 3, kStale, {0, 0, 0, false}, cluster_countkeysinslot, "cluster",
+    {"cluster|countkeysinslot", 3, kStale, &decl::cluster_countkeysinslot, cluster_countkeysinslot, "cluster",
      "Return the number of local keys in the specified hash slot",
      "3.0.0", "O(1)", "slow"},
-    {"cluster|getkeysinslot", 4, kStale, {0, 0, 0, false}, cluster_getkeysinslot, "cluster",
+    {"cluster|getkeysinslot", 4, kStale, &decl::cluster_getkeysinslot, cluster_getkeysinslot, "cluster",
      "Return local key names in the specified hash slot",
      "3.0.0", "O(log(N)) where N is the number of requested keys", "slow"},
-    {"cluster|help", 2, kLoading | kStale, {0, 0, 0, false}, cluster_help, "cluster",
+    {"cluster|help", 2, kLoading | kStale, &decl::cluster_help, cluster_help, "cluster",
      "Show helpful text about the different subcommands",
      "5.0.0", "O(1)", "slow"},
 };
 
 const CommandDef kClusterCommands[] = {
-    {"cluster", -2, 0, {0, 0, 0, false}, cmd_cluster, "cluster",
+    {"cluster", -2, 0, &decl::cluster, cmd_cluster, "cluster",
      "A container for cluster commands",
      "3.0.0", "Depends on subcommand.", "slow", kClusterSubs},
-    {"asking", 1, kFast, {0, 0, 0, false}, cluster_ok, "cluster",
+    {"asking", 1, kFast, &decl::asking, cluster_ok, "cluster",
      "Sent by cluster clients after an -ASK redirect",
      "3.0.0", "O(1)", "fast connection"},
-    {"readonly", 1, kFast | kLoading | kStale, {0, 0, 0, false}, cluster_ok, "cluster",
+    {"readonly", 1, kFast | kLoading | kStale, &decl::readonly, cluster_ok, "cluster",
      "Enables read queries for a connection to a cluster replica node",
      "3.0.0", "O(1)", "fast connection"},
-    {"readwrite", 1, kFast | kLoading | kStale, {0, 0, 0, false}, cluster_ok, "cluster",
+    {"readwrite", 1, kFast | kLoading | kStale, &decl::readwrite, cluster_ok, "cluster",
      "Disables read queries for a connection to a cluster replica node",
      "3.0.0", "O(1)", "fast connection"},
 };

@@ -69,19 +69,6 @@ const CommandDef* CommandTable::find_sub(const CommandDef& parent, std::string_v
   return nullptr;
 }
 
-std::vector<std::string_view> CommandTable::keys(const CommandDef& def,
-                                                 std::span<const std::string_view> args) {
-  std::vector<std::string_view> out;
-  const KeySpec& ks = def.keys;
-  if (ks.first <= 0 || ks.step <= 0) return out;
-  long argc = static_cast<long>(args.size());
-  long last = ks.last >= 0 ? ks.last : argc + ks.last;
-  for (long i = ks.first; i <= last && i < argc; i += ks.step) {
-    out.push_back(args[static_cast<std::size_t>(i)]);
-  }
-  return out;
-}
-
 const CommandTable& command_table() {
   static const CommandTable table;
   return table;

@@ -24,11 +24,6 @@ class CommandTable {
 
   const std::vector<const CommandDef*>& all() const { return all_; }
 
-  // The key arguments of a full command line (args[0] = name), per the key spec
-  // (used by COMMAND GETKEYS and, later, the router). Empty when the command has none.
-  static std::vector<std::string_view> keys(const CommandDef& def,
-                                            std::span<const std::string_view> args);
-
  private:
   std::vector<const CommandDef*> all_;
   std::vector<const CommandDef*> slots_;  // power-of-two open addressing

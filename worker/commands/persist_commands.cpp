@@ -3,6 +3,7 @@
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/commands/decls/persist_decls.hpp"
 #include "worker/persist/service.hpp"
 
 namespace ruvio::worker {
@@ -66,16 +67,16 @@ void cmd_lastsave(Context& ctx) {
 
 // clang-format off
 const CommandDef kPersistCommands[] = {
-    {"save", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, {0, 0, 0, false}, cmd_save, "server",
+    {"save", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, &decl::save, cmd_save, "server",
      "Synchronously save the dataset to disk",
      "1.0.0", "O(N) where N is the total number of keys in all databases", "admin slow dangerous"},
-    {"bgsave", -1, kAdmin | kNoScript | kNoAsyncLoading, {0, 0, 0, false}, cmd_bgsave, "server",
+    {"bgsave", -1, kAdmin | kNoScript | kNoAsyncLoading, &decl::bgsave, cmd_bgsave, "server",
      "Asynchronously save the dataset to disk",
      "1.0.0", "O(1)", "admin slow dangerous"},
-    {"bgrewriteaof", 1, kAdmin | kNoScript | kNoAsyncLoading, {0, 0, 0, false}, cmd_bgrewriteaof, "server",
+    {"bgrewriteaof", 1, kAdmin | kNoScript | kNoAsyncLoading, &decl::bgrewriteaof, cmd_bgrewriteaof, "server",
      "Asynchronously rewrite the append-only file",
      "1.0.0", "O(1)", "admin slow dangerous"},
-    {"lastsave", 1, kLoading | kStale | kFast, {0, 0, 0, false}, cmd_lastsave, "server",
+    {"lastsave", 1, kLoading | kStale | kFast, &decl::lastsave, cmd_lastsave, "server",
      "Get the UNIX time stamp of the last successful save to disk",
      "1.0.0", "O(1)", "admin fast dangerous"},
 };

@@ -19,6 +19,7 @@
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/commands/decls/string_decls.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -785,7 +786,6 @@ constexpr std::uint32_t kW = kWrite;
 constexpr std::uint32_t kR = kReadonly;
 constexpr std::uint32_t kD = kDenyOom;
 constexpr std::uint32_t kF = kFast;
-constexpr KeySpec kKey1{1, 1, 1};
 
 constexpr std::string_view kRangeComplexity =
     "O(N) where N is the length of the returned string. The complexity is ultimately "
@@ -794,28 +794,28 @@ constexpr std::string_view kRangeComplexity =
 
 // clang-format off
 const CommandDef kStringCommands[] = {
-    {"get", 2, kR | kF, kKey1, get, "string", "Get the value of a key", "1.0.0", "O(1)", "read string fast"},
-    {"set", -3, kW | kD, kKey1, set, "string", "Set the string value of a key", "1.0.0", "O(1)", "write string slow"},
-    {"setnx", 3, kW | kD | kF, kKey1, setnx, "string", "Set the value of a key, only if the key does not exist", "1.0.0", "O(1)", "write string fast"},
-    {"setex", 4, kW | kD, kKey1, setex, "string", "Set the value and expiration of a key", "2.0.0", "O(1)", "write string slow"},
-    {"psetex", 4, kW | kD, kKey1, psetex, "string", "Set the value and expiration in milliseconds of a key", "2.6.0", "O(1)", "write string slow"},
-    {"getset", 3, kW | kD | kF, kKey1, getset, "string", "Set the string value of a key and return its old value", "1.0.0", "O(1)", "write string fast"},
-    {"getdel", 2, kW | kF, kKey1, getdel, "string", "Get the value of a key and delete the key", "6.2.0", "O(1)", "write string fast"},
-    {"getex", -2, kW | kF, kKey1, getex, "string", "Get the value of a key and optionally set its expiration", "6.2.0", "O(1)", "write string fast"},
-    {"mget", -2, kR | kF, {1, -1, 1}, mget, "string", "Get the values of all the given keys", "1.0.0", "O(N) where N is the number of keys to retrieve.", "read string fast"},
-    {"mset", -3, kW | kD, {1, -1, 2}, mset, "string", "Set multiple keys to multiple values", "1.0.1", "O(N) where N is the number of keys to set.", "write string slow"},
-    {"msetnx", -3, kW | kD, {1, -1, 2}, msetnx, "string", "Set multiple keys to multiple values, only if none of the keys exist", "1.0.1", "O(N) where N is the number of keys to set.", "write string slow"},
-    {"append", 3, kW | kD | kF, kKey1, append, "string", "Append a value to a key", "2.0.0", "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.", "write string fast"},
-    {"strlen", 2, kR | kF, kKey1, strlen_cmd, "string", "Get the length of the value stored in a key", "2.2.0", "O(1)", "read string fast"},
-    {"getrange", 4, kR, kKey1, getrange, "string", "Get a substring of the string stored at a key", "2.4.0", kRangeComplexity, "read string slow"},
-    {"substr", 4, kR, kKey1, getrange, "string", "Get a substring of the string stored at a key", "1.0.0", kRangeComplexity, "read string slow"},
-    {"setrange", 4, kW | kD, kKey1, setrange, "string", "Overwrite part of a string at key starting at the specified offset", "2.2.0", "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.", "write string slow"},
-    {"incr", 2, kW | kD | kF, kKey1, incr, "string", "Increment the integer value of a key by one", "1.0.0", "O(1)", "write string fast"},
-    {"decr", 2, kW | kD | kF, kKey1, decr, "string", "Decrement the integer value of a key by one", "1.0.0", "O(1)", "write string fast"},
-    {"incrby", 3, kW | kD | kF, kKey1, incrby, "string", "Increment the integer value of a key by the given amount", "1.0.0", "O(1)", "write string fast"},
-    {"decrby", 3, kW | kD | kF, kKey1, decrby, "string", "Decrement the integer value of a key by the given number", "1.0.0", "O(1)", "write string fast"},
-    {"incrbyfloat", 3, kW | kD | kF, kKey1, incrbyfloat, "string", "Increment the float value of a key by the given amount", "2.6.0", "O(1)", "write string fast"},
-    {"lcs", -3, kR, {1, 2, 1}, lcs, "string", "Find longest common substring", "7.0.0", "O(N*M) where N and M are the lengths of s1 and s2, respectively", "read string slow"},
+    {"get", 2, kR | kF, &decl::get, get, "string", "Get the value of a key", "1.0.0", "O(1)", "read string fast"},
+    {"set", -3, kW | kD, &decl::set, set, "string", "Set the string value of a key", "1.0.0", "O(1)", "write string slow"},
+    {"setnx", 3, kW | kD | kF, &decl::setnx, setnx, "string", "Set the value of a key, only if the key does not exist", "1.0.0", "O(1)", "write string fast"},
+    {"setex", 4, kW | kD, &decl::setex, setex, "string", "Set the value and expiration of a key", "2.0.0", "O(1)", "write string slow"},
+    {"psetex", 4, kW | kD, &decl::psetex, psetex, "string", "Set the value and expiration in milliseconds of a key", "2.6.0", "O(1)", "write string slow"},
+    {"getset", 3, kW | kD | kF, &decl::getset, getset, "string", "Set the string value of a key and return its old value", "1.0.0", "O(1)", "write string fast"},
+    {"getdel", 2, kW | kF, &decl::getdel, getdel, "string", "Get the value of a key and delete the key", "6.2.0", "O(1)", "write string fast"},
+    {"getex", -2, kW | kF, &decl::getex, getex, "string", "Get the value of a key and optionally set its expiration", "6.2.0", "O(1)", "write string fast"},
+    {"mget", -2, kR | kF, &decl::mget, mget, "string", "Get the values of all the given keys", "1.0.0", "O(N) where N is the number of keys to retrieve.", "read string fast"},
+    {"mset", -3, kW | kD, &decl::mset, mset, "string", "Set multiple keys to multiple values", "1.0.1", "O(N) where N is the number of keys to set.", "write string slow"},
+    {"msetnx", -3, kW | kD, &decl::msetnx, msetnx, "string", "Set multiple keys to multiple values, only if none of the keys exist", "1.0.1", "O(N) where N is the number of keys to set.", "write string slow", {}, {Where::kKeyOwner}},
+    {"append", 3, kW | kD | kF, &decl::append, append, "string", "Append a value to a key", "2.0.0", "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.", "write string fast"},
+    {"strlen", 2, kR | kF, &decl::strlen, strlen_cmd, "string", "Get the length of the value stored in a key", "2.2.0", "O(1)", "read string fast"},
+    {"getrange", 4, kR, &decl::getrange, getrange, "string", "Get a substring of the string stored at a key", "2.4.0", kRangeComplexity, "read string slow"},
+    {"substr", 4, kR, &decl::substr, getrange, "string", "Get a substring of the string stored at a key", "1.0.0", kRangeComplexity, "read string slow"},
+    {"setrange", 4, kW | kD, &decl::setrange, setrange, "string", "Overwrite part of a string at key starting at the specified offset", "2.2.0", "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.", "write string slow"},
+    {"incr", 2, kW | kD | kF, &decl::incr, incr, "string", "Increment the integer value of a key by one", "1.0.0", "O(1)", "write string fast"},
+    {"decr", 2, kW | kD | kF, &decl::decr, decr, "string", "Decrement the integer value of a key by one", "1.0.0", "O(1)", "write string fast"},
+    {"incrby", 3, kW | kD | kF, &decl::incrby, incrby, "string", "Increment the integer value of a key by the given amount", "1.0.0", "O(1)", "write string fast"},
+    {"decrby", 3, kW | kD | kF, &decl::decrby, decrby, "string", "Decrement the integer value of a key by the given number", "1.0.0", "O(1)", "write string fast"},
+    {"incrbyfloat", 3, kW | kD | kF, &decl::incrbyfloat, incrbyfloat, "string", "Increment the float value of a key by the given amount", "2.6.0", "O(1)", "write string fast"},
+    {"lcs", -3, kR, &decl::lcs, lcs, "string", "Find longest common substring", "7.0.0", "O(N*M) where N and M are the lengths of s1 and s2, respectively", "read string slow"},
 };
 // clang-format on
 

@@ -308,23 +308,30 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
   if (!def->subcommands.empty() && args.size() >= 2) {
     if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) def = sub;
   }
-  const KeySpec& ks = def->keys;
-  if (ks.first <= 0 || ks.step <= 0) {
+  int owner = -1;
+  bool cross = false;
+  bool elsewhere = false;  // a key of another service's slot
+  std::string_view moved_key;
+  const KeysFound found = for_each_key(
+      *def, args,
+      [&](std::size_t pos, const KeySpec&) {
+        const int o = owner_of(args[pos]);
+        if (o < 0 && !elsewhere) {
+          elsewhere = true;
+          moved_key = args[pos];
+        }
+        if (owner < 0) owner = o;
+        cross |= o != owner;
+      },
+      kKeysIncludeNotKeys);
+  if (found == KeysFound::kInvalid) {
     server_.execute(client, args, c.local_writer());
     return;
   }
-  auto argc = static_cast<long>(args.size());
-  long last = ks.last >= 0 ? ks.last : argc + ks.last;
-  int owner = -1;
-  for (long i = ks.first; i <= last && i < argc; i += ks.step) {
-    int o = owner_of(args[static_cast<std::size_t>(i)]);
-    if (o < 0 && moved(c, args[static_cast<std::size_t>(i)])) return;
-    if (owner < 0) {
-      owner = o;
-    } else if (o != owner) {
-      c.local_writer().error(kCrossSlot);
-      return;
-    }
+  if (elsewhere && moved(c, moved_key)) return;
+  if (cross) {
+    c.local_writer().error(kCrossSlot);
+    return;
   }
   if (owner < 0 || owner == self_) {
     server_.execute(client, args, c.local_writer());

@@ -107,12 +107,11 @@ void Router::exec(Connection& c) {
   if (workers_ > 1 && !client.cluster_mode) {
     for (const auto& cmd : queued) {
       const CommandDef* def = command_table().find(cmd[0]);
-      if (def == nullptr || def->keys.first <= 0 || def->keys.step <= 0) continue;
-      auto argc = static_cast<long>(cmd.size());
-      long last = def->keys.last >= 0 ? def->keys.last : argc + def->keys.last;
-      for (long i = def->keys.first; i <= last && i < argc; i += def->keys.step) {
-        spans |= !same_owner(target, owner_of(cmd[static_cast<std::size_t>(i)]));
-      }
+      if (def == nullptr) continue;
+      std::vector<std::string_view> args(cmd.begin(), cmd.end());
+      for_each_key(*def, args, [&](std::size_t pos, const KeySpec&) {
+        spans |= !same_owner(target, owner_of(args[pos]));
+      });
     }
   }
   if (spans) {
