@@ -187,6 +187,7 @@ enum class Where : std::uint8_t {
   kTips,
   kHere,        // connection state, or not worth a hop (PING, SSUBSCRIBE)
   kKeyOwner,    // the keys' one owner, whatever the tips say
+  kSplit,       // one part per key owner (multi_shard)
   kAllWorkers,  // every worker, replies merged
   kCursor,      // the SCAN cursor names the worker
 };

@@ -25,6 +25,21 @@ bool is_space(char c) {
 
 }  // namespace
 
+std::optional<std::uint64_t> parse_scan_cursor(std::string_view s) {
+  if (s.empty()) return 0;
+  const bool neg = s[0] == '-';
+  if (s[0] == '-' || s[0] == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;  // ERANGE
+    v = v * 10 + d;
+  }
+  return neg ? 0 - v : v;
+}
+
 std::optional<std::int64_t> parse_int64(std::string_view s) {
   if (s.empty() || s.size() >= kLongStrSize) return std::nullopt;
   if (s.size() == 1 && s[0] == '0') return 0;

@@ -28,6 +28,11 @@ std::optional<long double> parse_long_double(std::string_view s);
 // Redis's string2d (for doubles such as ZADD scores): accepts "inf", "+inf", "-inf".
 std::optional<double> parse_double(std::string_view s);
 
+// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it (strtoul, base 10): optional
+// sign (a '-' wraps: "-1" is 2^64-1), then digits only, no leading space, no overflow; an
+// empty string is cursor 0. The one parser of the proxy port and the direct ports.
+std::optional<std::uint64_t> parse_scan_cursor(std::string_view s);
+
 // Case-insensitive ASCII comparison, for option keywords.
 bool iequals(std::string_view a, std::string_view b);
 

@@ -34,15 +34,6 @@ void unknown_command(proto::ReplyWriter& out, std::span<const std::string_view> 
   out.error(msg);
 }
 
-// RESP2 subscribed mode admits only these (Redis's processCommand).
-bool allowed_when_subscribed(std::string_view name) {
-  for (std::string_view ok : {"ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe",
-                              "psubscribe", "punsubscribe", "quit", "reset"}) {
-    if (name == ok) return true;
-  }
-  return false;
-}
-
 bool arity_ok(const CommandDef& d, std::size_t argc) {
   int n = static_cast<int>(argc);
   return d.arity >= 0 ? n == d.arity : n >= -d.arity;
@@ -78,12 +69,13 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     }
     def = sub;
   }
-  if (client.resp == 2 && client.subscribed() && !allowed_when_subscribed(def->name)) {
+  // RESP2 subscribed mode admits only the commands declared kSubscribedOk (Redis's list).
+  if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) {
     std::string why = "Can't execute '" + std::string(def->name) +
                       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                       "allowed in this context";
     // Redis answers a refused EXEC in its abort form.
-    out.error((def->name == "exec" ? "EXECABORT Transaction discarded because of: " : "ERR ") +
+    out.error(((def->flags & kTxExec) ? "EXECABORT Transaction discarded because of: " : "ERR ") +
               why);
     return;
   }

@@ -232,24 +232,13 @@ void cmd_keys(Context& ctx) {
   for (const auto& f : found) ctx.out.bulk(f.second);
 }
 
-// strtoull semantics, as Redis's parseScanCursorOrReply: "-1" wraps, overflow is an error.
-bool parse_cursor(std::string_view s, std::uint64_t& out) {
-  if (s.empty() || s.size() > 64) return false;
-  char buf[65];
-  s.copy(buf, s.size());
-  buf[s.size()] = '\0';
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtoull(buf, &end, 10);
-  return errno == 0 && end == buf + s.size();
-}
-
 void cmd_scan(Context& ctx) {
-  std::uint64_t cursor = 0;
-  if (!parse_cursor(ctx.args[1], cursor)) {
+  const auto parsed = parse_scan_cursor(ctx.args[1]);
+  if (!parsed) {
     ctx.out.error("ERR invalid cursor");
     return;
   }
+  const std::uint64_t cursor = *parsed;
   std::int64_t count = 10;
   std::string_view pattern;
   std::string_view type;

@@ -14,22 +14,6 @@
 
 namespace ruvio::worker {
 
-enum class Router::Route : std::uint8_t {
-  kSplitSum,   // DEL UNLINK EXISTS TOUCH: one part per owner, integers summed
-  kSplitOk,    // MSET: one part per owner, +OK unless a part failed
-  kSplitMget,  // MGET: one part per owner, values put back in key order
-  kFanSum,     // DBSIZE
-  kFanOk,      // FLUSHDB FLUSHALL SWAPDB (and CONFIG SET)
-  kFanKeys,    // KEYS: arrays concatenated
-  kFanRandom,  // RANDOMKEY: the first worker (from a random start) that has a key
-  kFanInfo,    // INFO: keyspace and counters summed, per-worker lines added
-  kScan,       // SCAN: the cursor names the worker
-  kConfig,     // CONFIG: SET everywhere, the rest here
-  kLocal,      // connection state (subscriptions) that must not follow a key's owner
-  kPubsub,     // PUBSUB: channel lists united, counts summed
-  kClient,     // CLIENT: LIST from every worker, the rest about this connection
-};
-
 namespace {
 
 constexpr std::string_view kCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot";
@@ -132,18 +116,114 @@ void merge_numsub(std::vector<std::string>& parts, std::string& out) {
   }
 }
 
-// Redis parses SCAN cursors with strtoull: optional sign, digits, nothing else.
-std::optional<std::uint64_t> parse_cursor(std::string_view s) {
-  if (s.empty() || s.size() > 32) return std::nullopt;
-  bool neg = false;
-  if (s[0] == '-' || s[0] == '+') {
-    neg = s[0] == '-';
-    s.remove_prefix(1);
+// agg_min / agg_max / agg_logical_and / agg_logical_or over integer replies.
+template <class F>
+MergeFn merge_int(F combine) {
+  return [combine](std::vector<std::string>& parts, std::string& out) {
+    if (const std::string* e = first_error(parts)) {
+      out = *e;
+      return;
+    }
+    std::int64_t acc = reply_integer(parts[0]).value_or(0);
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      acc = combine(acc, reply_integer(parts[i]).value_or(0));
+    }
+    out = ":" + std::to_string(acc) + "\r\n";
+  };
+}
+
+// one_succeeded: the first reply that is not an error, else the first error.
+void merge_one_ok(std::vector<std::string>& parts, std::string& out) {
+  for (const std::string& p : parts) {
+    if (!reply_is_error(p)) {
+      out = p;
+      return;
+    }
   }
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
-  return neg ? (~v + 1) : v;
+  out = parts[0];
+}
+
+// The merge of a response policy (or a Ruvio merge that needs no request context).
+MergeFn merge_of(Merge how) {
+  switch (how) {
+    case Merge::kSum:
+      return merge_sum;
+    case Merge::kMin:
+      return merge_int([](std::int64_t a, std::int64_t b) { return std::min(a, b); });
+    case Merge::kMax:
+      return merge_int([](std::int64_t a, std::int64_t b) { return std::max(a, b); });
+    case Merge::kAnd:
+      return merge_int([](std::int64_t a, std::int64_t b) -> std::int64_t { return a && b; });
+    case Merge::kOr:
+      return merge_int([](std::int64_t a, std::int64_t b) -> std::int64_t { return a || b; });
+    case Merge::kOneOk:
+      return merge_one_ok;
+    case Merge::kConcat:
+      return merge_concat;
+    case Merge::kUnion:
+      return merge_union;
+    case Merge::kNumsub:
+      return merge_numsub;
+    default:  // all_succeeded, and every worker answering the same
+      return merge_ok;
+  }
+}
+
+bool arity_ok(const CommandDef& def, std::size_t argc) {
+  const auto n = static_cast<int>(argc);
+  return def.arity >= 0 ? n == def.arity : n >= -def.arity;
+}
+
+// Where `def` runs on the proxy port, read from its declaration: a Ruvio routing declared on
+// the command wins; otherwise Redis's request_policy/response_policy tips decide.
+Routing routing_of(const CommandDef& def) {
+  Routing r = def.routing;
+  if (r.where == Where::kTips) {
+    if (def.has_tip(Tip::kRequestAllShards) || def.has_tip(Tip::kRequestAllNodes)) {
+      r.where = Where::kAllWorkers;
+    } else if (def.has_tip(Tip::kRequestMultiShard)) {
+      r.where = Where::kSplit;
+    } else if (def.has_tip(Tip::kRequestSpecial)) {
+      r.where = Where::kHere;  // special, and no Ruvio way declared: this worker answers
+    } else {
+      r.where = Where::kKeyOwner;
+    }
+  }
+  if (r.merge == Merge::kTips) {
+    static constexpr std::pair<Tip, Merge> kResponse[] = {
+        {Tip::kResponseOneSucceeded, Merge::kOneOk},
+        {Tip::kResponseAllSucceeded, Merge::kFirstError},
+        {Tip::kResponseAggLogicalAnd, Merge::kAnd},
+        {Tip::kResponseAggLogicalOr, Merge::kOr},
+        {Tip::kResponseAggMin, Merge::kMin},
+        {Tip::kResponseAggMax, Merge::kMax},
+        {Tip::kResponseAggSum, Merge::kSum},
+    };
+    for (auto [tip, merge] : kResponse) {
+      if (def.has_tip(tip)) r.merge = merge;
+    }
+    if (r.merge == Merge::kTips) {
+      if (def.has_tip(Tip::kResponseSpecial) && r.where == Where::kAllWorkers) {
+        r.where = Where::kHere;  // special, and no Ruvio merge declared
+      }
+      r.merge = r.where == Where::kSplit ? Merge::kKeyOrder : Merge::kConcat;
+    }
+  }
+  return r;
+}
+
+// A multi_shard command splits per key owner when its one key spec is a plain range from
+// argument 1 to the end (DEL, MGET: step 1; MSET: step 2) and the arguments fill it exactly;
+// 0 otherwise (the owner route then decides, or the handler answers the arity error).
+std::size_t split_step(const CommandDef& def, std::size_t argc) {
+  if (def.decl->keys.size() != 1) return 0;
+  const KeySpec& k = def.decl->keys[0];
+  if (k.begin.type != BeginSearch::kIndex || k.begin.pos != 1 || k.find.type != FindKeys::kRange ||
+      k.find.a != -1 || k.find.b <= 0 || k.find.c != 0) {
+    return 0;
+  }
+  const auto step = static_cast<std::size_t>(k.find.b);
+  return argc >= 1 + step && (argc - 1) % step == 0 ? step : 0;
 }
 
 }  // namespace
@@ -162,29 +242,6 @@ Router::Router(RouteHost& host, Executor& executor, int self, int workers,
     slot_owner_[static_cast<std::size_t>(s)] =
         static_cast<std::int16_t>(topology.worker_of_slot(static_cast<std::uint16_t>(s)));
   }
-  const CommandTable& table = command_table();
-  auto route = [&](std::string_view name, Route r) {
-    if (const CommandDef* def = table.find(name)) routes_[def] = r;
-  };
-  for (auto name : {"del", "unlink", "exists", "touch"}) route(name, Route::kSplitSum);
-  route("mset", Route::kSplitOk);
-  route("mget", Route::kSplitMget);
-  route("dbsize", Route::kFanSum);
-  for (auto name : {"flushdb", "flushall", "swapdb"}) route(name, Route::kFanOk);
-  route("keys", Route::kFanKeys);
-  route("randomkey", Route::kFanRandom);
-  route("info", Route::kFanInfo);
-  route("scan", Route::kScan);
-  route("config", Route::kConfig);
-  for (auto name : {"ssubscribe", "sunsubscribe"}) route(name, Route::kLocal);
-  for (auto name : {"publish", "spublish"}) route(name, Route::kFanSum);
-  route("pubsub", Route::kPubsub);
-  route("client", Route::kClient);
-  exec_ = table.find("exec");
-  discard_ = table.find("discard");
-  watch_ = table.find("watch");
-  unwatch_ = table.find("unwatch");
-  reset_ = table.find("reset");
 }
 
 int Router::owner_of(std::string_view key) const {
@@ -251,62 +308,52 @@ void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     return;
   }
   const CommandDef* def = command_table().find(args[0]);
-  if (def == watch_ && client.authenticated) {
+  // Unknown commands, anything before AUTH and wrong arities get their error from the local
+  // executor; nothing unauthenticated ever crosses the mesh.
+  if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth)) ||
+      !arity_ok(*def, args.size())) {
+    executor_.execute(client, args, c.local_writer());
+    return;
+  }
+  if (def->flags & kTxWatch) {
     watch(c, args);
     return;
   }
-  if ((def == unwatch_ || def == reset_) && client.authenticated) {
+  if (def->flags & kTxUnwatch) {
     unwatch_remote(c);  // then the handler drops the local part
     executor_.execute(client, args, c.local_writer());
     return;
   }
-  // Unknown commands, and anything before AUTH, get their error from the local executor;
-  // nothing unauthenticated ever crosses the mesh.
-  if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth))) {
-    executor_.execute(client, args, c.local_writer());
-    return;
-  }
-  if (auto it = routes_.find(def); it != routes_.end()) {
-    switch (it->second) {
-      case Route::kSplitSum:
-      case Route::kSplitOk:
-      case Route::kSplitMget:
-        // A malformed MSET (odd pairs) or a bare MGET gets its arity error here.
-        if (args.size() < 2 || (it->second == Route::kSplitOk && args.size() % 2 == 0)) break;
-        split(c, it->second, args);
-        return;
-      case Route::kScan:
-        if (args.size() < 2) break;
-        scan(c, args);
-        return;
-      case Route::kLocal:
-        break;
-      case Route::kClient:
-        if (args.size() >= 2 && iequals(args[1], "list")) {
-          fan_out(c, Route::kClient, args);
-          return;
-        }
-        break;
-      case Route::kPubsub:
-        if (args.size() < 2) break;
-        fan_out(c, Route::kPubsub, args);
-        return;
-      case Route::kConfig:
-        if (args.size() >= 2 && iequals(args[1], "set")) {
-          fan_out(c, Route::kFanOk, args);
-          return;
-        }
-        break;
-      default:
-        fan_out(c, it->second, args);
-        return;
+  // OBJECT ENCODING key, CONFIG SET, CLIENT LIST: the declaration is the subcommand's.
+  if (!def->subcommands.empty()) {
+    const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
+    if (sub == nullptr || !arity_ok(*sub, args.size())) {
+      executor_.execute(client, args, c.local_writer());
+      return;
     }
-    executor_.execute(client, args, c.local_writer());
-    return;
+    def = sub;
   }
-  // OBJECT ENCODING key, MEMORY USAGE key: the key spec is the subcommand's.
-  if (!def->subcommands.empty() && args.size() >= 2) {
-    if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) def = sub;
+  const Routing routing = routing_of(*def);
+  switch (routing.where) {
+    case Where::kHere:
+      executor_.execute(client, args, c.local_writer());
+      return;
+    case Where::kCursor:
+      scan(c, args);
+      return;
+    case Where::kAllWorkers:
+      fan_out(c, routing.merge, args);
+      return;
+    case Where::kSplit:
+      if (const std::size_t step = split_step(*def, args.size())) {
+        split(c, routing.merge, step, args);
+      } else {
+        executor_.execute(client, args, c.local_writer());
+      }
+      return;
+    case Where::kTips:
+    case Where::kKeyOwner:
+      break;
   }
   int owner = -1;
   bool cross = false;
@@ -361,8 +408,8 @@ void Router::forward(RoutedClient& c, int owner, std::span<const std::string_vie
   send_part(c, owner, seq, 0, MeshKind::kCommand, args);
 }
 
-void Router::split(RoutedClient& c, Route route, std::span<const std::string_view> args) {
-  const std::size_t step = route == Route::kSplitOk ? 2 : 1;
+void Router::split(RoutedClient& c, Merge how, std::size_t step,
+                   std::span<const std::string_view> args) {
   std::vector<int> group_of(static_cast<std::size_t>(workers_), -1);
   std::vector<std::vector<std::string_view>> groups;
   std::vector<int> owners;
@@ -392,10 +439,8 @@ void Router::split(RoutedClient& c, Route route, std::span<const std::string_vie
     return;
   }
   MergeFn merge;
-  if (route == Route::kSplitSum) {
-    merge = merge_sum;
-  } else if (route == Route::kSplitOk) {
-    merge = merge_ok;
+  if (how != Merge::kKeyOrder) {
+    merge = merge_of(how);
   } else {
     merge = [order = std::move(order)](std::vector<std::string>& parts, std::string& out) {
       if (const std::string* e = first_error(parts)) {
@@ -416,16 +461,10 @@ void Router::split(RoutedClient& c, Route route, std::span<const std::string_vie
   }
 }
 
-void Router::fan_out(RoutedClient& c, Route route, std::span<const std::string_view> args) {
+void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args) {
   MergeFn merge;
-  switch (route) {
-    case Route::kFanSum:
-      merge = merge_sum;
-      break;
-    case Route::kFanKeys:
-      merge = merge_concat;
-      break;
-    case Route::kFanRandom:
+  switch (how) {
+    case Merge::kRandom:
       merge = [start = static_cast<std::size_t>(std::rand())](std::vector<std::string>& parts,
                                                               std::string& out) {
         for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -440,7 +479,7 @@ void Router::fan_out(RoutedClient& c, Route route, std::span<const std::string_v
         out = parts[0];  // every worker is empty: its null, in the client's protocol
       };
       break;
-    case Route::kFanInfo: {
+    case Merge::kInfo: {
       bool per_worker = args.size() == 1;
       for (std::size_t i = 1; i < args.size(); ++i) {
         per_worker |= iequals(args[i], "all") || iequals(args[i], "everything") ||
@@ -457,7 +496,7 @@ void Router::fan_out(RoutedClient& c, Route route, std::span<const std::string_v
       };
       break;
     }
-    case Route::kClient:
+    case Merge::kText:
       merge = [resp = c.info().resp](std::vector<std::string>& parts, std::string& out) {
         if (const std::string* e = first_error(parts)) {
           out = *e;
@@ -471,34 +510,23 @@ void Router::fan_out(RoutedClient& c, Route route, std::span<const std::string_v
         out = std::move(reply);
       };
       break;
-    case Route::kPubsub:
-      if (iequals(args[1], "numpat") && args.size() == 2) {
-        // Redis counts distinct patterns: ask every worker for its list and unite them.
-        std::uint64_t seq = c.reserve(
-            static_cast<std::uint32_t>(workers_),
-            [](std::vector<std::string>& parts, std::string& out) {
-              std::string all;
-              merge_union(parts, all);
-              auto h = reply_aggregate(all);
-              out = reply_is_error(all) ? all : ":" + std::to_string(h ? h->count : 0) + "\r\n";
-            });
-        for (int w = 0; w < workers_; ++w) {
-          send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kPatterns, args);
-        }
-        return;
+    case Merge::kNumpat: {
+      // Redis counts distinct patterns: ask every worker for its list and unite them.
+      std::uint64_t seq = c.reserve(
+          static_cast<std::uint32_t>(workers_),
+          [](std::vector<std::string>& parts, std::string& out) {
+            std::string all;
+            merge_union(parts, all);
+            auto h = reply_aggregate(all);
+            out = reply_is_error(all) ? all : ":" + std::to_string(h ? h->count : 0) + "\r\n";
+          });
+      for (int w = 0; w < workers_; ++w) {
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kPatterns, args);
       }
-      if (iequals(args[1], "numpat")) {
-        merge = merge_ok;  // its arity error, the same from every worker
-      } else if (iequals(args[1], "channels") || iequals(args[1], "shardchannels")) {
-        merge = merge_union;
-      } else if (iequals(args[1], "numsub") || iequals(args[1], "shardnumsub")) {
-        merge = merge_numsub;
-      } else {
-        merge = merge_ok;  // HELP and errors: every worker answers the same
-      }
-      break;
+      return;
+    }
     default:
-      merge = merge_ok;
+      merge = merge_of(how);
       break;
   }
   std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_), std::move(merge));
@@ -511,7 +539,7 @@ void Router::fan_out(RoutedClient& c, Route route, std::span<const std::string_v
 // cursor. A worker's scan that ends moves on to the next worker, so a full iteration visits
 // every worker's table once and keeps Redis's guarantee for each.
 void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
-  auto cursor = parse_cursor(args[1]);
+  auto cursor = parse_scan_cursor(args[1]);
   if (!cursor) {
     c.local_writer().error("ERR invalid cursor");
     return;

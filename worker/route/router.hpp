@@ -12,7 +12,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "shared/topology.hpp"
@@ -59,15 +58,14 @@ class Router {
   void forget(RoutedClient& c);
 
  private:
-  enum class Route : std::uint8_t;
   // Transactions (transaction.cpp).
   void in_transaction(RoutedClient& c, std::span<const std::string_view> args);
   void exec(RoutedClient& c);
   void watch(RoutedClient& c, std::span<const std::string_view> args);
   void unwatch_remote(RoutedClient& c);
   void forward(RoutedClient& c, int owner, std::span<const std::string_view> args);
-  void split(RoutedClient& c, Route route, std::span<const std::string_view> args);
-  void fan_out(RoutedClient& c, Route route, std::span<const std::string_view> args);
+  void split(RoutedClient& c, Merge how, std::size_t step, std::span<const std::string_view> args);
+  void fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args);
   void scan(RoutedClient& c, std::span<const std::string_view> args);
 
   RouteHost& host_;
@@ -79,12 +77,6 @@ class Router {
   std::vector<std::int16_t> slot_owner_;          // 16384 entries; -1: a node of another service
   std::vector<std::unique_ptr<MeshLink>> links_;  // null for self
   MeshListener listener_;
-  std::unordered_map<const CommandDef*, Route> routes_;
-  const CommandDef* exec_ = nullptr;
-  const CommandDef* discard_ = nullptr;
-  const CommandDef* watch_ = nullptr;
-  const CommandDef* unwatch_ = nullptr;
-  const CommandDef* reset_ = nullptr;
 };
 
 }  // namespace ruvio::worker

@@ -36,11 +36,12 @@ bool same_owner(int& target, int o) {
 void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   const CommandDef* def = command_table().find(args[0]);
-  if (def == exec_) {
+  const std::uint32_t flags = def != nullptr ? def->flags : 0;
+  if (flags & kTxExec) {
     exec(c);
     return;
   }
-  if (def == discard_) {
+  if (flags & kTxDiscard) {
     unwatch_remote(c);
     executor_.shard().unwatch(executor_.shard().watcher_of(client));
     client.in_multi = false;
@@ -49,13 +50,10 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     c.local_writer().ok();
     return;
   }
-  if (def == reset_) {
-    unwatch_remote(c);
-    executor_.execute(client, args, c.local_writer());
-    return;
-  }
-  // MULTI and WATCH answer their "inside MULTI" errors; QUIT runs at once, as in Redis.
-  if (def != nullptr && (def->name == "multi" || def->name == "watch" || def->name == "quit")) {
+  // MULTI and WATCH answer their "inside MULTI" errors; QUIT and RESET run at once, as in
+  // Redis (RESET dropping the WATCHes on other workers first).
+  if (flags & kTxImmediate) {
+    if (flags & kTxUnwatch) unwatch_remote(c);
     executor_.execute(client, args, c.local_writer());
     return;
   }
@@ -66,6 +64,17 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     client.multi_failed = true;
     return;
   }
+  // The subcommand's declaration (its keys, its flags), when it has one.
+  if (!def->subcommands.empty()) {
+    if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) {
+      if (!arity_ok(*sub, args.size())) {
+        executor_.execute(client, args, c.local_writer());
+        client.multi_failed = true;
+        return;
+      }
+      def = sub;
+    }
+  }
   if (client.cluster_mode) {
     const Shard& shard = executor_.shard();
     if (auto e = cluster_check(*shard.topology, shard.self_node, *def, args)) {
@@ -73,6 +82,11 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
       client.multi_failed = true;
       return;
     }
+  }
+  if (def->flags & kNoMulti) {  // SAVE, SHUTDOWN, ...: as redis-server 7.0
+    c.local_writer().error("ERR Command not allowed inside a transaction");
+    client.multi_failed = true;
+    return;
   }
   client.queued.emplace_back(args.begin(), args.end());
   c.local_writer().simple("QUEUED");
@@ -107,6 +121,9 @@ void Router::exec(RoutedClient& c) {
     for (const auto& cmd : queued) {
       const CommandDef* def = command_table().find(cmd[0]);
       if (def == nullptr) continue;
+      if (!def->subcommands.empty() && cmd.size() > 1) {
+        if (const CommandDef* sub = CommandTable::find_sub(*def, cmd[1])) def = sub;
+      }
       std::vector<std::string_view> args(cmd.begin(), cmd.end());
       for_each_key(*def, args, [&](std::size_t pos, const KeySpec&) {
         spans |= !same_owner(target, owner_of(args[pos]));
