@@ -34,6 +34,19 @@ def arity(cmd):
 class KeyCases:
     # The replies of a full SCAN of an empty database, from cursor 0.
     EMPTY_SCAN = [b"*2\r\n$1\r\n0\r\n*0\r\n"]
+    def test_scan_cursor_parsing(self):
+        """SCAN reads its cursor as redis-server 7.0 does (strtoul, no leading space, no
+        overflow, "" is 0), on the proxy port as on a direct one."""
+        invalid = b"-ERR invalid cursor\r\n"
+        for cursor in ["+5", "-1", "", "0", "00", "-0", "18446744073709551615",
+                       "-18446744073709551615", "000000000000000000000000000000000000001"]:
+            with self.subTest(cursor=cursor):
+                self.assertTrue(self.raw_call("SCAN", cursor).startswith(b"*2\r\n"))
+        for cursor in [" 5", "5a", "18446744073709551616", "0x1", "+-1", "-", "+", "5 ", "\t5",
+                       "1e3", "99999999999999999999999999999999999"]:
+            with self.subTest(cursor=cursor):
+                self.assertEqual(self.raw_call("SCAN", cursor), invalid)
+
     def test_del_unlink_exists(self):
         r = self.r
         r.mset({"a": 1, "b": 2, "c": 3})

@@ -56,6 +56,28 @@ class TransactionCases:
         self.assertEqual(c.call("EXEC"), b"*1\r\n+OK\r\n")
         self.assertEqual(c.call("EXEC"), b"-ERR EXEC without MULTI\r\n")
 
+    def test_no_multi_commands_abort_the_transaction(self):
+        """Commands redis-server 7.0 flags no_multi (SAVE, SHUTDOWN) are refused at queue
+        time and fail the EXEC; nothing ran, and the server is still up."""
+        notallowed = b"-ERR Command not allowed inside a transaction\r\n"
+        c = self.raw()
+        self.assertEqual(c.call("MULTI"), b"+OK\r\n")
+        self.assertEqual(c.call("SET", self.k("foo"), "bar"), b"+QUEUED\r\n")
+        self.assertEqual(c.call("SHUTDOWN"), notallowed)
+        self.assertEqual(c.call("SHUTDOWN", "NOSAVE"), notallowed)
+        self.assertEqual(c.call("SAVE"), notallowed)
+        self.assertEqual(c.call("EXEC"), EXECABORT)
+        self.assertEqual(c.call("GET", self.k("foo")), b"$-1\r\n")
+        self.assertEqual(self.cmd("PING"), b"+PONG\r\n")
+        # The arity error comes first, as in Redis; DISCARD after a refused SHUTDOWN is fine.
+        self.assertEqual(c.call("MULTI"), b"+OK\r\n")
+        self.assertEqual(c.call("SAVE", "x"),
+                         b"-ERR wrong number of arguments for 'save' command\r\n")
+        self.assertEqual(c.call("SHUTDOWN"), notallowed)
+        self.assertEqual(c.call("DISCARD"), b"+OK\r\n")
+        self.assertEqual(c.call("EXEC"), b"-ERR EXEC without MULTI\r\n")
+        self.assertEqual(self.cmd("PING"), b"+PONG\r\n")
+
     def test_discard(self):
         c = self.raw()
         c.call("MULTI")

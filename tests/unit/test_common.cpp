@@ -11,6 +11,7 @@ using ruvio::worker::iequals;
 using ruvio::worker::parse_double;
 using ruvio::worker::parse_int64;
 using ruvio::worker::parse_long_double;
+using ruvio::worker::parse_scan_cursor;
 
 TEST_CASE("parse_int64 follows string2ll") {
   CHECK(parse_int64("0") == 0);
@@ -105,4 +106,24 @@ TEST_CASE("format_int64 matches ll2string") {
   CHECK(format_int64(INT64_MAX, buf) == "9223372036854775807");
   CHECK(format_int64(INT64_MIN, buf) == "-9223372036854775808");
   CHECK(format_int64(1000000, buf) == "1000000");
+}
+
+TEST_CASE("parse_scan_cursor follows parseScanCursorOrReply (strtoul)") {
+  CHECK(parse_scan_cursor("0") == 0u);
+  CHECK(parse_scan_cursor("") == 0u);
+  CHECK(parse_scan_cursor("+5") == 5u);
+  CHECK(parse_scan_cursor("007") == 7u);
+  CHECK(parse_scan_cursor("-0") == 0u);
+  CHECK(parse_scan_cursor("-1") == UINT64_MAX);
+  CHECK(parse_scan_cursor("18446744073709551615") == UINT64_MAX);
+  CHECK(parse_scan_cursor("-18446744073709551615") == 1u);
+  CHECK_FALSE(parse_scan_cursor(" 5"));
+  CHECK_FALSE(parse_scan_cursor("5 "));
+  CHECK_FALSE(parse_scan_cursor("5a"));
+  CHECK_FALSE(parse_scan_cursor("18446744073709551616"));
+  CHECK_FALSE(parse_scan_cursor("-18446744073709551616"));
+  CHECK_FALSE(parse_scan_cursor("0x1"));
+  CHECK_FALSE(parse_scan_cursor("+-1"));
+  CHECK_FALSE(parse_scan_cursor("-"));
+  CHECK_FALSE(parse_scan_cursor("+"));
 }
