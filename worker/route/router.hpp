@@ -2,9 +2,12 @@
 // runs here, is forwarded to the one worker owning its keys, is split per owner and merged,
 // or is fanned out to every worker (DESIGN.md §2).
 //
-// Key positions come from the declarative key specs (CommandDef::keys); owners from the
-// Redis Cluster slot of each key. With one worker every command runs inline and the router
-// costs one branch.
+// It reads only declarations: keys from the command's key specs (for_each_key), the route
+// from its Redis tips (request_policy all_shards/all_nodes → every worker, multi_shard → split
+// per owner; response_policy → the merge) unless the command declares a Ruvio routing
+// (CommandDef::routing: SCAN's cursor, INFO, CLIENT LIST, PUBSUB, PUBLISH, …), and the
+// transaction roles from its flags (kTxExec, kTxWatch, …). Owners come from the Redis Cluster
+// slot of each key. With one worker every command runs inline and the router costs one branch.
 #pragma once
 
 #include <cstdint>
