@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "worker/commands/command.hpp"
+#include "worker/commands/command_table.hpp"
 
 using namespace ruvio::worker;
 
@@ -194,4 +195,69 @@ TEST_CASE("legacy_range follows populateCommandLegacyRangeSpec") {
   CHECK((r.first == 1 && r.last == 1 && r.step == 1 && r.movable));
   r = legacy_range(kNoKeys);
   CHECK((r.first == 0 && r.last == 0 && r.step == 0 && !r.movable));
+}
+
+namespace {
+
+Routing route(std::string_view name, std::string_view sub = {}) {
+  const CommandDef* def = command_table().find(name);
+  REQUIRE(def != nullptr);
+  if (!sub.empty()) def = CommandTable::find_sub(*def, sub);
+  REQUIRE(def != nullptr);
+  return routing_of(*def);
+}
+
+bool is(Routing r, Where where, Merge merge) {
+  return r.where == where && r.merge == merge;
+}
+
+}  // namespace
+
+TEST_CASE("routing_of reads Redis's tips and the declared Ruvio routing") {
+  // request_policy:multi_shard + response_policy
+  CHECK(is(route("del"), Where::kSplit, Merge::kSum));
+  CHECK(is(route("exists"), Where::kSplit, Merge::kSum));
+  CHECK(is(route("mset"), Where::kSplit, Merge::kFirstError));
+  CHECK(is(route("mget"), Where::kSplit, Merge::kKeyOrder));
+  // request_policy:all_shards / all_nodes
+  CHECK(is(route("dbsize"), Where::kAllWorkers, Merge::kSum));
+  CHECK(is(route("flushall"), Where::kAllWorkers, Merge::kFirstError));
+  CHECK(is(route("keys"), Where::kAllWorkers, Merge::kConcat));
+  CHECK(is(route("config", "set"), Where::kAllWorkers, Merge::kFirstError));
+  CHECK(is(route("memory", "purge"), Where::kAllWorkers, Merge::kFirstError));
+  // response_policy:special with no Ruvio merge: this worker answers
+  CHECK(route("memory", "stats").where == Where::kHere);
+  // keys decide; keyless runs where it is
+  CHECK(route("get").where == Where::kKeyOwner);
+  CHECK(route("config", "get").where == Where::kKeyOwner);
+  // declared Ruvio routing
+  CHECK(route("scan").where == Where::kCursor);
+  CHECK(is(route("randomkey"), Where::kAllWorkers, Merge::kRandom));
+  CHECK(is(route("info"), Where::kAllWorkers, Merge::kInfo));
+  CHECK(is(route("client", "list"), Where::kAllWorkers, Merge::kText));
+  CHECK(is(route("pubsub", "numsub"), Where::kAllWorkers, Merge::kNumsub));
+  CHECK(is(route("publish"), Where::kAllWorkers, Merge::kSum));
+  CHECK(route("msetnx").where == Where::kKeyOwner);  // atomic: its tips would split it
+  CHECK(route("ping").where == Where::kHere);        // its tips would fan it out
+  CHECK(route("ssubscribe").where == Where::kHere);
+}
+
+TEST_CASE("transaction and subscribed-mode roles are declared flags") {
+  auto flags = [](std::string_view name) { return command_table().find(name)->flags; };
+  CHECK((flags("exec") & kTxExec));
+  CHECK((flags("discard") & kTxDiscard));
+  CHECK((flags("multi") & kTxImmediate));
+  CHECK((flags("watch") & (kTxImmediate | kTxWatch)) == (kTxImmediate | kTxWatch));
+  CHECK((flags("reset") & (kTxImmediate | kTxUnwatch)) == (kTxImmediate | kTxUnwatch));
+  CHECK((flags("unwatch") & kTxUnwatch));
+  CHECK_FALSE((flags("unwatch") & kTxImmediate));
+  CHECK((flags("shutdown") & kNoMulti));
+  CHECK((flags("save") & kNoMulti));
+  for (auto name : {"ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe",
+                    "punsubscribe", "quit", "reset"}) {
+    CAPTURE(name);
+    CHECK((flags(name) & kSubscribedOk));
+  }
+  CHECK_FALSE((flags("get") & kSubscribedOk));
+  CHECK_FALSE((flags("exec") & kSubscribedOk));
 }

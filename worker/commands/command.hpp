@@ -214,6 +214,10 @@ struct Routing {
   Merge merge = Merge::kTips;
 };
 
+struct CommandDef;
+// The route with every kTips resolved: Where is never kTips, Merge never kTips.
+Routing routing_of(const CommandDef& def);
+
 using Handler = void (*)(Context&);
 
 struct CommandDef {

@@ -174,44 +174,6 @@ bool arity_ok(const CommandDef& def, std::size_t argc) {
   return def.arity >= 0 ? n == def.arity : n >= -def.arity;
 }
 
-// Where `def` runs on the proxy port, read from its declaration: a Ruvio routing declared on
-// the command wins; otherwise Redis's request_policy/response_policy tips decide.
-Routing routing_of(const CommandDef& def) {
-  Routing r = def.routing;
-  if (r.where == Where::kTips) {
-    if (def.has_tip(Tip::kRequestAllShards) || def.has_tip(Tip::kRequestAllNodes)) {
-      r.where = Where::kAllWorkers;
-    } else if (def.has_tip(Tip::kRequestMultiShard)) {
-      r.where = Where::kSplit;
-    } else if (def.has_tip(Tip::kRequestSpecial)) {
-      r.where = Where::kHere;  // special, and no Ruvio way declared: this worker answers
-    } else {
-      r.where = Where::kKeyOwner;
-    }
-  }
-  if (r.merge == Merge::kTips) {
-    static constexpr std::pair<Tip, Merge> kResponse[] = {
-        {Tip::kResponseOneSucceeded, Merge::kOneOk},
-        {Tip::kResponseAllSucceeded, Merge::kFirstError},
-        {Tip::kResponseAggLogicalAnd, Merge::kAnd},
-        {Tip::kResponseAggLogicalOr, Merge::kOr},
-        {Tip::kResponseAggMin, Merge::kMin},
-        {Tip::kResponseAggMax, Merge::kMax},
-        {Tip::kResponseAggSum, Merge::kSum},
-    };
-    for (auto [tip, merge] : kResponse) {
-      if (def.has_tip(tip)) r.merge = merge;
-    }
-    if (r.merge == Merge::kTips) {
-      if (def.has_tip(Tip::kResponseSpecial) && r.where == Where::kAllWorkers) {
-        r.where = Where::kHere;  // special, and no Ruvio merge declared
-      }
-      r.merge = r.where == Where::kSplit ? Merge::kKeyOrder : Merge::kConcat;
-    }
-  }
-  return r;
-}
-
 // A multi_shard command splits per key owner when its one key spec is a plain range from
 // argument 1 to the end (DEL, MGET: step 1; MSET: step 2) and the arguments fill it exactly;
 // 0 otherwise (the owner route then decides, or the handler answers the arity error).
