@@ -78,6 +78,23 @@ class TransactionCases:
         self.assertEqual(c.call("EXEC"), b"-ERR EXEC without MULTI\r\n")
         self.assertEqual(self.cmd("PING"), b"+PONG\r\n")
 
+    def test_arity_errors_inside_multi(self):
+        """Inside MULTI the arity check comes first, for EXEC, DISCARD and MULTI too; a
+        malformed EXEC ends the transaction in its abort form."""
+        c = self.raw()
+        self.assertEqual(c.call("MULTI"), b"+OK\r\n")
+        self.assertEqual(c.call("SET", self.k("a"), "1"), b"+QUEUED\r\n")
+        self.assertEqual(c.call("EXEC", "x"), b"-EXECABORT Transaction discarded because of: "
+                         b"wrong number of arguments for 'exec' command\r\n")
+        self.assertEqual(c.call("EXEC"), b"-ERR EXEC without MULTI\r\n")
+        self.assertEqual(c.call("GET", self.k("a")), b"$-1\r\n")
+        self.assertEqual(c.call("MULTI"), b"+OK\r\n")
+        self.assertEqual(c.call("DISCARD", "x"),
+                         b"-ERR wrong number of arguments for 'discard' command\r\n")
+        self.assertEqual(c.call("MULTI", "x"),
+                         b"-ERR wrong number of arguments for 'multi' command\r\n")
+        self.assertEqual(c.call("EXEC"), EXECABORT)
+
     def test_discard(self):
         c = self.raw()
         c.call("MULTI")

@@ -64,6 +64,7 @@ class Router {
   // Transactions (transaction.cpp).
   void in_transaction(RoutedClient& c, std::span<const std::string_view> args);
   void exec(RoutedClient& c);
+  void discard(RoutedClient& c);
   void watch(RoutedClient& c, std::span<const std::string_view> args);
   void unwatch_remote(RoutedClient& c);
   void forward(RoutedClient& c, int owner, std::span<const std::string_view> args);

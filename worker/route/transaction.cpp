@@ -36,32 +36,35 @@ bool same_owner(int& target, int o) {
 void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   const CommandDef* def = command_table().find(args[0]);
-  const std::uint32_t flags = def != nullptr ? def->flags : 0;
-  if (flags & kTxExec) {
+  // A command refused at queue time fails the whole transaction (EXECABORT at EXEC). Redis
+  // checks this first, for EXEC, DISCARD and MULTI too; a malformed EXEC ends the transaction.
+  if (def != nullptr && (def->flags & kTxExec) && !arity_ok(*def, args.size())) {
+    discard(c);
+    c.local_writer().error(
+        "EXECABORT Transaction discarded because of: wrong number of arguments for '" +
+        std::string(def->name) + "' command");
+    return;
+  }
+  if (def == nullptr || !arity_ok(*def, args.size()) ||
+      (!client.authenticated && !(def->flags & kNoAuth))) {
+    executor_.execute(client, args, c.local_writer());
+    client.multi_failed = true;
+    return;
+  }
+  if (def->flags & kTxExec) {
     exec(c);
     return;
   }
-  if (flags & kTxDiscard) {
-    unwatch_remote(c);
-    executor_.shard().unwatch(executor_.shard().watcher_of(client));
-    client.in_multi = false;
-    client.multi_failed = false;
-    client.queued.clear();
+  if (def->flags & kTxDiscard) {
+    discard(c);
     c.local_writer().ok();
     return;
   }
   // MULTI and WATCH answer their "inside MULTI" errors; QUIT and RESET run at once, as in
   // Redis (RESET dropping the WATCHes on other workers first).
-  if (flags & kTxImmediate) {
-    if (flags & kTxUnwatch) unwatch_remote(c);
+  if (def->flags & kTxImmediate) {
+    if (def->flags & kTxUnwatch) unwatch_remote(c);
     executor_.execute(client, args, c.local_writer());
-    return;
-  }
-  // A command refused at queue time fails the whole transaction (EXECABORT at EXEC).
-  if (def == nullptr || !arity_ok(*def, args.size()) ||
-      (!client.authenticated && !(def->flags & kNoAuth))) {
-    executor_.execute(client, args, c.local_writer());
-    client.multi_failed = true;
     return;
   }
   // The subcommand's declaration (its keys, its flags), when it has one.
@@ -90,6 +93,16 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
   }
   client.queued.emplace_back(args.begin(), args.end());
   c.local_writer().simple("QUEUED");
+}
+
+// Leaves MULTI: the queue and every WATCH (here and on other workers) are dropped.
+void Router::discard(RoutedClient& c) {
+  ClientInfo& client = c.info();
+  unwatch_remote(c);
+  executor_.shard().unwatch(executor_.shard().watcher_of(client));
+  client.in_multi = false;
+  client.multi_failed = false;
+  client.queued.clear();
 }
 
 void Router::exec(RoutedClient& c) {
