@@ -149,6 +149,21 @@ class ServerCases:
         self.assertError("ERR The command has no key arguments", "COMMAND", "GETKEYS", "PING",
                          "x")
         self.assertError("ERR Invalid command specified", "COMMAND", "GETKEYS", "FOO", "x")
+        # Key specs as redis-server walks them: NOT_KEY specs are no keys, a subcommand's spec
+        # counts from the container's name, a step-2 range takes a dangling key, and "no key
+        # arguments" comes before the arity check.
+        self.assertError("ERR The command has no key arguments", "COMMAND", "GETKEYS",
+                         "SPUBLISH", "ch", "m")
+        self.assertError("ERR The command has no key arguments", "COMMAND", "GETKEYS", "TIME",
+                         "x")
+        self.assertError("ERR The command has no key arguments", "COMMAND", "GETKEYS",
+                         "OBJECT", "HELP")
+        self.assertEqual(self.raw_call("COMMAND", "GETKEYS", "OBJECT", "ENCODING", "k"),
+                         b"*1\r\n$1\r\nk\r\n")
+        self.assertEqual(self.raw_call("COMMAND", "GETKEYS", "MSET", "a", "1", "b"),
+                         b"*2\r\n$1\r\na\r\n$1\r\nb\r\n")
+        self.assertEqual(self.raw_call("COMMAND", "GETKEYS", "LCS", "a", "b", "LEN"),
+                         b"*2\r\n$1\r\na\r\n$1\r\nb\r\n")
         self.assertError("ERR wrong number of arguments for 'command|getkeys' command",
                          "COMMAND", "GETKEYS", "GET")
         self.assertError("ERR wrong number of arguments for 'command|count' command",
