@@ -301,15 +301,13 @@ TEST_CASE("intset: validation refuses truncated and corrupted blobs at every byt
       }
     }
   }
-  CHECK_FALSE(validate_and_read(unhex("0300000001000000aaaaaa")));    // width 3
-  CHECK_FALSE(validate_and_read(unhex("020000000200000001000100")));  // duplicate
-  CHECK_FALSE(validate_and_read(unhex("020000000200000002000100")));  // descending
-  CHECK_FALSE(validate_and_read(unhex("0200000000000000")));          // empty
-  CHECK_FALSE(validate_and_read(unhex("02000000ffffffff0100")));      // length past the end
-  CHECK_FALSE(validate_and_read(unhex("08000000ffffffff")));          // huge length, no data
-  CHECK(
-      validate_and_read(unhex("0800000001000000"
-                              "0500000000000000")));  // wide is fine
+  CHECK_FALSE(validate_and_read(unhex("0300000001000000aaaaaa")));      // width 3
+  CHECK_FALSE(validate_and_read(unhex("020000000200000001000100")));    // duplicate
+  CHECK_FALSE(validate_and_read(unhex("020000000200000002000100")));    // descending
+  CHECK_FALSE(validate_and_read(unhex("0200000000000000")));            // empty
+  CHECK_FALSE(validate_and_read(unhex("02000000ffffffff0100")));        // length past the end
+  CHECK_FALSE(validate_and_read(unhex("08000000ffffffff")));            // huge length, no data
+  CHECK(validate_and_read(unhex("08000000010000000500000000000000")));  // wide is fine
 
   CHECK_FALSE(Intset::load(heap, unhex("020000000200000001000100")).has_value());
   auto loaded = Intset::load(heap, unhex("02000000020000000100ff7f"));

@@ -108,9 +108,7 @@ TEST_CASE("listpack: empty and one entry") {
 
   const Pos p = lp.append(heap, "a");
   CHECK(p == Listpack::kHeaderBytes);
-  CHECK(hex(lp.span()) ==
-        "0a000000010081610"
-        "2ff");
+  CHECK(hex(lp.span()) == "0a0000000100816102ff");
   CHECK(lp.first() == p);
   CHECK(lp.last() == p);
   CHECK(lp.next(p) == Listpack::kNone);
@@ -126,15 +124,22 @@ TEST_CASE("listpack: empty and one entry") {
   CHECK(heap.used == 0);
 }
 
-TEST_CASE("listpack: the example drawn in listpack.hpp") {
+TEST_CASE("listpack: the examples drawn in listpack.hpp") {
+  static_assert(sizeof(Listpack) == 8, "a handle is the blob pointer");
   Heap heap;
   Listpack lp = Listpack::create(heap);
+  CHECK(lp.safe_to_add(Listpack::kSafeBytes - 7));
+  CHECK_FALSE(lp.safe_to_add(Listpack::kSafeBytes - 6));
   lp.append(heap, "a");
   lp.append(heap, 300);
-  CHECK(hex(lp.span()) ==
-        "0d00000002008161"
-        "02c12c02ff");
+  CHECK(hex(lp.span()) == "0d0000000200816102c12c02ff");
   lp.destroy(heap);
+
+  Listpack h = build(heap, {"field:1", "value:1", "field:2", "value:2", "field:3", "value:3"});
+  CHECK(h.bytes() == 61);
+  CHECK(mi_good_size(61) == 64);
+  CHECK(h.alloc_size() == 64);
+  h.destroy(heap);
 }
 
 TEST_CASE("listpack: every integer encoding at its limits and one past") {
@@ -209,8 +214,7 @@ TEST_CASE("listpack: integer encodings byte for byte as redis 7.0.15") {
   CHECK(hex(b.span()) ==
         "660000000800f3ffffff7f05f4000000800000000009f30000008005f4ffffff7fffffffff09f4ffffffff"
         "ffffff7f09f4000000000000008009933932323333373230333638353437373538303814942d39323233"
-        "3337323033363835343737353830391"
-        "5ff");
+        "33373230333638353437373538303915ff");
   a.destroy(heap);
   b.destroy(heap);
 }
@@ -756,9 +760,7 @@ TEST_CASE("listpack: validation refuses truncated and corrupted blobs at every b
   CHECK_FALSE(validate_and_walk(unhex("0d0000000100f0ffffffff01ff")));
   // Wider-than-needed classes are readable, as redis accepts them: 5 as a 64-bit integer, "a"
   // as a 12-bit string.
-  CHECK(
-      validate_and_walk(unhex("11000000010"
-                              "0f4050000000000000009ff")));
+  CHECK(validate_and_walk(unhex("110000000100f4050000000000000009ff")));
   CHECK(validate_and_walk(unhex("0b0000000100e0016103ff")));
 
   // load() copies only valid bytes.
