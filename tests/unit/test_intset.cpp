@@ -4,7 +4,8 @@
 // The "redis" byte strings were captured from redis-server 7.0.15 (Debian build) started as
 // `redis-server --port P --save '' --appendonly no` with `CONFIG SET rdbcompression no`, by
 // sending the SADD quoted beside each and then `DUMP key`: the payload is [RDB type 11][RDB
-// string: the intset][u16 RDB version][u64 CRC64], and the hex is that string's bytes.
+// string: the intset][u16 RDB version][u64 CRC64], and the hex is that string's bytes
+// (tests/unit/capture_redis_encodings.py prints them).
 #include <doctest/doctest.h>
 
 #include <cstdint>

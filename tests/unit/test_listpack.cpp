@@ -7,7 +7,8 @@
 // `DUMP key`. A DUMP payload is [RDB type][body][u16 RDB version][u64 CRC64]; for type 18
 // (quicklist 2, lists) the body is [len nodes][len container=2][RDB string: listpack] per node,
 // for types 16 (hash listpack) and 17 (zset listpack) it is one RDB string holding the
-// listpack. The hex is that RDB string's bytes, as they are.
+// listpack. The hex is that RDB string's bytes, as they are. tests/unit/capture_redis_encodings.py
+// does all of it against a running server and prints every blob used here.
 #include <doctest/doctest.h>
 
 #include <algorithm>
