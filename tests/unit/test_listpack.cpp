@@ -677,22 +677,25 @@ std::vector<std::uint8_t> sample_blob(Heap& heap) {
 
 // Validates an exact-size heap copy (so a read past the end is an ASan error) and, when it
 // passes, walks it every way a caller may.
-bool validate_and_walk(const std::vector<std::uint8_t>& bytes) {
+bool validate_and_walk(const std::vector<std::uint8_t>& bytes,
+                       std::vector<Pos>* positions = nullptr) {
   std::unique_ptr<std::uint8_t[]> exact(new std::uint8_t[bytes.size()]);
   if (!bytes.empty()) std::memcpy(exact.get(), bytes.data(), bytes.size());
   std::size_t n = 0;
   if (!Listpack::validate({exact.get(), bytes.size()}, &n)) return false;
   const Listpack lp(exact.get());
-  std::size_t fwd = 0;
+  std::vector<Pos> fwd;
   Listpack::IntBuf buf;
   for (Pos p = lp.first(); p != Listpack::kNone; p = lp.next(p)) {
     (void)lp.get_str(p, buf);
-    ++fwd;
+    fwd.push_back(p);
   }
-  std::size_t back = 0;
-  for (Pos p = lp.last(); p != Listpack::kNone; p = lp.prev(p)) ++back;
-  CHECK(fwd == n);
-  CHECK(back == n);
+  std::vector<Pos> back;
+  for (Pos p = lp.last(); p != Listpack::kNone; p = lp.prev(p)) back.push_back(p);
+  std::reverse(back.begin(), back.end());
+  CHECK(fwd.size() == n);
+  CHECK(back == fwd);
+  if (positions != nullptr) *positions = fwd;
   return true;
 }
 
@@ -701,7 +704,8 @@ bool validate_and_walk(const std::vector<std::uint8_t>& bytes) {
 TEST_CASE("listpack: validation refuses truncated and corrupted blobs at every byte") {
   Heap heap;
   const std::vector<std::uint8_t> good = sample_blob(heap);
-  REQUIRE(validate_and_walk(good));
+  std::vector<Pos> framing;
+  REQUIRE(validate_and_walk(good, &framing));
 
   // Truncated at every length, raw and with the header total and terminator patched up.
   for (std::size_t len = 0; len < good.size(); ++len) {
@@ -727,7 +731,12 @@ TEST_CASE("listpack: validation refuses truncated and corrupted blobs at every b
       if (good[i] == r) continue;
       std::vector<std::uint8_t> c = good;
       c[i] = r;
-      if (validate_and_walk(c)) ++accepted;  // only data bytes may change and stay valid
+      std::vector<Pos> got;
+      if (validate_and_walk(c, &got)) {
+        // Only a value may change and stay valid, never where the entries lie.
+        CHECK(got == framing);
+        ++accepted;
+      }
     }
     std::vector<std::uint8_t> c = good;
     c[i] ^= 0x80;
