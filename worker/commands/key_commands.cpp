@@ -56,10 +56,6 @@ std::string_view type_name(store::Type t) {
   return "none";
 }
 
-bool expired(const store::Entry& e, std::int64_t now_ms) {
-  return e.expire_at() != store::kNoExpire && e.expire_at() <= now_ms;
-}
-
 // Redis's getIntFromObjectOrReply + selectDb check, as used by MOVE and COPY ... DB.
 bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
   const auto v = parse_int64(arg);
@@ -217,7 +213,7 @@ void cmd_keys(Context& ctx) {
   std::uint64_t cursor = 0;
   do {
     cursor = db.scan(cursor, 1024, [&](store::Entry e) {
-      if (expired(e, now)) return;
+      if (e.expired(now)) return;
       if (!all && !glob_match(pattern, e.key())) return;
       found.emplace_back(e.record(), e.key());
     });
@@ -284,7 +280,7 @@ void cmd_scan(Context& ctx) {
   store::Db& db = ctx.db();
   const std::uint64_t next = db.scan(cursor, static_cast<std::size_t>(count), [&](store::Entry e) {
     if (use_pattern && !glob_match(pattern, e.key())) return;
-    if (expired(e, now)) {
+    if (e.expired(now)) {
       stale.emplace_back(e.key());
       return;
     }
@@ -325,7 +321,7 @@ bool lru_or_lfu_policy(Context& ctx) {
 store::Entry object_lookup(Context& ctx) {
   store::Db& db = ctx.db();
   const store::Entry e = db.peek(ctx.args[2]);
-  if (e && expired(e, ctx.now_ms())) return db.find(ctx.args[2], ctx.now_ms());
+  if (e && e.expired(ctx.now_ms())) return db.find(ctx.args[2], ctx.now_ms());
   return e;
 }
 

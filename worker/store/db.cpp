@@ -133,7 +133,7 @@ struct Db::Impl {
   }
 
   static bool expired(const Record* r, std::int64_t at) {
-    return r->has_ttl() && at > r->expire_at();
+    return r->has_ttl() && is_expired(r->expire_at(), at);
   }
 
   // Removes a key known to be present and frees its record.

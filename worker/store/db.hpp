@@ -19,6 +19,13 @@ namespace ruvio::store {
 
 inline constexpr std::int64_t kNoExpire = -1;
 
+// The one expiry test (Redis's keyIsExpired): a key whose expiry is `when` still exists at
+// `when` and is gone from `when + 1`. GET, KEYS, SCAN, OBJECT, RANDOMKEY, TTL and active
+// expiry all decide through it, so they agree at the exact millisecond.
+constexpr bool is_expired(std::int64_t expire_at, std::int64_t now_ms) {
+  return expire_at != kNoExpire && now_ms > expire_at;
+}
+
 // Bumped by every change to any Db of this process (writes, lazy and active expiry). The
 // journal compares it around a write command to learn whether there is an effect to log.
 // A worker is single-threaded, so a plain counter is enough.
@@ -47,6 +54,7 @@ class Entry {
   std::string_view key() const;
   Type type() const;
   std::int64_t expire_at() const;  // kNoExpire when the key has no TTL
+  bool expired(std::int64_t now_ms) const { return is_expired(expire_at(), now_ms); }
 
   // Strings. An integer-encoded string has no bytes: is_int() and int_value().
   bool is_int() const;
