@@ -38,24 +38,6 @@ namespace {
 
 using keyfam::lookup_read;
 
-std::string_view type_name(store::Type t) {
-  switch (t) {
-    case store::Type::kString:
-      return "string";
-    case store::Type::kList:
-      return "list";
-    case store::Type::kSet:
-      return "set";
-    case store::Type::kZSet:
-      return "zset";
-    case store::Type::kHash:
-      return "hash";
-    case store::Type::kStream:
-      return "stream";
-  }
-  return "none";
-}
-
 // Redis's getIntFromObjectOrReply + selectDb check, as used by MOVE and COPY ... DB.
 bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
   const auto v = parse_int64(arg);
@@ -98,7 +80,7 @@ void cmd_exists(Context& ctx) {
 
 void cmd_type(Context& ctx) {
   const store::Entry e = lookup_read(ctx, ctx.args[1]);
-  ctx.out.simple(e ? type_name(e.type()) : "none");
+  ctx.out.simple(e ? e.type_name() : "none");
 }
 
 void cmd_touch(Context& ctx) {
@@ -197,8 +179,7 @@ void cmd_move(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  from.copy_to(e, to, key);
-  from.erase(key);
+  from.move_to(key, to);
   ctx.out.integer(1);
 }
 
@@ -284,7 +265,7 @@ void cmd_scan(Context& ctx) {
       stale.emplace_back(e.key());
       return;
     }
-    if (use_type && !iequals(type, type_name(e.type()))) return;
+    if (use_type && !iequals(type, e.type_name())) return;
     keys.push_back(e.key());
   });
   char buf[24];

@@ -74,10 +74,6 @@ Server::Server(const control::WorkerInit& init, int control_fd)
       router_(*this, init.id, init.worker_count, init.mesh_name, init_.topology),
       pubsub_(*this) {
   shard_.pubsub = &pubsub_;
-  // One worker per process: the store's WATCH hook can find this server through a static.
-  static Server* self = nullptr;
-  self = this;
-  shard_.touch_hook = [](store::Db& db, std::string_view key) { self->shard_.touched(db, key); };
   start_alloc_sampler(init.config);
   uv_loop_init(&loop_);
   loop_.data = this;

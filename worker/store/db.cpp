@@ -18,6 +18,7 @@
 
 #include "worker/store/record.hpp"
 #include "worker/store/table.hpp"
+#include "worker/types/value.hpp"
 
 namespace ruvio::store {
 
@@ -67,14 +68,25 @@ std::uint8_t Entry::lfu() const {
   return rec_->clock();
 }
 
+std::string_view Entry::type_name() const {
+  if (rec_->enc() == Enc::kObject) return types::ops_of(rec_->object()).name;
+  return "string";
+}
+
+const types::Object* Entry::object() const {
+  return rec_->enc() == Enc::kObject ? rec_->object() : nullptr;
+}
+
 std::string_view Entry::encoding() const {
   switch (rec_->enc()) {
     case Enc::kEmbStr:
       return rec_->str().size() <= kEmbstrMax ? "embstr" : "raw";
     case Enc::kExtStr:
       return "raw";
-    case Enc::kObject:
-      return "unknown";  // the collection types will name themselves
+    case Enc::kObject: {
+      const types::Object* o = rec_->object();
+      return types::ops_of(o).encoding(o);
+    }
     default:
       return "int";
   }
@@ -98,11 +110,25 @@ struct Db::Impl {
   void* observer_context = nullptr;
 
   Db* self = nullptr;  // the Db holding this Impl (swap() moves Impls between Dbs)
+  KeyspaceEvents own_events;
+  KeyspaceEvents* ev = &own_events;  // the shard's, or own_events; stays with the Db on swap
 
-  // WATCH: tells the hook that `key` changed (an empty key: the whole database).
+  // WATCH: tells the listener that `key` changed.
   void touched(std::string_view key) {
-    if (g_touch_hook != nullptr) [[unlikely]]
-      g_touch_hook(*self, key);
+    if (ev->listener != nullptr) [[unlikely]]
+      ev->listener->on_change(*self, key);
+  }
+  void flushing() {
+    if (ev->listener != nullptr) [[unlikely]]
+      ev->listener->on_flush(*self);
+  }
+  // A write handle's release.
+  void written(std::string_view key, bool exists) {
+    ++ev->mutations;
+    if (ev->listener == nullptr) [[likely]]
+      return;
+    ev->listener->on_change(*self, key);
+    if (exists) ev->listener->key_ready(*self, key);
   }
 
   void notify(std::string_view key, int delta) {
@@ -140,7 +166,7 @@ struct Db::Impl {
   void remove(std::string_view key, std::uint64_t h) {
     Record* r = main.erase(key, h);
     if (r == nullptr) return;
-    ++g_mutations;
+    ++ev->mutations;
     touched(key);
     notify(key, -1);
     if (r->has_ttl()) expires.erase(key, h);
@@ -188,7 +214,7 @@ struct Db::Impl {
   }
 
   void set_value(std::string_view key, Payload p, const SetOptions& opt) {
-    ++g_mutations;
+    ++ev->mutations;
     touched(key);
     std::uint64_t h = main.hash(key);
     Table::Ref ref;
@@ -254,8 +280,9 @@ struct Db::Impl {
 
 // ---- Db -------------------------------------------------------------------------------------
 
-Db::Db() : impl_(new Impl) {
+Db::Db(KeyspaceEvents* events) : impl_(new Impl) {
   impl_->self = this;
+  if (events != nullptr) impl_->ev = events;
 }
 
 Db::~Db() {
@@ -296,7 +323,7 @@ std::size_t Db::append(std::string_view key, std::string_view tail, std::int64_t
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   if (r == nullptr) {
     // Redis stores a new APPEND key as SET would (int/embstr when it can).
@@ -319,7 +346,7 @@ std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   if (r == nullptr) {
     if (data.empty()) return 0;
@@ -348,7 +375,7 @@ bool Db::erase(std::string_view key) {
   std::uint64_t h = d.main.hash(key);
   Record* r = d.main.erase(key, h);
   if (r == nullptr) return false;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   d.notify(key, -1);
   if (r->has_ttl()) d.expires.erase(key, h);
@@ -361,7 +388,7 @@ bool Db::set_expire(std::string_view key, std::int64_t at_ms) {
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref) return false;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   Record* r = ref.get();
   if (r->has_ttl()) {
@@ -379,7 +406,7 @@ bool Db::persist(std::string_view key) {
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref || !ref.get()->has_ttl()) return false;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   Record* r = ref.get();
   Record* nr = Record::create(d.heap, r->type(), r->key(), kNoExpire, r->clock(), r->payload());
@@ -389,7 +416,7 @@ bool Db::persist(std::string_view key) {
 
 void Db::rename(std::string_view from, std::string_view to) {
   if (from == to) return;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   Impl& d = *impl_;
   d.touched(from);
   d.touched(to);
@@ -406,16 +433,63 @@ void Db::rename(std::string_view from, std::string_view to) {
 }
 
 void Db::copy_to(Entry src, Db& target, std::string_view dst) {
-  ++g_mutations;
+  ++impl_->ev->mutations;
   Impl& t = *target.impl_;
   t.touched(dst);
   const Record* s = src.record();
   Payload p = s->payload();
-  if (p.enc == Enc::kExtStr) p.ptr = ext::make(t.heap, s->str(), 0);
+  if (p.enc == Enc::kExtStr) {
+    p.ptr = ext::make(t.heap, s->str(), 0);
+  } else if (p.enc == Enc::kObject) {
+    const types::Object* o = s->object();
+    p.ptr = types::ops_of(o).copy(t.heap, o);
+  }
   Record* nr = Record::create(t.heap, s->type(), dst, s->expire_at(), t.fresh_clock(), p);
   std::uint64_t h = t.main.hash(dst);
   t.remove(dst, h);
   t.add(nr, h);
+}
+
+bool Db::move_to(std::string_view key, Db& target) {
+  Impl& d = *impl_;
+  Impl& t = *target.impl_;
+  std::uint64_t h = d.main.hash(key);
+  Record* r = d.main.erase(key, h);
+  if (r == nullptr) return false;
+  ++impl_->ev->mutations;
+  d.touched(key);
+  t.touched(key);
+  d.notify(key, -1);
+  if (r->has_ttl()) d.expires.erase(key, h);
+  d.heap.transfer(t.heap, r->memory_usage());
+  std::uint64_t ht = t.main.hash(key);
+  t.remove(key, ht);  // an expired leftover of the same name
+  t.add(r, ht);
+  return true;
+}
+
+void Db::set_object(std::string_view key, types::Object* value, const SetOptions& opt) {
+  Impl& d = *impl_;
+  ++impl_->ev->mutations;
+  d.touched(key);
+  Payload p;
+  p.enc = Enc::kObject;
+  p.ptr = value;
+  std::uint64_t h = d.main.hash(key);
+  Table::Ref ref;
+  Record* old = d.lookup(key, h, &ref);
+  std::int64_t exp = opt.expire_at;
+  if (exp == kNoExpire && opt.keep_ttl && old != nullptr) exp = old->expire_at();
+  Record* nr = Record::create(d.heap, types::ops_of(value).type, key, exp, d.fresh_clock(), p);
+  if (old == nullptr) {
+    d.add(nr, h);
+  } else {
+    d.replaced(ref, old, nr, h, false);
+  }
+}
+
+Heap& Db::heap() {
+  return impl_->heap;
 }
 
 std::size_t Db::size() const {
@@ -494,9 +568,9 @@ bool Db::rehash_step(std::size_t buckets) {
 }
 
 void Db::clear() {
-  ++g_mutations;
+  ++impl_->ev->mutations;
   Impl& d = *impl_;
-  d.touched({});
+  d.flushing();
   d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
   d.main.clear();
   d.expires.clear();
@@ -504,12 +578,105 @@ void Db::clear() {
 }
 
 void Db::swap(Db& other) {
-  ++g_mutations;
-  impl_->touched({});
-  other.impl_->touched({});
+  ++impl_->ev->mutations;
+  impl_->flushing();
+  other.impl_->flushing();
   std::swap(impl_, other.impl_);
+  std::swap(impl_->ev, other.impl_->ev);  // the events belong to the Db, not its contents
+  if (impl_->ev == &other.impl_->own_events) impl_->ev = &impl_->own_events;
+  if (other.impl_->ev == &impl_->own_events) other.impl_->ev = &other.impl_->own_events;
   impl_->self = this;
   other.impl_->self = &other;
+}
+
+KeyspaceEvents& Db::events() {
+  return *impl_->ev;
+}
+
+std::uint64_t Db::mutations() const {
+  return impl_->ev->mutations;
+}
+
+WriteHandle Db::open(std::string_view key, Type type, std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  WriteHandle h;
+  h.key_ = key;
+  h.hash_ = d.main.hash(key);
+  Table::Ref ref;
+  Record* r = d.lookup(key, h.hash_, &ref);
+  if (r == nullptr) {
+    h.db_ = this;
+    h.status_ = Open::kMissing;
+  } else if (r->type() != type) {
+    h.status_ = Open::kWrongType;  // nothing to release
+  } else {
+    d.touch(r);
+    h.db_ = this;
+    h.rec_ = r;
+    h.status_ = Open::kFound;
+  }
+  return h;
+}
+
+// ---- WriteHandle ----------------------------------------------------------------------------
+
+WriteHandle& WriteHandle::operator=(WriteHandle&& o) noexcept {
+  if (this != &o) {
+    release();
+    db_ = std::exchange(o.db_, nullptr);
+    rec_ = std::exchange(o.rec_, nullptr);
+    key_ = o.key_;
+    hash_ = o.hash_;
+    status_ = o.status_;
+    dirty_ = std::exchange(o.dirty_, false);
+    created_ = o.created_;
+  }
+  return *this;
+}
+
+types::Object* WriteHandle::value() {
+  if (rec_ == nullptr || rec_->enc() != Enc::kObject) return nullptr;
+  dirty_ = true;
+  return rec_->object();
+}
+
+const types::Object* WriteHandle::peek() const {
+  return rec_ != nullptr && rec_->enc() == Enc::kObject ? rec_->object() : nullptr;
+}
+
+void WriteHandle::set(types::Object* v) {
+  dirty_ = true;
+  if (rec_ != nullptr) {
+    rec_->set_object(v);
+    return;
+  }
+  Db::Impl& d = *db_->impl_;
+  Payload p;
+  p.enc = Enc::kObject;
+  p.ptr = v;
+  rec_ = Record::create(d.heap, types::ops_of(v).type, key_, kNoExpire, d.fresh_clock(), p);
+  d.add(rec_, hash_);
+  created_ = true;
+  status_ = Open::kFound;
+}
+
+void WriteHandle::remove() {
+  if (rec_ == nullptr) return;
+  db_->impl_->remove(key_, hash_);  // counts and signals the change itself
+  rec_ = nullptr;
+  dirty_ = false;
+}
+
+Heap& WriteHandle::heap() {
+  return db_->impl_->heap;
+}
+
+void WriteHandle::release() {
+  if (db_ == nullptr) return;
+  Db* db = std::exchange(db_, nullptr);
+  if (dirty_) db->impl_->written(key_, rec_ != nullptr);
+  dirty_ = false;
 }
 
 std::size_t Db::used_memory() const {
