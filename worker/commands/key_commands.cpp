@@ -20,23 +20,7 @@
 
 namespace ruvio::worker {
 
-namespace keyfam {
-
-store::Entry lookup_read(Context& ctx, std::string_view key) {
-  const store::Entry e = ctx.db().find(key, ctx.now_ms());
-  if (e) {
-    ++ctx.shard.stats().keyspace_hits;
-  } else {
-    ++ctx.shard.stats().keyspace_misses;
-  }
-  return e;
-}
-
-}  // namespace keyfam
-
 namespace {
-
-using keyfam::lookup_read;
 
 // Redis's getIntFromObjectOrReply + selectDb check, as used by MOVE and COPY ... DB.
 bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
