@@ -37,21 +37,22 @@ bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
   return true;
 }
 
-void delete_keys(Context& ctx) {
+// `lazy`: large values go to the lazy free queue (UNLINK always, DEL per lazyfree-lazy-user-del).
+void delete_keys(Context& ctx, bool lazy) {
   store::Db& db = ctx.db();
   std::int64_t removed = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     // find() first so that a key that is already expired is not counted as deleted.
-    if (db.find(ctx.args[i], ctx.now_ms()) && db.erase(ctx.args[i])) ++removed;
+    if (db.find(ctx.args[i], ctx.now_ms()) && db.erase(ctx.args[i], lazy)) ++removed;
   }
   ctx.out.integer(removed);
 }
 
 void cmd_del(Context& ctx) {
-  delete_keys(ctx);
+  delete_keys(ctx, ctx.shard.lazyfree().user_del);
 }
 void cmd_unlink(Context& ctx) {
-  delete_keys(ctx);
+  delete_keys(ctx, true);
 }
 
 void cmd_exists(Context& ctx) {

@@ -14,7 +14,9 @@
 
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <vector>
 
 #include "worker/store/record.hpp"
 #include "worker/store/table.hpp"
@@ -109,6 +111,57 @@ struct Db::Impl {
   KeyObserver observer = nullptr;
   void* observer_context = nullptr;
 
+  // Lazy free: records unlinked from the tables whose memory is freed by lazyfree_step().
+  LazyFreePolicy lazy_policy;
+  std::vector<Record*> lazy_values;                 // large values (UNLINK, lazy DEL...)
+  std::vector<std::unique_ptr<Table>> lazy_tables;  // FLUSHDB ASYNC: whole tables of records
+  std::size_t lazy_table_pos = 0;                   // walk position in lazy_tables.front()
+  std::size_t lazy_table_left = 0;                  // records not yet freed in lazy_tables
+  std::uint64_t lazyfreed = 0;
+
+  static std::size_t free_effort(const Record* r) {
+    if (r->enc() != Enc::kObject) [[likely]]
+      return 1;
+    const types::Object* o = r->object();
+    return types::ops_of(o).free_effort(o);
+  }
+
+  // Frees an unlinked record now, or queues it when `lazy` and its value is large.
+  void dispose(Record* r, bool lazy) {
+    if (lazy && free_effort(r) > types::kLazyFreeThreshold) [[unlikely]] {
+      lazy_values.push_back(r);
+      return;
+    }
+    Record::destroy(heap, r);
+  }
+
+  bool lazy_step(std::size_t effort) {
+    std::size_t spent = 0;
+    auto free_one = [&](Record* r) {
+      spent += free_effort(r);
+      Record::destroy(heap, r);
+      ++lazyfreed;
+    };
+    while (!lazy_values.empty() && spent < effort) {
+      Record* r = lazy_values.back();
+      lazy_values.pop_back();
+      free_one(r);
+    }
+    while (!lazy_tables.empty() && spent < effort) {
+      Table& t = *lazy_tables.front();
+      const bool more = t.walk(&lazy_table_pos, effort - spent, [&](Record* r) {
+        free_one(r);
+        --lazy_table_left;
+      });
+      if (!more) {
+        lazy_tables.erase(lazy_tables.begin());  // its destructor frees the arrays
+        lazy_table_pos = 0;
+      }
+    }
+    if (lazy_values.empty() && lazy_values.capacity() > 0) std::vector<Record*>().swap(lazy_values);
+    return !lazy_values.empty() || !lazy_tables.empty();
+  }
+
   Db* self = nullptr;  // the Db holding this Impl (swap() moves Impls between Dbs)
   KeyspaceEvents own_events;
   KeyspaceEvents* ev = &own_events;  // the shard's, or own_events; stays with the Db on swap
@@ -162,15 +215,15 @@ struct Db::Impl {
     return r->has_ttl() && is_expired(r->expire_at(), at);
   }
 
-  // Removes a key known to be present and frees its record.
-  void remove(std::string_view key, std::uint64_t h) {
+  // Removes a key if present and frees (or, when `lazy`, may queue) its record.
+  void remove(std::string_view key, std::uint64_t h, bool lazy) {
     Record* r = main.erase(key, h);
     if (r == nullptr) return;
     ++ev->mutations;
     touched(key);
     notify(key, -1);
     if (r->has_ttl()) expires.erase(key, h);
-    Record::destroy(heap, r);
+    dispose(r, lazy);
   }
 
   void add(Record* r, std::uint64_t h) {
@@ -195,7 +248,7 @@ struct Db::Impl {
     if (shallow) {
       Record::destroy_shallow(heap, old);
     } else {
-      Record::destroy(heap, old);
+      dispose(old, lazy_policy.server_del);  // an overwrite: Redis's server-side delete
     }
   }
 
@@ -205,7 +258,7 @@ struct Db::Impl {
     if (!*ref) return nullptr;
     Record* r = ref->get();
     if (expired(r, now)) {
-      remove(key, h);
+      remove(key, h, lazy_policy.expire);
       ++expired_total;
       *ref = Table::Ref();
       return nullptr;
@@ -287,6 +340,8 @@ Db::Db(KeyspaceEvents* events) : impl_(new Impl) {
 
 Db::~Db() {
   clear();
+  while (impl_->lazy_step(SIZE_MAX)) {
+  }
   delete impl_;
 }
 
@@ -370,7 +425,7 @@ std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_
   return total;
 }
 
-bool Db::erase(std::string_view key) {
+bool Db::erase(std::string_view key, bool lazy) {
   Impl& d = *impl_;
   std::uint64_t h = d.main.hash(key);
   Record* r = d.main.erase(key, h);
@@ -379,7 +434,7 @@ bool Db::erase(std::string_view key) {
   d.touched(key);
   d.notify(key, -1);
   if (r->has_ttl()) d.expires.erase(key, h);
-  Record::destroy(d.heap, r);
+  d.dispose(r, lazy);
   return true;
 }
 
@@ -426,7 +481,7 @@ void Db::rename(std::string_view from, std::string_view to) {
   d.notify(from, -1);
   if (r->has_ttl()) d.expires.erase(from, hf);
   std::uint64_t ht = d.main.hash(to);
-  d.remove(to, ht);
+  d.remove(to, ht, d.lazy_policy.server_del);
   Record* nr = Record::create(d.heap, r->type(), to, r->expire_at(), r->clock(), r->payload());
   Record::destroy_shallow(d.heap, r);  // nr owns the external buffer now
   d.add(nr, ht);
@@ -446,7 +501,7 @@ void Db::copy_to(Entry src, Db& target, std::string_view dst) {
   }
   Record* nr = Record::create(t.heap, s->type(), dst, s->expire_at(), t.fresh_clock(), p);
   std::uint64_t h = t.main.hash(dst);
-  t.remove(dst, h);
+  t.remove(dst, h, t.lazy_policy.server_del);
   t.add(nr, h);
 }
 
@@ -463,7 +518,7 @@ bool Db::move_to(std::string_view key, Db& target) {
   if (r->has_ttl()) d.expires.erase(key, h);
   d.heap.transfer(t.heap, r->memory_usage());
   std::uint64_t ht = t.main.hash(key);
-  t.remove(key, ht);  // an expired leftover of the same name
+  t.remove(key, ht, t.lazy_policy.expire);  // an expired leftover of the same name
   t.add(r, ht);
   return true;
 }
@@ -533,7 +588,7 @@ Entry Db::random_entry(std::int64_t now_ms) {
       if (r == nullptr) continue;
     }
     if (Impl::expired(r, now_ms)) {
-      d.remove(r->key(), d.main.hash(r->key()));
+      d.remove(r->key(), d.main.hash(r->key()), d.lazy_policy.expire);
       ++d.expired_total;
       continue;
     }
@@ -553,7 +608,7 @@ std::size_t Db::expire_cycle(std::int64_t now_ms, std::size_t budget) {
     for (std::size_t i = 0; i < n; ++i) {
       ++samples;
       if (!Impl::expired(recs[i], now_ms)) continue;
-      d.remove(recs[i]->key(), d.main.hash(recs[i]->key()));
+      d.remove(recs[i]->key(), d.main.hash(recs[i]->key()), d.lazy_policy.expire);
       ++d.expired_total;
       ++deleted;
     }
@@ -567,11 +622,19 @@ bool Db::rehash_step(std::size_t buckets) {
   return a || b;
 }
 
-void Db::clear() {
+void Db::clear(bool async) {
   ++impl_->ev->mutations;
   Impl& d = *impl_;
   d.flushing();
-  d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
+  if (async && d.main.size() > 0) {
+    // O(1) now: the table of records becomes the queue's; lazyfree_step() frees it.
+    auto doomed = std::make_unique<Table>(&d.heap);
+    doomed->swap(d.main);
+    d.lazy_table_left += doomed->size();
+    d.lazy_tables.push_back(std::move(doomed));
+  } else {
+    d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
+  }
   d.main.clear();
   d.expires.clear();
   d.notify({}, 0);
@@ -587,6 +650,22 @@ void Db::swap(Db& other) {
   if (other.impl_->ev == &impl_->own_events) other.impl_->ev = &other.impl_->own_events;
   impl_->self = this;
   other.impl_->self = &other;
+}
+
+void Db::set_lazyfree(const LazyFreePolicy& policy) {
+  impl_->lazy_policy = policy;
+}
+
+std::size_t Db::lazyfree_pending() const {
+  return impl_->lazy_values.size() + impl_->lazy_table_left;
+}
+
+std::uint64_t Db::lazyfreed_total() const {
+  return impl_->lazyfreed;
+}
+
+bool Db::lazyfree_step(std::size_t effort) {
+  return impl_->lazy_step(effort);
 }
 
 KeyspaceEvents& Db::events() {
@@ -663,7 +742,7 @@ void WriteHandle::set(types::Object* v) {
 
 void WriteHandle::remove() {
   if (rec_ == nullptr) return;
-  db_->impl_->remove(key_, hash_);  // counts and signals the change itself
+  db_->impl_->remove(key_, hash_, false);  // counts and signals the change itself
   rec_ = nullptr;
   dirty_ = false;
 }

@@ -196,7 +196,9 @@ class Db {
   std::size_t set_range(std::string_view key, std::size_t offset, std::string_view data,
                         std::int64_t now_ms);
 
-  bool erase(std::string_view key);  // true when a key was removed
+  // True when a key was removed. `lazy` (UNLINK, DEL under lazyfree-lazy-user-del): a value
+  // above the lazy free threshold goes to the lazy free queue instead of being freed now.
+  bool erase(std::string_view key, bool lazy = false);
   // Expiry. set_expire on a missing key returns false. persist returns true if a TTL was removed.
   bool set_expire(std::string_view key, std::int64_t at_ms);
   bool persist(std::string_view key);
@@ -238,8 +240,17 @@ class Db {
   // counter (*-lfu policies). Set it when maxmemory-policy changes.
   void set_lfu_mode(bool lfu);
 
-  void clear();          // FLUSHDB: frees everything (the caller calls mi_collect)
+  // FLUSHDB: frees everything (the caller calls mi_collect). `async`: the keys are gone at
+  // once, their memory is freed by lazyfree_step() in bounded steps.
+  void clear(bool async = false);
   void swap(Db& other);  // SWAPDB
+
+  // Lazy free. Pending values still count in used_memory() until freed, as in Redis.
+  void set_lazyfree(const LazyFreePolicy& policy);
+  std::size_t lazyfree_pending() const;   // values (keys) waiting to be freed
+  std::uint64_t lazyfreed_total() const;  // values freed by the queue, ever
+  // Frees queued values for about `effort` units of free effort; true while some remain.
+  bool lazyfree_step(std::size_t effort);
 
   KeyspaceEvents& events();
   std::uint64_t mutations() const;

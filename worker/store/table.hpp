@@ -104,6 +104,24 @@ class Table {
         if (a.slots[i] & kPtrMask) f(reinterpret_cast<Record*>(a.slots[i] & kPtrMask));
   }
 
+  // Lazy free: calls f(Record*) for up to `max` entries, in slot order from position `*pos`
+  // (which it advances), while nothing changes the table. False once the end is reached.
+  template <class F>
+  bool walk(std::size_t* pos, std::size_t max, F&& f) const {
+    const std::size_t n0 = t_[0].nb * kSlotsPerBucket;
+    const std::size_t end = n0 + t_[1].nb * kSlotsPerBucket;
+    std::size_t found = 0;
+    for (std::size_t visits = 0; *pos < end && found < max && visits < max * 8; ++visits) {
+      const std::uint64_t v = *pos < n0 ? t_[0].slots[*pos] : t_[1].slots[*pos - n0];
+      ++*pos;
+      if (v & kPtrMask) {
+        f(reinterpret_cast<Record*>(v & kPtrMask));
+        ++found;
+      }
+    }
+    return *pos < end;
+  }
+
   // Frees the arrays (not the records) and returns to the empty state.
   void clear();
 
