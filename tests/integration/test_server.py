@@ -256,6 +256,7 @@ class ServerCases:
             while r.info("memory")["lazyfree_pending_objects"] != 0:
                 self.assertLess(time.monotonic(), deadline, "lazy free queue never drained")
                 time.sleep(0.05)
+            self.assertGreaterEqual(r.info("memory")["lazyfreed_objects"], 200)
         finally:
             for n in names:
                 r.config_set(n, "no")
