@@ -287,9 +287,7 @@ TEST_CASE("value types: lazy free of large values and FLUSHALL ASYNC keep used_m
   CHECK(b.db().lazyfree_pending() == 0);
   CHECK(after_small - b.used() >= big);
 
-  worker::LazyFreeConfig lazy;
-  lazy.user_del = true;
-  b.shard.set_lazyfree(lazy);
+  b.shard.config().lazyfree_lazy_user_del = true;
   const std::size_t before = b.used();
   CHECK(b.run({"del", "big2"}) == ":1\r\n");
   CHECK(b.run({"exists", "big2"}) == ":0\r\n");

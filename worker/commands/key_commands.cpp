@@ -49,7 +49,7 @@ void delete_keys(Context& ctx, bool lazy) {
 }
 
 void cmd_del(Context& ctx) {
-  delete_keys(ctx, ctx.shard.lazyfree().user_del);
+  delete_keys(ctx, ctx.shard.config().lazyfree_lazy_user_del);
 }
 void cmd_unlink(Context& ctx) {
   delete_keys(ctx, true);

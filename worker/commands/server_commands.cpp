@@ -44,7 +44,7 @@ FlushMode flush_mode(Context& ctx) {
     return FlushMode::kInvalid;
   }
   if (ctx.argc() == 2) return iequals(ctx.args[1], "async") ? FlushMode::kAsync : FlushMode::kSync;
-  return ctx.shard.lazyfree().user_flush ? FlushMode::kAsync : FlushMode::kSync;
+  return ctx.shard.config().lazyfree_lazy_user_flush ? FlushMode::kAsync : FlushMode::kSync;
 }
 
 void cmd_flushdb(Context& ctx) {

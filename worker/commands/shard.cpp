@@ -25,6 +25,7 @@ Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(
   const int n = config_.databases > 0 ? config_.databases : 1;
   dbs_.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>(&events_));
+  apply_lazyfree();
 }
 
 std::size_t Shard::used_memory() const {

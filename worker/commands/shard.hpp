@@ -94,16 +94,6 @@ class PubSub {
   virtual void forget(ClientInfo& c) = 0;
 };
 
-// Redis 7.0's lazyfree-lazy-* settings (all "no" by default). UNLINK and FLUSH* ASYNC are
-// always lazy; these make DEL, expiry, overwrites and argument-less FLUSH* lazy as well.
-struct LazyFreeConfig {
-  bool eviction = false;    // lazyfree-lazy-eviction (no eviction yet: kept for CONFIG)
-  bool expire = false;      // lazyfree-lazy-expire
-  bool server_del = false;  // lazyfree-lazy-server-del
-  bool user_del = false;    // lazyfree-lazy-user-del
-  bool user_flush = false;  // lazyfree-lazy-user-flush
-};
-
 // The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched:
 // otherwise the store's listener pointer is null and a write pays one test.
 class Shard final : public store::KeyspaceListener {
@@ -126,10 +116,11 @@ class Shard final : public store::KeyspaceListener {
   }
 
   Config& config() { return config_; }
-  const LazyFreeConfig& lazyfree() const { return lazyfree_; }
-  void set_lazyfree(const LazyFreeConfig& c) {
-    lazyfree_ = c;
-    for (auto& db : dbs_) db->set_lazyfree({c.expire, c.server_del});
+  // Hands the lazyfree-lazy-expire / -server-del settings of config() to the databases (the
+  // deletions they decide themselves); DEL and FLUSH* read config() directly.
+  void apply_lazyfree() {
+    for (auto& db : dbs_)
+      db->set_lazyfree({config_.lazyfree_lazy_expire, config_.lazyfree_lazy_server_del});
   }
   // Values waiting in the databases' lazy free queues (INFO lazyfree_pending_objects).
   std::size_t lazyfree_pending() const {
@@ -208,7 +199,6 @@ class Shard final : public store::KeyspaceListener {
 
   store::KeyspaceEvents events_;  // before dbs_: every Db points at it
   Config config_;
-  LazyFreeConfig lazyfree_;
   int worker_id_;
   Stats stats_;
   std::int64_t now_ms_ = 0;
