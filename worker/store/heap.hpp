@@ -12,6 +12,7 @@
 namespace ruvio::store {
 
 // Counts the allocator-usable bytes of everything a Db owns, so used_memory() is exact.
+// alloc/zalloc_line live in record.cpp, beside their hottest caller (Record::create).
 struct Heap {
   // Moves `bytes` of accounting to `to` (MOVE hands a record and its value to another Db).
   void transfer(Heap& to, std::size_t bytes) {
