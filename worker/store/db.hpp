@@ -3,6 +3,12 @@
 // This is the API the command families use; the table (table.hpp) and the record format
 // (record.hpp) are private to worker/store. Nothing here knows about RESP or libuv.
 //
+// Every change is counted in KeyspaceEvents::mutations (the journal's "was there an effect")
+// and, while a listener is installed, reported to it (WATCH, blocked clients). Value objects
+// change only through the write handle (Db::open); the string operations below are its fused
+// fast forms for the SET/GET/INCR paths, and signal exactly as a handle's release does.
+// Deletions may leave large values to the lazy free queue (lazyfree_step).
+//
 // Times are absolute Unix milliseconds. `now_ms` is passed in by the caller (the server
 // caches one clock reading per loop turn, as Redis does), so lookups stay cheap and tests
 // can drive time.
@@ -177,7 +183,8 @@ class Db {
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
-  // The write handle on `key` for a value of `type` (see WriteHandle). Expires lazily first.
+  // The write handle on `key` for a value-object type (see WriteHandle; strings use the
+  // string operations). Expires lazily first.
   WriteHandle open(std::string_view key, Type type, std::int64_t now_ms);
 
   // Lookup with lazy expiry: an expired key is deleted and reported missing.
