@@ -19,6 +19,8 @@ PACKAGES=(
   libhttp-parser-dev clang bpftool libbpf-dev systemtap-sdt-dev prometheus systemd
   # the source checks of the test suite (tests/source/)
   clang-format
+  # libFuzzer runtime for the fuzz targets (tests/fuzz), built and run by tests/source
+  libclang-rt-14-dev
 )
 
 as_root() {

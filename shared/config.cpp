@@ -98,7 +98,16 @@ constexpr std::array<const char*, 8> kPolicies = {"noeviction",      "allkeys-lr
                                                   "allkeys-random",  "volatile-lru", "volatile-lfu",
                                                   "volatile-random", "volatile-ttl"};
 
-const std::array<OptionSpec, 19> kOptions = {{
+// Redis's bool parameters: yes or no, any case.
+template <bool Config::*Field>
+std::optional<std::string> apply_yes_no(const std::string& v, Config& c, Given&) {
+  const auto flag = lowercase(v);
+  if (flag != "yes" && flag != "no") return "yes or no";
+  c.*Field = flag == "yes";
+  return std::nullopt;
+}
+
+const std::array<OptionSpec, 24> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -250,6 +259,18 @@ const std::array<OptionSpec, 19> kOptions = {{
        c.alloc_trace = flag == "on";
        return std::nullopt;
      }},
+    {"lazyfree-lazy-eviction", "yes|no", "free evicted large values lazily (default no)",
+     apply_yes_no<&Config::lazyfree_lazy_eviction>},
+    {"lazyfree-lazy-expire", "yes|no", "free expired large values lazily (default no)",
+     apply_yes_no<&Config::lazyfree_lazy_expire>},
+    {"lazyfree-lazy-server-del", "yes|no",
+     "free large values overwritten by SET, RENAME... lazily (default no)",
+     apply_yes_no<&Config::lazyfree_lazy_server_del>},
+    {"lazyfree-lazy-user-del", "yes|no", "DEL frees large values lazily, as UNLINK (default no)",
+     apply_yes_no<&Config::lazyfree_lazy_user_del>},
+    {"lazyfree-lazy-user-flush", "yes|no",
+     "FLUSHDB/FLUSHALL without SYNC|ASYNC free lazily (default no)",
+     apply_yes_no<&Config::lazyfree_lazy_user_flush>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -34,12 +34,21 @@ struct Config {
   std::string log_level = "info";
   bool alloc_trace = true;
   std::string cluster_config;  // --cluster-config FILE; empty = topology of the local workers
+  // Redis 7.0's lazyfree-lazy-* (all "no"): which deletions hand large values to the lazy
+  // free queue instead of freeing them on the spot (UNLINK and FLUSH* ASYNC always do).
+  bool lazyfree_lazy_eviction = false;
+  bool lazyfree_lazy_expire = false;
+  bool lazyfree_lazy_server_del = false;
+  bool lazyfree_lazy_user_del = false;
+  bool lazyfree_lazy_user_flush = false;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(config_file, bind, port, workers, cpus, worker_base_port, admin_port, dir, durability,
        sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot, maxmemory,
-       maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config);
+       maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config,
+       lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
+       lazyfree_lazy_user_del, lazyfree_lazy_user_flush);
   }
 };
 

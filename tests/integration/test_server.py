@@ -255,6 +255,36 @@ class ServerCases:
         self.assertError("ERR unknown subcommand 'BOGUS'. Try CONFIG HELP.", "CONFIG", "BOGUS")
         self.assertEqual(r.config_get("maxmemory"), {"maxmemory": "0"})
 
+    def test_lazyfree(self):
+        r = self.r
+        names = ["lazyfree-lazy-eviction", "lazyfree-lazy-expire", "lazyfree-lazy-server-del",
+                 "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush"]
+        self.assertEqual(r.config_get("lazyfree-lazy-*"), {n: "no" for n in names})
+        try:
+            for n in names:
+                self.assertEqual(self.raw_call("CONFIG", "SET", n, "YES"), b"+OK\r\n")
+                self.assertEqual(r.config_get(n), {n: "yes"})
+            r.mset({f"lz:{i}": "v" * (i % 90) for i in range(200)})
+            self.assertEqual(r.delete("lz:0", "lz:1", "nosuch"), 2)
+            self.assertEqual(r.unlink("lz:2", "lz:3"), 2)
+            self.assertEqual(self.raw_call("FLUSHALL"), b"+OK\r\n")  # lazy-user-flush: async
+            self.assertEqual(r.dbsize(), 0)
+            r.mset({f"lz:{i}": "v" for i in range(200)})
+            self.assertEqual(self.raw_call("FLUSHDB", "ASYNC"), b"+OK\r\n")
+            self.assertEqual(r.dbsize(), 0)
+            deadline = time.monotonic() + 5
+            while r.info("memory")["lazyfree_pending_objects"] != 0:
+                self.assertLess(time.monotonic(), deadline, "lazy free queue never drained")
+                time.sleep(0.05)
+            self.assertGreaterEqual(r.info("memory")["lazyfreed_objects"], 200)
+        finally:
+            for n in names:
+                r.config_set(n, "no")
+        self.assertError("ERR CONFIG SET failed (possibly related to argument "
+                         "'lazyfree-lazy-expire') - argument must be 'yes' or 'no'",
+                         "CONFIG", "SET", "lazyfree-lazy-expire", "maybe")
+        self.assertEqual(r.config_get("lazyfree-lazy-*"), {n: "no" for n in names})
+
     def test_time_dbsize(self):
         reply = self.raw_call("TIME")
         m = re.match(rb"^\*2\r\n\$\d+\r\n(\d+)\r\n\$\d+\r\n(\d+)\r\n\Z", reply)

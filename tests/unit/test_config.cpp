@@ -370,3 +370,26 @@ TEST_CASE("bad config lines: one line naming the file and line") {
   CHECK(error_of({"--config", "/nonexistent/ruvio.conf"}) ==
         "ruvio: cannot read config file '/nonexistent/ruvio.conf': No such file or directory");
 }
+
+TEST_CASE("lazyfree-lazy-*: Redis 7.0 defaults, yes/no from flags and the config file") {
+  const Config d = parse({}).config;
+  CHECK_FALSE(d.lazyfree_lazy_eviction);
+  CHECK_FALSE(d.lazyfree_lazy_expire);
+  CHECK_FALSE(d.lazyfree_lazy_server_del);
+  CHECK_FALSE(d.lazyfree_lazy_user_del);
+  CHECK_FALSE(d.lazyfree_lazy_user_flush);
+  const Config c =
+      parse({"--lazyfree-lazy-user-del", "YES", "--lazyfree-lazy-expire", "yes"}).config;
+  CHECK(c.lazyfree_lazy_user_del);
+  CHECK(c.lazyfree_lazy_expire);
+  CHECK_FALSE(c.lazyfree_lazy_server_del);
+  TempFile file(
+      "lazyfree-lazy-server-del yes\nlazyfree-lazy-user-flush yes\n"
+      "lazyfree-lazy-eviction no\n");
+  const Config f = parse({"--config", file.path}).config;
+  CHECK(f.lazyfree_lazy_server_del);
+  CHECK(f.lazyfree_lazy_user_flush);
+  CHECK_FALSE(f.lazyfree_lazy_eviction);
+  CHECK(error_of({"--lazyfree-lazy-user-del", "on"}) ==
+        "ruvio: invalid value 'on' for '--lazyfree-lazy-user-del': must be yes or no");
+}

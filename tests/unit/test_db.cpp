@@ -266,3 +266,33 @@ TEST_CASE("db: overwrites in the same bin reuse the record and keep the expiry i
   CHECK(db.find("big", kNow).str() == "short");
   CHECK(db.used_memory() < mem2);
 }
+
+// Fix 6.2b: every reader decides expiry with store::is_expired (now > when), so at the exact
+// millisecond of the expiry the key is still there for all of them, and gone for all at +1.
+TEST_CASE("db: at the exact expiry millisecond every path agrees the key exists") {
+  constexpr std::int64_t kAt = kNow + 100;
+  CHECK_FALSE(ruvio::store::is_expired(kNoExpire, kAt));
+  CHECK_FALSE(ruvio::store::is_expired(kAt, kAt));
+  CHECK(ruvio::store::is_expired(kAt, kAt + 1));
+
+  Db db;
+  db.set_string("k", "v", SetOptions{kAt, false});
+  // OBJECT / SCAN / KEYS read through peek()/scan() and Entry::expired.
+  CHECK_FALSE(db.peek("k").expired(kAt));
+  std::size_t live = 0;
+  db.scan(0, 100, [&](Entry e) { live += e.expired(kAt) ? 0 : 1; });
+  CHECK(live == 1);
+  CHECK(db.expire_cycle(kAt, 100) == 0);  // active expiry
+  CHECK(db.random_entry(kAt));            // RANDOMKEY
+  Entry e = db.find("k", kAt);            // GET, TTL (PTTL answers at - now = 0)
+  REQUIRE(e);
+  CHECK(e.expire_at() - kAt == 0);
+
+  CHECK(db.peek("k").expired(kAt + 1));
+  live = 0;
+  db.scan(0, 100, [&](Entry x) { live += x.expired(kAt + 1) ? 0 : 1; });
+  CHECK(live == 0);
+  CHECK_FALSE(db.random_entry(kAt + 1));
+  CHECK_FALSE(db.find("k", kAt + 1));
+  CHECK(db.size() == 0);
+}

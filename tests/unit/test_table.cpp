@@ -1,4 +1,5 @@
-// Table: growth and shrink with incremental rehash, overflow chains, SCAN guarantee.
+// Table: growth and shrink with incremental rehash, overflow chains, SCAN guarantee; the same
+// HashTable template over another entry type (a set's members).
 #include <doctest/doctest.h>
 
 #include <random>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/store/hashtable_impl.hpp"
 #include "worker/store/record.hpp"
 #include "worker/store/table.hpp"
 
@@ -246,4 +248,70 @@ TEST_CASE("table: index bytes per key at 1M keys") {
   t.clear();
   for (Record* r : recs) Record::destroy(heap, r);
   CHECK(heap.used == 0);
+}
+
+// The table over another entry type, as a set's members or a hash's fields will use it: the
+// traits give the key of an entry; resize, lookup and the SCAN guarantee come with the template.
+// (A named namespace: an explicit instantiation over internal-linkage types warns.)
+namespace table_test {
+struct Member {
+  std::uint8_t len;
+  char bytes[7];  // a toy: members up to 7 bytes, inline
+};
+struct MemberTraits {
+  using Entry = Member;
+  static std::string_view key(const Member* m) { return {m->bytes, m->len}; }
+  static std::uint64_t hash(std::string_view k) { return hash_key(k); }
+  static bool equal(std::string_view a, std::string_view b) { return a == b; }
+};
+}  // namespace table_test
+
+using table_test::Member;
+using table_test::MemberTraits;
+template class ruvio::store::HashTable<MemberTraits>;
+
+TEST_CASE("hashtable: the template over set members keeps lookups, resize and SCAN") {
+  Heap heap;
+  std::vector<std::string> members;
+  {
+    HashTable<MemberTraits> t(&heap);
+    auto add = [&](const std::string& m) {
+      auto* e = static_cast<Member*>(heap.alloc(sizeof(Member)));
+      e->len = static_cast<std::uint8_t>(m.size());
+      m.copy(e->bytes, m.size());
+      t.insert(e, t.hash(m));
+    };
+    for (int i = 0; i < 500; ++i) members.push_back("s" + std::to_string(i));
+    for (const auto& m : members) add(m);
+    // SCAN while the table grows through several doublings: the 500 stable members all come
+    // back.
+    std::set<std::string> seen;
+    std::uint64_t cursor = 0;
+    int extra = 0;
+    do {
+      cursor = t.scan(cursor, [&](Member* e) { seen.emplace(MemberTraits::key(e)); });
+      for (int k = 0; k < 40 && extra < 4000; ++k) add("x" + std::to_string(extra++));
+    } while (cursor != 0);
+    for (const auto& m : members) CHECK(seen.count(m) == 1);
+    CHECK(t.check_invariants());
+    CHECK(t.size() == 500 + static_cast<std::size_t>(extra));
+    for (const auto& m : members) {
+      auto ref = t.find(m, t.hash(m));
+      REQUIRE(ref);
+      CHECK(MemberTraits::key(ref.get()) == m);
+    }
+    for (int i = 0; i < extra; ++i) {
+      const std::string m = "x" + std::to_string(i);
+      Member* e = t.erase(m, t.hash(m));
+      REQUIRE(e != nullptr);
+      heap.release(e);
+    }
+    CHECK_FALSE(t.find("x0", t.hash("x0")));
+    CHECK(t.size() == 500);
+    while (t.rehash_step(1024)) {
+    }
+    CHECK(t.check_invariants());
+    t.for_each([&](Member* e) { heap.release(e); });
+  }
+  CHECK(heap.used == 0);  // the arrays went with the table, the members with for_each
 }

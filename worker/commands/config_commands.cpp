@@ -78,6 +78,22 @@ std::optional<std::string> set_save(Shard&, std::string_view v, bool apply) {
   return std::nullopt;
 }
 
+// Redis's bool configs: yes/no, any case.
+template <bool Config::*F>
+std::string get_yes_no(Shard& s) {
+  return s.config().*F ? "yes" : "no";
+}
+template <bool Config::*F>
+std::optional<std::string> set_lazyfree(Shard& s, std::string_view v, bool apply) {
+  const bool yes = iequals(v, "yes");
+  if (!yes && !iequals(v, "no")) return std::string("argument must be 'yes' or 'no'");
+  if (apply) {
+    s.config().*F = yes;
+    s.apply_lazyfree();
+  }
+  return std::nullopt;
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -115,7 +131,16 @@ const Param kParams[] = {
     {"daemonize", [](Shard&) { return fixed("no"); }, nullptr},
     {"cluster-enabled", [](Shard&) { return fixed("no"); }, nullptr},
     {"notify-keyspace-events", [](Shard&) { return fixed(""); }, nullptr},
-    {"lazyfree-lazy-user-del", [](Shard&) { return fixed("no"); }, nullptr},
+    {"lazyfree-lazy-eviction", get_yes_no<&Config::lazyfree_lazy_eviction>,
+     set_lazyfree<&Config::lazyfree_lazy_eviction>},
+    {"lazyfree-lazy-expire", get_yes_no<&Config::lazyfree_lazy_expire>,
+     set_lazyfree<&Config::lazyfree_lazy_expire>},
+    {"lazyfree-lazy-server-del", get_yes_no<&Config::lazyfree_lazy_server_del>,
+     set_lazyfree<&Config::lazyfree_lazy_server_del>},
+    {"lazyfree-lazy-user-del", get_yes_no<&Config::lazyfree_lazy_user_del>,
+     set_lazyfree<&Config::lazyfree_lazy_user_del>},
+    {"lazyfree-lazy-user-flush", get_yes_no<&Config::lazyfree_lazy_user_flush>,
+     set_lazyfree<&Config::lazyfree_lazy_user_flush>},
     {"lfu-log-factor", [](Shard&) { return fixed("10"); }, nullptr},
     {"lfu-decay-time", [](Shard&) { return fixed("1"); }, nullptr},
     {"hash-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},

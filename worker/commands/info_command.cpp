@@ -231,7 +231,10 @@ void memory_section(Text& t, Shard& shard) {
   t.field_f("mem_fragmentation_ratio", static_cast<double>(rss) / static_cast<double>(used));
   t.field_u("mem_fragmentation_bytes", rss > used ? rss - used : 0);
   t.field("mem_allocator", "mimalloc-2.0.9");
-  t.field("lazyfree_pending_objects", 0);
+  t.field_u("lazyfree_pending_objects", shard.lazyfree_pending());
+  std::uint64_t lazyfreed = 0;
+  for (int i = 0; i < shard.databases(); ++i) lazyfreed += shard.db(i).lazyfreed_total();
+  t.field_u("lazyfreed_objects", lazyfreed);
   // Every worker's memory as the supervisor measured it last second (issue 5), one line per
   // worker in the db0:keys=... style so INFO parsers split it into fields.
   for (const auto& w : shard.worker_memory) {

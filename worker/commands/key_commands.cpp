@@ -21,45 +21,7 @@
 
 namespace ruvio::worker {
 
-namespace keyfam {
-
-store::Entry lookup_read(Context& ctx, std::string_view key) {
-  const store::Entry e = ctx.db().find(key, ctx.now_ms());
-  if (e) {
-    ++ctx.shard.stats().keyspace_hits;
-  } else {
-    ++ctx.shard.stats().keyspace_misses;
-  }
-  return e;
-}
-
-}  // namespace keyfam
-
 namespace {
-
-using keyfam::lookup_read;
-
-std::string_view type_name(store::Type t) {
-  switch (t) {
-    case store::Type::kString:
-      return "string";
-    case store::Type::kList:
-      return "list";
-    case store::Type::kSet:
-      return "set";
-    case store::Type::kZSet:
-      return "zset";
-    case store::Type::kHash:
-      return "hash";
-    case store::Type::kStream:
-      return "stream";
-  }
-  return "none";
-}
-
-bool expired(const store::Entry& e, std::int64_t now_ms) {
-  return e.expire_at() != store::kNoExpire && e.expire_at() <= now_ms;
-}
 
 // Redis's getIntFromObjectOrReply + selectDb check, as used by MOVE and COPY ... DB.
 bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
@@ -76,21 +38,22 @@ bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
   return true;
 }
 
-void delete_keys(Context& ctx) {
+// `lazy`: large values go to the lazy free queue (UNLINK always, DEL per lazyfree-lazy-user-del).
+void delete_keys(Context& ctx, bool lazy) {
   store::Db& db = ctx.db();
   std::int64_t removed = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     // find() first so that a key that is already expired is not counted as deleted.
-    if (db.find(ctx.args[i], ctx.now_ms()) && db.erase(ctx.args[i])) ++removed;
+    if (db.find(ctx.args[i], ctx.now_ms()) && db.erase(ctx.args[i], lazy)) ++removed;
   }
   ctx.out.integer(removed);
 }
 
 void cmd_del(Context& ctx) {
-  delete_keys(ctx);
+  delete_keys(ctx, ctx.shard.config().lazyfree_lazy_user_del);
 }
 void cmd_unlink(Context& ctx) {
-  delete_keys(ctx);
+  delete_keys(ctx, true);
 }
 
 void cmd_exists(Context& ctx) {
@@ -103,7 +66,7 @@ void cmd_exists(Context& ctx) {
 
 void cmd_type(Context& ctx) {
   const store::Entry e = lookup_read(ctx, ctx.args[1]);
-  ctx.out.simple(e ? type_name(e.type()) : "none");
+  ctx.out.simple(e ? e.type_name() : "none");
 }
 
 void cmd_touch(Context& ctx) {
@@ -202,8 +165,7 @@ void cmd_move(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  from.copy_to(e, to, key);
-  from.erase(key);
+  from.move_to(key, to);
   ctx.out.integer(1);
 }
 
@@ -218,7 +180,7 @@ void cmd_keys(Context& ctx) {
   std::uint64_t cursor = 0;
   do {
     cursor = db.scan(cursor, 1024, [&](store::Entry e) {
-      if (expired(e, now)) return;
+      if (e.expired(now)) return;
       if (!all && !glob_match(pattern, e.key())) return;
       found.emplace_back(e.record(), e.key());
     });
@@ -274,11 +236,11 @@ void cmd_scan(Context& ctx) {
   store::Db& db = ctx.db();
   const std::uint64_t next = db.scan(cursor, static_cast<std::size_t>(count), [&](store::Entry e) {
     if (use_pattern && !glob_match(pattern, e.key())) return;
-    if (expired(e, now)) {
+    if (e.expired(now)) {
       stale.emplace_back(e.key());
       return;
     }
-    if (use_type && !iequals(type, type_name(e.type()))) return;
+    if (use_type && !iequals(type, e.type_name())) return;
     keys.push_back(e.key());
   });
   char buf[24];
@@ -315,7 +277,7 @@ bool lru_or_lfu_policy(Context& ctx) {
 store::Entry object_lookup(Context& ctx) {
   store::Db& db = ctx.db();
   const store::Entry e = db.peek(ctx.args[2]);
-  if (e && expired(e, ctx.now_ms())) return db.find(ctx.args[2], ctx.now_ms());
+  if (e && e.expired(ctx.now_ms())) return db.find(ctx.args[2], ctx.now_ms());
   return e;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "worker/commands/context.hpp"
+#include "worker/commands/lookup.hpp"
 
 namespace ruvio::worker::keyfam {
 
@@ -16,8 +17,5 @@ void cmd_pttl(Context& ctx);
 void cmd_expiretime(Context& ctx);
 void cmd_pexpiretime(Context& ctx);
 void cmd_persist(Context& ctx);
-
-// A read lookup as Redis's lookupKeyRead counts it: keyspace_hits / keyspace_misses.
-store::Entry lookup_read(Context& ctx, std::string_view key);
 
 }  // namespace ruvio::worker::keyfam

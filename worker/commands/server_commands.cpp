@@ -32,28 +32,35 @@ void cmd_dbsize(Context& ctx) {
   ctx.out.integer(static_cast<std::int64_t>(ctx.db().size()));
 }
 
-// [ASYNC|SYNC]: both free at once here (the worker has no lazy-free thread); the pages go
-// back to the OS right after, so RSS falls as the user expects.
-bool flush_mode_ok(Context& ctx) {
+// [ASYNC|SYNC]; without either, lazyfree-lazy-user-flush decides. SYNC frees at once and
+// gives the pages back to the OS right after, so RSS falls as the user expects. ASYNC empties
+// the database at once and leaves the freeing to the lazy free queue, which the server's
+// housekeeping drains in bounded steps (and then gives the pages back).
+enum class FlushMode { kInvalid, kSync, kAsync };
+
+FlushMode flush_mode(Context& ctx) {
   if (ctx.argc() > 2 ||
       (ctx.argc() == 2 && !iequals(ctx.args[1], "sync") && !iequals(ctx.args[1], "async"))) {
     ctx.out.error(err::kSyntax);
-    return false;
+    return FlushMode::kInvalid;
   }
-  return true;
+  if (ctx.argc() == 2) return iequals(ctx.args[1], "async") ? FlushMode::kAsync : FlushMode::kSync;
+  return ctx.shard.config().lazyfree_lazy_user_flush ? FlushMode::kAsync : FlushMode::kSync;
 }
 
 void cmd_flushdb(Context& ctx) {
-  if (!flush_mode_ok(ctx)) return;
-  ctx.db().clear();
-  ctx.shard.release_memory();
+  const FlushMode mode = flush_mode(ctx);
+  if (mode == FlushMode::kInvalid) return;
+  ctx.db().clear(mode == FlushMode::kAsync);
+  if (mode == FlushMode::kSync) ctx.shard.release_memory();
   ctx.out.ok();
 }
 
 void cmd_flushall(Context& ctx) {
-  if (!flush_mode_ok(ctx)) return;
-  for (int i = 0; i < ctx.shard.databases(); ++i) ctx.shard.db(i).clear();
-  ctx.shard.release_memory();
+  const FlushMode mode = flush_mode(ctx);
+  if (mode == FlushMode::kInvalid) return;
+  for (int i = 0; i < ctx.shard.databases(); ++i) ctx.shard.db(i).clear(mode == FlushMode::kAsync);
+  if (mode == FlushMode::kSync) ctx.shard.release_memory();
   ctx.out.ok();
 }
 

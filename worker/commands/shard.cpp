@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "worker/types/value.hpp"
+
 namespace ruvio::worker {
 
 namespace {
@@ -17,11 +19,13 @@ std::int64_t wall_clock_ms() {
 }  // namespace
 
 Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(worker_id) {
+  types::register_builtin_types();
   start_ms_ = wall_clock_ms();
   now_ms_ = start_ms_;
   const int n = config_.databases > 0 ? config_.databases : 1;
   dbs_.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>());
+  for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>(&events_));
+  apply_lazyfree();
 }
 
 std::size_t Shard::used_memory() const {

@@ -94,14 +94,20 @@ class PubSub {
   virtual void forget(ClientInfo& c) = 0;
 };
 
-class Shard {
+// The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched:
+// otherwise the store's listener pointer is null and a write pays one test.
+class Shard final : public store::KeyspaceListener {
  public:
   Shard(const Config& config, int worker_id);
+  Shard(const Shard&) = delete;  // the Dbs point at events_
+  Shard& operator=(const Shard&) = delete;
 
   store::Db& db(int index) { return *dbs_[static_cast<std::size_t>(index)]; }
   int databases() const { return static_cast<int>(dbs_.size()); }
+  // Every change to any database of this shard (the journal compares it around a command).
+  std::uint64_t mutations() const { return events_.mutations; }
   void swap_db(int a, int b) {
-    ++store::g_mutations;
+    ++events_.mutations;
     // As Redis: a watched key that exists in either database counts as changed.
     auto in_either = [&](std::string_view k) { return bool(db(a).peek(k)) || bool(db(b).peek(k)); };
     watches_.touched_all(a, in_either);
@@ -110,6 +116,18 @@ class Shard {
   }
 
   Config& config() { return config_; }
+  // Hands the lazyfree-lazy-expire / -server-del settings of config() to the databases (the
+  // deletions they decide themselves); DEL and FLUSH* read config() directly.
+  void apply_lazyfree() {
+    for (auto& db : dbs_)
+      db->set_lazyfree({config_.lazyfree_lazy_expire, config_.lazyfree_lazy_server_del});
+  }
+  // Values waiting in the databases' lazy free queues (INFO lazyfree_pending_objects).
+  std::size_t lazyfree_pending() const {
+    std::size_t n = 0;
+    for (const auto& db : dbs_) n += db->lazyfree_pending();
+    return n;
+  }
   int worker_id() const { return worker_id_; }
   Stats& stats() { return stats_; }
 
@@ -133,34 +151,31 @@ class Shard {
 
   PubSub* pubsub = nullptr;  // set by the server
 
-  // WATCH registrations on this worker's keys. The store's touch hook is installed only
+  // WATCH registrations on this worker's keys. The Shard is the keyspace's listener only
   // while one exists.
   std::uint64_t watcher_of(const ClientInfo& c) const {
     return WatchRegistry::watcher(c.origin < 0 ? worker_id_ : c.origin, c.id);
   }
   void watch(int db, std::string_view key, std::uint64_t watcher) {
     watches_.watch(db, key, watcher);
-    store::g_touch_hook = touch_hook;
+    events_.listener = this;
   }
   void unwatch(std::uint64_t watcher) {
     watches_.unwatch(watcher);
-    if (watches_.empty()) store::g_touch_hook = nullptr;
+    if (watches_.empty()) events_.listener = nullptr;
   }
   bool watch_dirty(std::uint64_t watcher) const { return watches_.dirty(watcher); }
-  // Called by the hook: `db` changed `key` (empty: all of it).
-  // The store calls this before a change, so for a whole-db change (empty key) the keys
-  // are still there to tell which watched ones existed.
-  void touched(const store::Db& db, std::string_view key) {
-    for (int i = 0; i < databases(); ++i) {
-      if (dbs_[static_cast<std::size_t>(i)].get() != &db) continue;
-      if (key.empty()) {
-        watches_.touched_all(i, [&](std::string_view k) { return bool(db.peek(k)); });
-      } else {
-        watches_.touched(i, key);
-      }
-    }
+  // store::KeyspaceListener
+  void on_change(store::Db& db, std::string_view key) override {
+    const int i = index_of(db);
+    if (i >= 0) watches_.touched(i, key);
   }
-  store::TouchHook touch_hook = nullptr;  // set by the server
+  // Before a whole-db change, so the keys are still there to tell which watched ones existed.
+  void on_flush(store::Db& db) override {
+    const int i = index_of(db);
+    if (i >= 0) watches_.touched_all(i, [&](std::string_view k) { return bool(db.peek(k)); });
+  }
+  void key_ready(store::Db&, std::string_view) override {}  // blocking commands: next issue
 
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
@@ -175,6 +190,14 @@ class Shard {
   std::vector<control::WorkerMemory> worker_memory;
 
  private:
+  int index_of(const store::Db& db) const {
+    for (int i = 0; i < databases(); ++i) {
+      if (dbs_[static_cast<std::size_t>(i)].get() == &db) return i;
+    }
+    return -1;
+  }
+
+  store::KeyspaceEvents events_;  // before dbs_: every Db points at it
   Config config_;
   int worker_id_;
   Stats stats_;

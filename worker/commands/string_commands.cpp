@@ -20,6 +20,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/string_decls.hpp"
+#include "worker/commands/lookup.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -38,24 +39,10 @@ constexpr std::uint64_t kMaxLcsCells = (1ULL << 30) / sizeof(std::uint32_t);
 constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
-// lookupKeyRead: counts a hit or a miss.
-Entry lookup_read(Context& ctx, std::string_view key) {
-  Entry e = ctx.db().find(key, ctx.now_ms());
-  if (e) {
-    ++ctx.shard.stats().keyspace_hits;
-  } else {
-    ++ctx.shard.stats().keyspace_misses;
-  }
-  return e;
-}
-
-// lookupKeyWrite: no statistics.
-Entry lookup_write(Context& ctx, std::string_view key) {
-  return ctx.db().find(key, ctx.now_ms());
-}
+using store::Type;
 
 bool is_string(Entry e) {
-  return e.type() == store::Type::kString;
+  return e.type() == Type::kString;
 }
 
 void reply_value(Context& ctx, Entry e) {
@@ -74,15 +61,15 @@ std::string_view string_of(Entry e, char* buf) {
 // getGenericCommand: replies with the value or null. False when the key holds another type
 // (the WRONGTYPE error has been sent). `found` tells whether the key existed.
 bool get_generic(Context& ctx, std::string_view key, bool& found) {
-  Entry e = lookup_read(ctx, key);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, key, Type::kString, Access::kRead, e)) {
+    found = true;
+    return false;
+  }
   found = bool(e);
   if (!e) {
     ctx.out.null();
     return true;
-  }
-  if (!is_string(e)) {
-    ctx.out.error(err::kWrongType);
-    return false;
   }
   reply_value(ctx, e);
   return true;
@@ -211,11 +198,10 @@ std::optional<std::int64_t> resolve_ext_expire(Context& ctx, const ExtArgs& ext,
 // GET / SET and variants.
 
 void get(Context& ctx) {
-  Entry e = lookup_read(ctx, ctx.args[1]);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kString, Access::kRead, e)) return;
   if (!e) {
     ctx.out.null();
-  } else if (!is_string(e)) {
-    ctx.out.error(err::kWrongType);
   } else {
     reply_value(ctx, e);
   }
@@ -306,13 +292,10 @@ void getex(Context& ctx) {
   ExtArgs ext;
   if (!parse_extended(ctx, ExtFor::kGetEx, ext)) return;
   std::string_view key = ctx.args[1];
-  Entry e = lookup_read(ctx, key);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, key, Type::kString, Access::kRead, e)) return;
   if (!e) {
     ctx.out.null();  // a missing key wins over a malformed expire time
-    return;
-  }
-  if (!is_string(e)) {
-    ctx.out.error(err::kWrongType);
     return;
   }
   std::int64_t at = store::kNoExpire;
@@ -344,8 +327,9 @@ void mget(Context& ctx) {
   std::size_t n = ctx.argc() - 1;
   ctx.out.array(n);
   for (std::size_t j = 1; j <= n; ++j) {
-    Entry e = lookup_read(ctx, ctx.args[j]);
-    if (!e || !is_string(e)) {
+    Typed t = lookup_as(ctx, ctx.args[j], Type::kString, Access::kRead);
+    Entry e = t.entry;
+    if (!e) {
       ctx.out.null();  // MGET answers null for a key of another type, not WRONGTYPE
     } else {
       reply_value(ctx, e);
@@ -390,12 +374,9 @@ void msetnx(Context& ctx) {
 void append(Context& ctx) {
   std::string_view key = ctx.args[1];
   std::string_view tail = ctx.args[2];
-  Entry e = lookup_write(ctx, key);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, key, Type::kString, Access::kWrite, e)) return;
   if (e) {
-    if (!is_string(e)) {
-      ctx.out.error(err::kWrongType);
-      return;
-    }
     if (exceeds_max_length(static_cast<std::int64_t>(e.str_len()),
                            static_cast<std::int64_t>(tail.size()))) {
       ctx.out.error(kStringTooLong);
@@ -407,11 +388,10 @@ void append(Context& ctx) {
 }
 
 void strlen_cmd(Context& ctx) {
-  Entry e = lookup_read(ctx, ctx.args[1]);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kString, Access::kRead, e)) return;
   if (!e) {
     ctx.out.integer(0);
-  } else if (!is_string(e)) {
-    ctx.out.error(err::kWrongType);
   } else {
     ctx.out.integer(static_cast<std::int64_t>(e.str_len()));
   }
@@ -424,13 +404,10 @@ void getrange(Context& ctx) {
     ctx.out.error(err::kNotInt);
     return;
   }
-  Entry e = lookup_read(ctx, ctx.args[1]);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kString, Access::kRead, e)) return;
   if (!e) {
     ctx.out.bulk("");
-    return;
-  }
-  if (!is_string(e)) {
-    ctx.out.error(err::kWrongType);
     return;
   }
   char buf[24];
@@ -468,17 +445,14 @@ void setrange(Context& ctx) {
     ctx.out.error("ERR offset is out of range");
     return;
   }
-  Entry e = lookup_write(ctx, key);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, key, Type::kString, Access::kWrite, e)) return;
   if (!e) {
     if (value.empty()) {  // nothing to write on a missing key: no key is created
       ctx.out.integer(0);
       return;
     }
   } else {
-    if (!is_string(e)) {
-      ctx.out.error(err::kWrongType);
-      return;
-    }
     if (value.empty()) {
       ctx.out.integer(static_cast<std::int64_t>(e.str_len()));
       return;
@@ -497,13 +471,10 @@ void setrange(Context& ctx) {
 
 void incr_decr(Context& ctx, std::int64_t delta) {
   std::string_view key = ctx.args[1];
-  Entry e = lookup_write(ctx, key);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, key, Type::kString, Access::kWrite, e)) return;
   std::int64_t value = 0;
   if (e) {
-    if (!is_string(e)) {
-      ctx.out.error(err::kWrongType);
-      return;
-    }
     if (e.is_int()) {
       value = e.int_value();
     } else {
@@ -574,13 +545,10 @@ std::string_view format_long_double_human(long double v, char* buf, std::size_t 
 
 void incrbyfloat(Context& ctx) {
   std::string_view key = ctx.args[1];
-  Entry e = lookup_write(ctx, key);
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, key, Type::kString, Access::kWrite, e)) return;
   long double value = 0;
   if (e) {
-    if (!is_string(e)) {
-      ctx.out.error(err::kWrongType);
-      return;
-    }
     if (e.is_int()) {
       value = static_cast<long double>(e.int_value());
     } else {

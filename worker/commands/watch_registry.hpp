@@ -1,7 +1,7 @@
 // WATCH on this worker: which watchers (a client of this worker or, over the mesh, of
 // another) watch which keys, and which of them saw a watched key change since. The store
-// reports every change through store::g_touch_hook while any key is watched, so a worker
-// with no WATCH pays nothing.
+// reports every change to the Shard (its store::KeyspaceListener) while any key is watched,
+// so a worker with no WATCH pays nothing.
 #pragma once
 
 #include <cstdint>

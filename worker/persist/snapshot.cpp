@@ -10,12 +10,16 @@
 
 #include "worker/persist/wal_format.hpp"
 #include "worker/persist/wal_writer.hpp"
+#include "worker/types/value.hpp"
 
 namespace ruvio::persist {
 namespace {
 
 constexpr std::string_view kMagic = "RUVIOSNP";
 constexpr std::size_t kChunk = 1 << 20;
+constexpr char kEncBytes = 0;
+constexpr char kEncInt = 1;
+constexpr char kEncObject = 2;
 
 class Out {
  public:
@@ -74,11 +78,22 @@ std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const
         b.push_back('K');
         put_u32(b, static_cast<std::uint32_t>(i));
         b.push_back(static_cast<char>(e.type()));
-        b.push_back(e.is_int() ? 1 : 0);
+        const types::Object* obj = e.object();
+        b.push_back(obj != nullptr ? kEncObject : e.is_int() ? kEncInt : kEncBytes);
         put_u64(b, static_cast<std::uint64_t>(e.expire_at()));
         put_u32(b, static_cast<std::uint32_t>(e.key().size()));
         b.append(e.key());
-        if (e.is_int()) {
+        if (obj != nullptr) {
+          b.push_back(static_cast<char>(obj->type_id));
+          b.push_back(static_cast<char>(obj->enc));
+          const std::size_t len_at = b.size();
+          put_u32(b, 0);
+          types::ops_of(obj).save(obj, b);
+          const auto n = static_cast<std::uint32_t>(b.size() - len_at - 4);
+          std::string n_bytes;
+          put_u32(n_bytes, n);
+          b.replace(len_at, 4, n_bytes);
+        } else if (e.is_int()) {
           put_u64(b, static_cast<std::uint64_t>(e.int_value()));
         } else {
           std::string_view v = e.str();
@@ -175,13 +190,24 @@ LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir
                         std::to_string(dbs.size()) + " databases are configured",
                     at);
       }
-      if (type != static_cast<std::uint8_t>(store::Type::kString))
-        return fail("value type " + std::to_string(type) + " unknown to this build", at);
       store::SetOptions opt;
       opt.expire_at = expire_at;
-      if (enc == 1 && q.size() == 8) {
+      if (enc == kEncObject) {
+        if (q.size() < 6 || q.size() - 6 != get_u32(q.data() + 2))
+          return fail("malformed value", at);
+        const auto type_id = static_cast<std::uint8_t>(q[0]);
+        const types::ValueOps* ops = types::find_ops(type_id);
+        if (ops == nullptr || static_cast<std::uint8_t>(ops->type) != type)
+          return fail("value type " + std::to_string(type_id) + " unknown to this build", at);
+        types::Object* obj =
+            ops->load(dbs[db]->heap(), static_cast<std::uint8_t>(q[1]), q.substr(6));
+        if (obj == nullptr) return fail("malformed value", at);
+        dbs[db]->set_object(key, obj, opt);
+      } else if (type != static_cast<std::uint8_t>(store::Type::kString)) {
+        return fail("value type " + std::to_string(type) + " unknown to this build", at);
+      } else if (enc == kEncInt && q.size() == 8) {
         dbs[db]->set_int(key, static_cast<std::int64_t>(get_u64(q.data())), opt);
-      } else if (enc == 0 && q.size() >= 4 && q.size() - 4 == get_u32(q.data())) {
+      } else if (enc == kEncBytes && q.size() >= 4 && q.size() - 4 == get_u32(q.data())) {
         dbs[db]->set_string(key, q.substr(4), opt);
       } else {
         return fail("malformed value", at);

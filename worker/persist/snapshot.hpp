@@ -6,6 +6,8 @@
 //   head  | 'H' | "RUVIOSNP" | u64 wal_seq | i64 created_ms | u32 databases |
 //   key   | 'K' | u32 db | u8 type | u8 enc | i64 expire_at | u32 klen | key | value |
 //           enc 0 (bytes): value = u32 n, n bytes      enc 1 (int): value = i64
+//           enc 2 (value object): value = u8 type id | u8 object encoding | u32 n | n bytes,
+//             the bytes being what the type's ValueOps::save wrote (types/value.hpp)
 //   end   | 'E' | u64 keys |
 //
 //   [head][key][key] ... [key][end]
@@ -14,7 +16,8 @@
 // snapshot, then replays segments from wal_seq on. expire_at is absolute (-1 = none) and
 // kept even when already past, so a later WAL record sees the key exactly as it was. A file
 // without its end record, with a bad checksum or trailing bytes is corrupt, never half
-// loaded. `type` is store::Type; a collection type adds its own `enc` values.
+// loaded. `type` is store::Type. Strings are written as in version 1's first builds, so the
+// version did not change when value objects (enc 2) were added.
 #pragma once
 
 #include <cstdint>

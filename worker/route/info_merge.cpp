@@ -29,6 +29,8 @@ const std::set<std::string_view, std::less<>> kSummed = {
     "used_memory_rss",
     "used_memory_dataset",
     "used_memory_peak",
+    "lazyfree_pending_objects",
+    "lazyfreed_objects",
     "pubsub_channels",
     "pubsub_patterns",
     "total_error_replies",

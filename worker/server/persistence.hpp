@@ -48,13 +48,13 @@ class Persistence final : public Service, public worker::Journal {
       misconf(out);
       return false;
     }
-    mutations_before_ = store::mutation_count();
+    mutations_before_ = shard_.mutations();
     effect().clear();
     return true;
   }
   // After it ran: logs its effect when it changed the keyspace.
   void after_write(int db, std::span<const std::string_view> args) override {
-    if (!journaling_ || store::mutation_count() == mutations_before_) return;
+    if (!journaling_ || shard_.mutations() == mutations_before_) return;
     log(db, args);
   }
   // EXEC: the effects logged between these two calls become one all-or-nothing record.

@@ -29,6 +29,10 @@ constexpr std::size_t kMassExpiry = 1000;  // keys expired in one tick
 // Idle-time resize work, on top of what each write does, so a table that stops being written
 // still finishes growing or shrinking.
 constexpr std::size_t kRehashBucketsPerTick = 1024;
+// Lazy free: the queue is drained in steps of this much free effort (about one block each),
+// within a time limit per tick, so a FLUSHALL ASYNC of millions of keys never stalls the loop.
+constexpr std::size_t kLazyFreeStep = 4096;
+constexpr std::uint64_t kLazyFreeTimeLimitNs = 20'000'000;
 
 std::int64_t wall_ms() {
   using namespace std::chrono;
@@ -43,10 +47,6 @@ Server::Server(const control::WorkerInit& init, int control_fd)
       router_(*this, executor_, init.id, init.worker_count, init.mesh_name, init_.topology),
       pubsub_(*this) {
   shard_.pubsub = &pubsub_;
-  // One worker per process: the store's WATCH hook can find this server through a static.
-  static Server* self = nullptr;
-  self = this;
-  shard_.touch_hook = [](store::Db& db, std::string_view key) { self->shard_.touched(db, key); };
   start_alloc_sampler(init.config);
   uv_loop_init(&loop_);
   loop_.data = this;
@@ -244,6 +244,21 @@ void Server::housekeeping() {
       if (n < kExpireBudget / 10 || uv_hrtime() > deadline) break;
     }
     db.rehash_step(kRehashBucketsPerTick);
+  }
+  bool lazy_freed = false;
+  bool lazy_left = false;
+  deadline = uv_hrtime() + kLazyFreeTimeLimitNs;
+  for (int i = 0; i < shard_.databases(); ++i) {
+    store::Db& db = shard_.db(i);
+    if (db.lazyfree_pending() == 0) continue;
+    lazy_freed = true;
+    while (db.lazyfree_step(kLazyFreeStep) && uv_hrtime() < deadline) {
+    }
+    lazy_left = lazy_left || db.lazyfree_pending() > 0;
+  }
+  if (lazy_freed && !lazy_left) {
+    shard_.release_memory();  // the queue is empty: as a SYNC flush, the pages go back now
+    expired = 0;
   }
   // Mass expiry gives its pages back like FLUSHALL does; a trickle only tidies up.
   if (expired >= kMassExpiry) {

@@ -14,10 +14,13 @@
 
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <vector>
 
 #include "worker/store/record.hpp"
 #include "worker/store/table.hpp"
+#include "worker/types/value.hpp"
 
 namespace ruvio::store {
 
@@ -67,14 +70,25 @@ std::uint8_t Entry::lfu() const {
   return rec_->clock();
 }
 
+std::string_view Entry::type_name() const {
+  if (rec_->enc() == Enc::kObject) return types::ops_of(rec_->object()).name;
+  return "string";
+}
+
+const types::Object* Entry::object() const {
+  return rec_->enc() == Enc::kObject ? rec_->object() : nullptr;
+}
+
 std::string_view Entry::encoding() const {
   switch (rec_->enc()) {
     case Enc::kEmbStr:
       return rec_->str().size() <= kEmbstrMax ? "embstr" : "raw";
     case Enc::kExtStr:
       return "raw";
-    case Enc::kObject:
-      return "unknown";  // the collection types will name themselves
+    case Enc::kObject: {
+      const types::Object* o = rec_->object();
+      return types::ops_of(o).encoding(o);
+    }
     default:
       return "int";
   }
@@ -97,12 +111,77 @@ struct Db::Impl {
   KeyObserver observer = nullptr;
   void* observer_context = nullptr;
 
-  Db* self = nullptr;  // the Db holding this Impl (swap() moves Impls between Dbs)
+  // Lazy free: records unlinked from the tables whose memory is freed by lazyfree_step().
+  LazyFreePolicy lazy_policy;
+  std::vector<Record*> lazy_values;                 // large values (UNLINK, lazy DEL...)
+  std::vector<std::unique_ptr<Table>> lazy_tables;  // FLUSHDB ASYNC: whole tables of records
+  std::size_t lazy_table_pos = 0;                   // walk position in lazy_tables.front()
+  std::size_t lazy_table_left = 0;                  // records not yet freed in lazy_tables
+  std::uint64_t lazyfreed = 0;
 
-  // WATCH: tells the hook that `key` changed (an empty key: the whole database).
+  static std::size_t free_effort(const Record* r) {
+    if (r->enc() != Enc::kObject) [[likely]]
+      return 1;
+    const types::Object* o = r->object();
+    return types::ops_of(o).free_effort(o);
+  }
+
+  // Frees an unlinked record now, or queues it when `lazy` and its value is large.
+  void dispose(Record* r, bool lazy) {
+    if (lazy && free_effort(r) > types::kLazyFreeThreshold) [[unlikely]] {
+      lazy_values.push_back(r);
+      return;
+    }
+    Record::destroy(heap, r);
+  }
+
+  bool lazy_step(std::size_t effort) {
+    std::size_t spent = 0;
+    auto free_one = [&](Record* r) {
+      spent += free_effort(r);
+      Record::destroy(heap, r);
+      ++lazyfreed;
+    };
+    while (!lazy_values.empty() && spent < effort) {
+      Record* r = lazy_values.back();
+      lazy_values.pop_back();
+      free_one(r);
+    }
+    while (!lazy_tables.empty() && spent < effort) {
+      Table& t = *lazy_tables.front();
+      const bool more = t.walk(&lazy_table_pos, effort - spent, [&](Record* r) {
+        free_one(r);
+        --lazy_table_left;
+      });
+      if (!more) {
+        lazy_tables.erase(lazy_tables.begin());  // its destructor frees the arrays
+        lazy_table_pos = 0;
+      }
+    }
+    if (lazy_values.empty() && lazy_values.capacity() > 0) std::vector<Record*>().swap(lazy_values);
+    return !lazy_values.empty() || !lazy_tables.empty();
+  }
+
+  Db* self = nullptr;  // the Db holding this Impl (swap() moves Impls between Dbs)
+  KeyspaceEvents own_events;
+  KeyspaceEvents* ev = &own_events;  // the shard's, or own_events; stays with the Db on swap
+
+  // WATCH: tells the listener that `key` changed.
   void touched(std::string_view key) {
-    if (g_touch_hook != nullptr) [[unlikely]]
-      g_touch_hook(*self, key);
+    if (ev->listener != nullptr) [[unlikely]]
+      ev->listener->on_change(*self, key);
+  }
+  void flushing() {
+    if (ev->listener != nullptr) [[unlikely]]
+      ev->listener->on_flush(*self);
+  }
+  // A write handle's release.
+  void written(std::string_view key, bool exists) {
+    ++ev->mutations;
+    if (ev->listener == nullptr) [[likely]]
+      return;
+    ev->listener->on_change(*self, key);
+    if (exists) ev->listener->key_ready(*self, key);
   }
 
   void notify(std::string_view key, int delta) {
@@ -133,18 +212,18 @@ struct Db::Impl {
   }
 
   static bool expired(const Record* r, std::int64_t at) {
-    return r->has_ttl() && at > r->expire_at();
+    return r->has_ttl() && is_expired(r->expire_at(), at);
   }
 
-  // Removes a key known to be present and frees its record.
-  void remove(std::string_view key, std::uint64_t h) {
+  // Removes a key if present and frees (or, when `lazy`, may queue) its record.
+  void remove(std::string_view key, std::uint64_t h, bool lazy) {
     Record* r = main.erase(key, h);
     if (r == nullptr) return;
-    ++g_mutations;
+    ++ev->mutations;
     touched(key);
     notify(key, -1);
     if (r->has_ttl()) expires.erase(key, h);
-    Record::destroy(heap, r);
+    dispose(r, lazy);
   }
 
   void add(Record* r, std::uint64_t h) {
@@ -169,7 +248,7 @@ struct Db::Impl {
     if (shallow) {
       Record::destroy_shallow(heap, old);
     } else {
-      Record::destroy(heap, old);
+      dispose(old, lazy_policy.server_del);  // an overwrite: Redis's server-side delete
     }
   }
 
@@ -179,7 +258,7 @@ struct Db::Impl {
     if (!*ref) return nullptr;
     Record* r = ref->get();
     if (expired(r, now)) {
-      remove(key, h);
+      remove(key, h, lazy_policy.expire);
       ++expired_total;
       *ref = Table::Ref();
       return nullptr;
@@ -188,7 +267,7 @@ struct Db::Impl {
   }
 
   void set_value(std::string_view key, Payload p, const SetOptions& opt) {
-    ++g_mutations;
+    ++ev->mutations;
     touched(key);
     std::uint64_t h = main.hash(key);
     Table::Ref ref;
@@ -254,12 +333,15 @@ struct Db::Impl {
 
 // ---- Db -------------------------------------------------------------------------------------
 
-Db::Db() : impl_(new Impl) {
+Db::Db(KeyspaceEvents* events) : impl_(new Impl) {
   impl_->self = this;
+  if (events != nullptr) impl_->ev = events;
 }
 
 Db::~Db() {
   clear();
+  while (impl_->lazy_step(SIZE_MAX)) {
+  }
   delete impl_;
 }
 
@@ -296,7 +378,7 @@ std::size_t Db::append(std::string_view key, std::string_view tail, std::int64_t
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   if (r == nullptr) {
     // Redis stores a new APPEND key as SET would (int/embstr when it can).
@@ -319,7 +401,7 @@ std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
   Record* r = d.lookup(key, h, &ref);
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   if (r == nullptr) {
     if (data.empty()) return 0;
@@ -343,16 +425,16 @@ std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_
   return total;
 }
 
-bool Db::erase(std::string_view key) {
+bool Db::erase(std::string_view key, bool lazy) {
   Impl& d = *impl_;
   std::uint64_t h = d.main.hash(key);
   Record* r = d.main.erase(key, h);
   if (r == nullptr) return false;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   d.notify(key, -1);
   if (r->has_ttl()) d.expires.erase(key, h);
-  Record::destroy(d.heap, r);
+  d.dispose(r, lazy);
   return true;
 }
 
@@ -361,7 +443,7 @@ bool Db::set_expire(std::string_view key, std::int64_t at_ms) {
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref) return false;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   Record* r = ref.get();
   if (r->has_ttl()) {
@@ -379,7 +461,7 @@ bool Db::persist(std::string_view key) {
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref || !ref.get()->has_ttl()) return false;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   d.touched(key);
   Record* r = ref.get();
   Record* nr = Record::create(d.heap, r->type(), r->key(), kNoExpire, r->clock(), r->payload());
@@ -389,7 +471,7 @@ bool Db::persist(std::string_view key) {
 
 void Db::rename(std::string_view from, std::string_view to) {
   if (from == to) return;
-  ++g_mutations;
+  ++impl_->ev->mutations;
   Impl& d = *impl_;
   d.touched(from);
   d.touched(to);
@@ -399,23 +481,70 @@ void Db::rename(std::string_view from, std::string_view to) {
   d.notify(from, -1);
   if (r->has_ttl()) d.expires.erase(from, hf);
   std::uint64_t ht = d.main.hash(to);
-  d.remove(to, ht);
+  d.remove(to, ht, d.lazy_policy.server_del);
   Record* nr = Record::create(d.heap, r->type(), to, r->expire_at(), r->clock(), r->payload());
   Record::destroy_shallow(d.heap, r);  // nr owns the external buffer now
   d.add(nr, ht);
 }
 
 void Db::copy_to(Entry src, Db& target, std::string_view dst) {
-  ++g_mutations;
+  ++impl_->ev->mutations;
   Impl& t = *target.impl_;
   t.touched(dst);
   const Record* s = src.record();
   Payload p = s->payload();
-  if (p.enc == Enc::kExtStr) p.ptr = ext::make(t.heap, s->str(), 0);
+  if (p.enc == Enc::kExtStr) {
+    p.ptr = ext::make(t.heap, s->str(), 0);
+  } else if (p.enc == Enc::kObject) {
+    const types::Object* o = s->object();
+    p.ptr = types::ops_of(o).copy(t.heap, o);
+  }
   Record* nr = Record::create(t.heap, s->type(), dst, s->expire_at(), t.fresh_clock(), p);
   std::uint64_t h = t.main.hash(dst);
-  t.remove(dst, h);
+  t.remove(dst, h, t.lazy_policy.server_del);
   t.add(nr, h);
+}
+
+bool Db::move_to(std::string_view key, Db& target) {
+  Impl& d = *impl_;
+  Impl& t = *target.impl_;
+  std::uint64_t h = d.main.hash(key);
+  Record* r = d.main.erase(key, h);
+  if (r == nullptr) return false;
+  ++impl_->ev->mutations;
+  d.touched(key);
+  t.touched(key);
+  d.notify(key, -1);
+  if (r->has_ttl()) d.expires.erase(key, h);
+  d.heap.transfer(t.heap, r->memory_usage());
+  std::uint64_t ht = t.main.hash(key);
+  t.remove(key, ht, t.lazy_policy.expire);  // an expired leftover of the same name
+  t.add(r, ht);
+  return true;
+}
+
+void Db::set_object(std::string_view key, types::Object* value, const SetOptions& opt) {
+  Impl& d = *impl_;
+  ++impl_->ev->mutations;
+  d.touched(key);
+  Payload p;
+  p.enc = Enc::kObject;
+  p.ptr = value;
+  std::uint64_t h = d.main.hash(key);
+  Table::Ref ref;
+  Record* old = d.lookup(key, h, &ref);
+  std::int64_t exp = opt.expire_at;
+  if (exp == kNoExpire && opt.keep_ttl && old != nullptr) exp = old->expire_at();
+  Record* nr = Record::create(d.heap, types::ops_of(value).type, key, exp, d.fresh_clock(), p);
+  if (old == nullptr) {
+    d.add(nr, h);
+  } else {
+    d.replaced(ref, old, nr, h, false);
+  }
+}
+
+Heap& Db::heap() {
+  return impl_->heap;
 }
 
 std::size_t Db::size() const {
@@ -459,7 +588,7 @@ Entry Db::random_entry(std::int64_t now_ms) {
       if (r == nullptr) continue;
     }
     if (Impl::expired(r, now_ms)) {
-      d.remove(r->key(), d.main.hash(r->key()));
+      d.remove(r->key(), d.main.hash(r->key()), d.lazy_policy.expire);
       ++d.expired_total;
       continue;
     }
@@ -479,7 +608,7 @@ std::size_t Db::expire_cycle(std::int64_t now_ms, std::size_t budget) {
     for (std::size_t i = 0; i < n; ++i) {
       ++samples;
       if (!Impl::expired(recs[i], now_ms)) continue;
-      d.remove(recs[i]->key(), d.main.hash(recs[i]->key()));
+      d.remove(recs[i]->key(), d.main.hash(recs[i]->key()), d.lazy_policy.expire);
       ++d.expired_total;
       ++deleted;
     }
@@ -493,23 +622,140 @@ bool Db::rehash_step(std::size_t buckets) {
   return a || b;
 }
 
-void Db::clear() {
-  ++g_mutations;
+void Db::clear(bool async) {
+  ++impl_->ev->mutations;
   Impl& d = *impl_;
-  d.touched({});
-  d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
+  d.flushing();
+  if (async && d.main.size() > 0) {
+    // O(1) now: the table of records becomes the queue's; lazyfree_step() frees it.
+    auto doomed = std::make_unique<Table>(&d.heap);
+    doomed->swap(d.main);
+    d.lazy_table_left += doomed->size();
+    d.lazy_tables.push_back(std::move(doomed));
+  } else {
+    d.main.for_each([&](Record* r) { Record::destroy(d.heap, r); });
+  }
   d.main.clear();
   d.expires.clear();
   d.notify({}, 0);
 }
 
 void Db::swap(Db& other) {
-  ++g_mutations;
-  impl_->touched({});
-  other.impl_->touched({});
+  ++impl_->ev->mutations;
+  impl_->flushing();
+  other.impl_->flushing();
   std::swap(impl_, other.impl_);
+  std::swap(impl_->ev, other.impl_->ev);  // the events belong to the Db, not its contents
+  if (impl_->ev == &other.impl_->own_events) impl_->ev = &impl_->own_events;
+  if (other.impl_->ev == &impl_->own_events) other.impl_->ev = &other.impl_->own_events;
   impl_->self = this;
   other.impl_->self = &other;
+}
+
+void Db::set_lazyfree(const LazyFreePolicy& policy) {
+  impl_->lazy_policy = policy;
+}
+
+std::size_t Db::lazyfree_pending() const {
+  return impl_->lazy_values.size() + impl_->lazy_table_left;
+}
+
+std::uint64_t Db::lazyfreed_total() const {
+  return impl_->lazyfreed;
+}
+
+bool Db::lazyfree_step(std::size_t effort) {
+  return impl_->lazy_step(effort);
+}
+
+KeyspaceEvents& Db::events() {
+  return *impl_->ev;
+}
+
+std::uint64_t Db::mutations() const {
+  return impl_->ev->mutations;
+}
+
+WriteHandle Db::open(std::string_view key, Type type, std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  WriteHandle h;
+  h.key_ = key;
+  h.hash_ = d.main.hash(key);
+  Table::Ref ref;
+  Record* r = d.lookup(key, h.hash_, &ref);
+  if (r == nullptr) {
+    h.db_ = this;
+    h.status_ = Open::kMissing;
+  } else if (r->type() != type) {
+    h.status_ = Open::kWrongType;  // nothing to release
+  } else {
+    d.touch(r);
+    h.db_ = this;
+    h.rec_ = r;
+    h.status_ = Open::kFound;
+  }
+  return h;
+}
+
+// ---- WriteHandle ----------------------------------------------------------------------------
+
+WriteHandle& WriteHandle::operator=(WriteHandle&& o) noexcept {
+  if (this != &o) {
+    release();
+    db_ = std::exchange(o.db_, nullptr);
+    rec_ = std::exchange(o.rec_, nullptr);
+    key_ = o.key_;
+    hash_ = o.hash_;
+    status_ = o.status_;
+    dirty_ = std::exchange(o.dirty_, false);
+    created_ = o.created_;
+  }
+  return *this;
+}
+
+types::Object* WriteHandle::value() {
+  if (rec_ == nullptr || rec_->enc() != Enc::kObject) return nullptr;
+  dirty_ = true;
+  return rec_->object();
+}
+
+const types::Object* WriteHandle::peek() const {
+  return rec_ != nullptr && rec_->enc() == Enc::kObject ? rec_->object() : nullptr;
+}
+
+void WriteHandle::set(types::Object* v) {
+  dirty_ = true;
+  if (rec_ != nullptr) {
+    rec_->set_object(v);
+    return;
+  }
+  Db::Impl& d = *db_->impl_;
+  Payload p;
+  p.enc = Enc::kObject;
+  p.ptr = v;
+  rec_ = Record::create(d.heap, types::ops_of(v).type, key_, kNoExpire, d.fresh_clock(), p);
+  d.add(rec_, hash_);
+  created_ = true;
+  status_ = Open::kFound;
+}
+
+void WriteHandle::remove() {
+  if (rec_ == nullptr) return;
+  db_->impl_->remove(key_, hash_, false);  // counts and signals the change itself
+  rec_ = nullptr;
+  dirty_ = false;
+}
+
+Heap& WriteHandle::heap() {
+  return db_->impl_->heap;
+}
+
+void WriteHandle::release() {
+  if (db_ == nullptr) return;
+  Db* db = std::exchange(db_, nullptr);
+  if (dirty_) db->impl_->written(key_, rec_ != nullptr);
+  dirty_ = false;
 }
 
 std::size_t Db::used_memory() const {

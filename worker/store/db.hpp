@@ -3,6 +3,12 @@
 // This is the API the command families use; the table (table.hpp) and the record format
 // (record.hpp) are private to worker/store. Nothing here knows about RESP or libuv.
 //
+// Every change is counted in KeyspaceEvents::mutations (the journal's "was there an effect")
+// and, while a listener is installed, reported to it (WATCH, blocked clients). Value objects
+// change only through the write handle (Db::open); the string operations below are its fused
+// fast forms for the SET/GET/INCR paths, and signal exactly as a handle's release does.
+// Deletions may leave large values to the lazy free queue (lazyfree_step).
+//
 // Times are absolute Unix milliseconds. `now_ms` is passed in by the caller (the server
 // caches one clock reading per loop turn, as Redis does), so lookups stay cheap and tests
 // can drive time.
@@ -14,28 +20,33 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace ruvio::store {
 
 inline constexpr std::int64_t kNoExpire = -1;
 
-// Bumped by every change to any Db of this process (writes, lazy and active expiry). The
-// journal compares it around a write command to learn whether there is an effect to log.
-// A worker is single-threaded, so a plain counter is enough.
-inline std::uint64_t g_mutations = 0;
-inline std::uint64_t mutation_count() {
-  return g_mutations;
+// The one expiry test (Redis's keyIsExpired): a key whose expiry is `when` still exists at
+// `when` and is gone from `when + 1`. GET, KEYS, SCAN, OBJECT, RANDOMKEY, TTL and active
+// expiry all decide through it, so they agree at the exact millisecond.
+constexpr bool is_expired(std::int64_t expire_at, std::int64_t now_ms) {
+  return expire_at != kNoExpire && now_ms > expire_at;
 }
 
-class Db;
-// WATCH support: when set, called with every key a Db changes (an empty key: all of it).
-// Null unless some client watches a key, so the common case costs one branch.
-using TouchHook = void (*)(Db& db, std::string_view key);
-inline TouchHook g_touch_hook = nullptr;
-
-enum class Type : std::uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream };
+// The record's 3 type bits. kModule: a type that names itself through its ValueOps (as
+// Redis's OBJ_MODULE), such as the unit tests' toy types.
+enum class Type : std::uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream, kModule };
 
 class Record;  // opaque; one allocation per key (record.hpp)
+struct Heap;   // heap.hpp
+
+}  // namespace ruvio::store
+
+namespace ruvio::types {
+struct Object;  // a value object (worker/types/value.hpp)
+}
+
+namespace ruvio::store {
 
 // A borrowed handle to one key's record. Valid until the next mutation of its Db.
 class Entry {
@@ -46,7 +57,9 @@ class Entry {
 
   std::string_view key() const;
   Type type() const;
-  std::int64_t expire_at() const;  // kNoExpire when the key has no TTL
+  std::string_view type_name() const;  // TYPE's reply: "string", or the value type's name
+  std::int64_t expire_at() const;      // kNoExpire when the key has no TTL
+  bool expired(std::int64_t now_ms) const { return is_expired(expire_at(), now_ms); }
 
   // Strings. An integer-encoded string has no bytes: is_int() and int_value().
   bool is_int() const;
@@ -54,7 +67,10 @@ class Entry {
   std::string_view str() const;  // only when !is_int()
   std::size_t str_len() const;   // length of the string form in either encoding
 
-  // Redis names: "int", "embstr", "raw" (later "listpack", "hashtable", ...).
+  // Value objects (every type but strings); null for a string.
+  const types::Object* object() const;
+
+  // Redis names: "int", "embstr", "raw", or the value type's own ("listpack", ...).
   std::string_view encoding() const;
   std::size_t memory_usage() const;  // bytes this key costs (record + value buffers)
   std::uint8_t lfu() const;          // OBJECT FREQ
@@ -66,6 +82,93 @@ class Entry {
   const Record* rec_ = nullptr;
 };
 
+class Db;
+
+// What the keyspace tells the layer above it (the Shard, worker/commands/shard.hpp, implements
+// it). Installed only while someone listens (a WATCH, a blocked client), so a worker without
+// either pays one null test per write.
+class KeyspaceListener {
+ public:
+  virtual ~KeyspaceListener() = default;
+  // `key` of `db` changed (WATCH invalidation).
+  virtual void on_change(Db& db, std::string_view key) = 0;
+  // Every key of `db` is about to go (FLUSHDB, FLUSHALL): the keys are still there to tell
+  // which watched ones existed.
+  virtual void on_flush(Db& db) = 0;
+  // A write handle wrote to `key`, or created it: a client blocked on it may be served.
+  virtual void key_ready(Db& db, std::string_view key) = 0;
+};
+
+// Shared by the Dbs of one shard (a Db made without one keeps its own).
+struct KeyspaceEvents {
+  // Bumped by every change (writes, lazy and active expiry, flushes). The journal compares it
+  // around a write command to learn whether there is an effect to log.
+  std::uint64_t mutations = 0;
+  KeyspaceListener* listener = nullptr;
+};
+
+// Lazy free (Redis's lazyfree-lazy-*): which deletions that the Db decides itself hand
+// large values to the lazy free queue instead of freeing them on the spot.
+struct LazyFreePolicy {
+  bool expire = false;      // lazyfree-lazy-expire
+  bool server_del = false;  // lazyfree-lazy-server-del: overwrites, RENAME's destination
+};
+
+// How Db::open found the key.
+enum class Open : std::uint8_t {
+  kFound,      // holds the asked type: value() is it
+  kMissing,    // create() makes it
+  kWrongType,  // holds another type: the command answers WRONGTYPE
+};
+
+// The write handle: the one way a command changes a value object in place. Db::open gives it
+// out (find-or-create by type; WRONGTYPE decided there and nowhere else). Releasing it (end of
+// scope, or release()) counts the mutation for the WAL, invalidates WATCHes and fires
+// key_ready, once, if anything was written. The type code allocates from heap(), so the Db's
+// accounting stays exact. Valid until the Db is next mutated by anything else.
+class WriteHandle {
+ public:
+  WriteHandle() = default;
+  WriteHandle(const WriteHandle&) = delete;
+  WriteHandle& operator=(const WriteHandle&) = delete;
+  WriteHandle(WriteHandle&& o) noexcept { *this = std::move(o); }
+  WriteHandle& operator=(WriteHandle&& o) noexcept;
+  ~WriteHandle() { release(); }
+
+  Open status() const { return status_; }
+  bool wrong_type() const { return status_ == Open::kWrongType; }
+  bool created() const { return created_; }
+  explicit operator bool() const { return rec_ != nullptr; }  // a value is there
+
+  // The value, for writing: the key counts as changed on release.
+  types::Object* value();
+  // The value, read only.
+  const types::Object* peek() const;
+  template <class T>
+  T* as() {
+    return static_cast<T*>(value());
+  }
+  // Stores `v` as the key's value (kMissing: creates the key, without TTL). The old value,
+  // if any, must have been freed or reused by the caller (an encoding conversion).
+  void set(types::Object* v);
+  // Deletes the key (an emptied collection, as Redis).
+  void remove();
+  Heap& heap();
+  Db& db() { return *db_; }
+
+  void release();
+
+ private:
+  friend class Db;
+  Db* db_ = nullptr;
+  Record* rec_ = nullptr;
+  std::string_view key_;  // the caller's key bytes
+  std::uint64_t hash_ = 0;
+  Open status_ = Open::kMissing;
+  bool dirty_ = false;
+  bool created_ = false;
+};
+
 struct SetOptions {
   std::int64_t expire_at = kNoExpire;  // absolute ms; kNoExpire = no TTL
   bool keep_ttl = false;               // keep the existing TTL (SET KEEPTTL, APPEND, INCR...)
@@ -74,10 +177,15 @@ struct SetOptions {
 
 class Db {
  public:
-  Db();
+  // `events` is shared by the Dbs of a shard; null: this Db keeps its own.
+  explicit Db(KeyspaceEvents* events = nullptr);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
+
+  // The write handle on `key` for a value-object type (see WriteHandle; strings use the
+  // string operations). Expires lazily first.
+  WriteHandle open(std::string_view key, Type type, std::int64_t now_ms);
 
   // Lookup with lazy expiry: an expired key is deleted and reported missing.
   Entry find(std::string_view key, std::int64_t now_ms);
@@ -95,15 +203,26 @@ class Db {
   std::size_t set_range(std::string_view key, std::size_t offset, std::string_view data,
                         std::int64_t now_ms);
 
-  bool erase(std::string_view key);  // true when a key was removed
+  // True when a key was removed. `lazy` (UNLINK, DEL under lazyfree-lazy-user-del): a value
+  // above the lazy free threshold goes to the lazy free queue instead of being freed now.
+  bool erase(std::string_view key, bool lazy = false);
   // Expiry. set_expire on a missing key returns false. persist returns true if a TTL was removed.
   bool set_expire(std::string_view key, std::int64_t at_ms);
   bool persist(std::string_view key);
 
   // Moves `from` to `to` (overwriting `to`), keeping the TTL. Caller checked `from` exists.
   void rename(std::string_view from, std::string_view to);
-  // Copies the record of `src` (value and TTL) to `dst` in `target` (may be *this).
+  // Copies the record of `src` (value and TTL) to `dst` in `target` (may be *this); a value
+  // object is deep-copied through its ops.
   void copy_to(Entry src, Db& target, std::string_view dst);
+  // MOVE: hands the key (value and TTL) to `target`, which must not hold it, without copying
+  // the value; its bytes of accounting go with it. False when the key is missing.
+  bool move_to(std::string_view key, Db& target);
+
+  // A key holding a value object made from heap() (snapshot load, RESTORE). Overwrites.
+  void set_object(std::string_view key, types::Object* value, const SetOptions& opt);
+  // What value objects of this Db allocate from.
+  Heap& heap();
 
   std::size_t size() const;             // keys, including not-yet-reclaimed expired ones
   std::size_t expires_size() const;     // keys with a TTL
@@ -128,8 +247,20 @@ class Db {
   // counter (*-lfu policies). Set it when maxmemory-policy changes.
   void set_lfu_mode(bool lfu);
 
-  void clear();          // FLUSHDB: frees everything (the caller calls mi_collect)
+  // FLUSHDB: frees everything (the caller calls mi_collect). `async`: the keys are gone at
+  // once, their memory is freed by lazyfree_step() in bounded steps.
+  void clear(bool async = false);
   void swap(Db& other);  // SWAPDB
+
+  // Lazy free. Pending values still count in used_memory() until freed, as in Redis.
+  void set_lazyfree(const LazyFreePolicy& policy);
+  std::size_t lazyfree_pending() const;   // values (keys) waiting to be freed
+  std::uint64_t lazyfreed_total() const;  // values freed by the queue, ever
+  // Frees queued values for about `effort` units of free effort; true while some remain.
+  bool lazyfree_step(std::size_t effort);
+
+  KeyspaceEvents& events();
+  std::uint64_t mutations() const;
 
   // Allocator-usable bytes held by this Db (records, value buffers, tables).
   std::size_t used_memory() const;
@@ -144,6 +275,7 @@ class Db {
   void* key_observer_context() const;
 
  private:
+  friend class WriteHandle;
   struct Impl;
   Impl* impl_;
 };

@@ -5,6 +5,8 @@
 #include <limits>
 #include <new>
 
+#include "worker/types/value.hpp"
+
 namespace ruvio::store {
 
 namespace {
@@ -228,8 +230,12 @@ void Record::write(std::uint8_t* out, Type type, std::string_view key, std::int6
 }
 
 void Record::destroy(Heap& heap, Record* r) {
-  if (r->enc() == Enc::kExtStr) heap.release(r->ext_buf());
-  // kObject: the collection types free their object here once they exist.
+  if (r->enc() == Enc::kExtStr) {
+    heap.release(r->ext_buf());
+  } else if (r->enc() == Enc::kObject) {
+    types::Object* o = r->object();
+    types::ops_of(o).destroy(heap, o);
+  }
   heap.release(r);
 }
 
@@ -278,6 +284,16 @@ std::size_t Record::str_len() const {
   return is_int() ? int_text_len(int_value()) : str().size();
 }
 
+types::Object* Record::object() const {
+  types::Object* o;
+  std::memcpy(&o, value_ptr(), 8);
+  return o;
+}
+
+void Record::set_object(types::Object* o) {
+  std::memcpy(const_cast<std::uint8_t*>(value_ptr()), &o, 8);
+}
+
 Payload Record::payload() const {
   Payload p;
   p.enc = enc();
@@ -294,7 +310,12 @@ Payload Record::payload() const {
 
 std::size_t Record::memory_usage() const {
   std::size_t n = mi_usable_size(this);
-  if (enc() == Enc::kExtStr) n += mi_usable_size(ext_buf());
+  if (enc() == Enc::kExtStr) {
+    n += mi_usable_size(ext_buf());
+  } else if (enc() == Enc::kObject) {
+    const types::Object* o = object();
+    n += types::ops_of(o).memory_usage(o);
+  }
   return n;
 }
 

@@ -8,7 +8,7 @@
 //   payload, by encoding:
 //     kEmbStr   varint length + bytes                     (values up to kEmbedMax bytes)
 //     kExtStr   8-byte pointer to an ExtBuf                (longer values, APPEND/SETRANGE)
-//     kObject   8-byte pointer to a collection object      (lists, sets, ... — not yet)
+//     kObject   8-byte pointer to a value object           (types::Object, worker/types/)
 //     kInt1..8  1..8 little-endian two's-complement bytes  (canonical int64 strings, no text)
 //
 //   ExtBuf (separate allocation): [u64 length][bytes ...]; capacity = mi_usable_size - 8,
@@ -38,27 +38,14 @@
 #include <cstring>
 #include <string_view>
 
-#include "worker/store/alloc_sampler.hpp"
 #include "worker/store/db.hpp"
+#include "worker/store/heap.hpp"
+
+namespace ruvio::types {
+struct Object;
+}
 
 namespace ruvio::store {
-
-// Counts the allocator-usable bytes of everything a Db owns, so used_memory() is exact.
-struct Heap {
-  std::size_t used = 0;
-
-  void* alloc(std::size_t n);
-  // Zeroed and 64-byte aligned without mimalloc's aligned-alloc padding (which costs +1 MiB on
-  // an 8 MiB table): power-of-two blocks are already aligned; the aligned call is a fallback.
-  void* zalloc_line(std::size_t n);
-  void release(void* p) {
-    if (p == nullptr) return;
-    const std::size_t usable = mi_usable_size(p);
-    used -= usable;
-    alloc_sampler().on_free(p, usable);
-    mi_free(p);
-  }
-};
 
 enum class Enc : std::uint8_t {
   kEmbStr = 0,
@@ -131,7 +118,7 @@ class Record {
   // Rewrites `r` in place (same key, same has_ttl, size_for() fits mi_usable_size(r)): the
   // SET/INCR overwrite path that needs no allocation. The old payload must own nothing.
   static void rewrite(Record* r, std::int64_t expire_at, std::uint8_t clock, const Payload& p);
-  // Frees the record and what it owns (external buffer).
+  // Frees the record and what it owns (external buffer, value object through its ops).
   static void destroy(Heap& heap, Record* r);
   // Frees only the record block (its external buffer was handed to another record).
   static void destroy_shallow(Heap& heap, Record* r) { heap.release(r); }
@@ -159,11 +146,13 @@ class Record {
   std::string_view key() const;
   bool is_int() const { return enc() >= Enc::kInt1; }
   std::int64_t int_value() const;
-  std::string_view str() const;  // kEmbStr / kExtStr
-  std::size_t str_len() const;   // string form length in any string encoding
-  void* ext_buf() const;         // kExtStr buffer
-  void set_ext_buf(void* buf);   // kExtStr: after ext::reserve moved it
-  Payload payload() const;       // a view of the value (borrows this record's bytes)
+  std::string_view str() const;       // kEmbStr / kExtStr
+  std::size_t str_len() const;        // string form length in any string encoding
+  void* ext_buf() const;              // kExtStr buffer
+  types::Object* object() const;      // kObject value
+  void set_object(types::Object* o);  // kObject: another object (an encoding conversion)
+  void set_ext_buf(void* buf);        // kExtStr: after ext::reserve moved it
+  Payload payload() const;            // a view of the value (borrows this record's bytes)
   std::size_t memory_usage() const;
 
  private:

@@ -1,0 +1,88 @@
+// Value objects: everything a key holds that is not an inline string (Redis's robj for the
+// collection types), reached from the record's 8-byte kObject pointer (record.hpp).
+//
+//   value object, first two bytes (every type's object starts with types::Object):
+//     byte 0   type id    TypeId: which ValueOps table this object answers to
+//     byte 1   encoding   the type's own encoding byte (Redis's robj->encoding), so a type
+//                         has 256 encodings of its own, not the record header's 4 bits
+//     byte 2.. the type's data, drawn in its own folder (worker/types/<type>/)
+//
+// One ValueOps table per type says how to destroy, copy, measure, name, snapshot and (for
+// the RDB codec of a later issue) encode an object. The keyspace never looks inside an
+// object: Record::destroy, COPY, MOVE, RENAME, MEMORY USAGE, OBJECT ENCODING, TYPE, SWAPDB,
+// FLUSH*, lazy free, snapshots and WAL replay all go through the table.
+//
+// Adding a type (worker/types/<type>/): a struct deriving from Object, its encodings, the
+// functions below, one `const ValueOps` and a register_type() call in register_builtin_types()
+// (registry.cpp). The command family creates keys through Db::open (the write handle).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "worker/store/db.hpp"
+#include "worker/store/heap.hpp"
+
+namespace ruvio::types {
+
+// Ids are persistent (snapshots store them): never renumber.
+enum TypeId : std::uint8_t {
+  kTypeList = 1,
+  kTypeSet = 2,
+  kTypeZSet = 3,
+  kTypeHash = 4,
+  kTypeStream = 5,
+  kTypeFirstTest = 240,  // 240..255: unit tests register toy types here
+};
+
+struct Object {
+  std::uint8_t type_id;
+  std::uint8_t enc;
+};
+
+// The hooks the RDB codec (DUMP/RESTORE, RDB files) will call. Null until a type has them.
+struct RdbHooks {
+  std::uint8_t (*type)(const Object* o) = nullptr;  // RDB_TYPE_* of the current encoding
+  void (*encode)(const Object* o, std::string& out) = nullptr;
+  Object* (*decode)(store::Heap& heap, std::uint8_t rdb_type, std::string_view in) = nullptr;
+};
+
+struct ValueOps {
+  std::string_view name;  // TYPE and SCAN TYPE: "list", "hash", ...
+  store::Type type;       // the record's type bits, which WRONGTYPE checks compare
+  // Frees every block the object owns, the object included, through `heap`.
+  void (*destroy)(store::Heap& heap, Object* o);
+  // A deep copy allocated from `heap` (COPY, also into another Db).
+  Object* (*copy)(store::Heap& heap, const Object* o);
+  // Allocator-usable bytes (mi_usable_size) of every block the object owns: exact, because
+  // MOVE and lazy free move this many bytes of accounting between heaps and queues.
+  std::size_t (*memory_usage)(const Object* o);
+  // OBJECT ENCODING: Redis's name of the current encoding ("listpack", "hashtable", ...).
+  std::string_view (*encoding)(const Object* o);
+  // Lazy free's measure, as Redis's objectGetFreeEffort: about how many blocks destroy frees.
+  std::size_t (*free_effort)(const Object* o);
+  // Snapshot: save appends the value's bytes; load rebuilds the object from exactly those
+  // bytes and its encoding byte, or returns null when they are malformed.
+  void (*save)(const Object* o, std::string& out);
+  Object* (*load)(store::Heap& heap, std::uint8_t enc, std::string_view bytes);
+  RdbHooks rdb;
+};
+
+// Installs (or, with null, removes) the table of a type id.
+void register_type(TypeId id, const ValueOps* ops);
+// The types this build has; called once at start-up (and idempotent).
+void register_builtin_types();
+// The table of an id; null when this build has no such type (a snapshot from a newer build).
+const ValueOps* find_ops(std::uint8_t id);
+
+inline const ValueOps& ops_of(const Object* o) {
+  return *find_ops(o->type_id);
+}
+
+// Redis's LAZYFREE_THRESHOLD: values whose free effort is above this are freed by the lazy
+// free queue (when the lazyfree-lazy-* setting of the path says so), not on the spot.
+inline constexpr std::size_t kLazyFreeThreshold = 64;
+
+}  // namespace ruvio::types
