@@ -17,6 +17,8 @@ PACKAGES=(
   # operations (issue 5): admin HTTP parser, eBPF tracer toolchain, USDT header, promtool
   # and systemd-analyze for the tests
   libhttp-parser-dev clang bpftool libbpf-dev systemtap-sdt-dev prometheus systemd
+  # the source checks of the test suite (tests/source/)
+  clang-format
 )
 
 as_root() {

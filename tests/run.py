@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The whole test suite: the doctest unit binary, then every unittest module under
-tests/integration/ and tests/differential/ (test_*.py).
+tests/source/, tests/integration/ and tests/differential/ (test_*.py).
 
     /usr/bin/python3 tests/run.py [-k PATTERN] [--unit-only] [--no-unit] [-x]
 
@@ -24,7 +24,7 @@ import unittest
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
-SUITE_DIRS = ("integration", "differential")
+SUITE_DIRS = ("source", "integration", "differential")
 # A single test must never hang the suite: every socket has a timeout, and this alarm
 # catches whatever slips through (a loop waiting on a condition that never comes).
 TEST_TIMEOUT_S = int(os.environ.get("RUVIO_TEST_TIMEOUT", "180"))

@@ -9,8 +9,6 @@
 #include <cstddef>
 #include <cstring>
 
-#include "worker/server/server.hpp"
-
 namespace ruvio::worker {
 namespace {
 
@@ -66,7 +64,7 @@ void append_multibulk(std::string& out, std::span<const std::string_view> args) 
 
 // ---------------------------------------------------------------- outgoing link
 
-MeshLink::MeshLink(Server& server, int peer, std::string address)
+MeshLink::MeshLink(RouteHost& server, int peer, std::string address)
     : server_(server), peer_(peer), address_(std::move(address)) {
   uv_timer_init(server.loop(), &retry_);
   retry_.data = this;
@@ -229,7 +227,7 @@ struct MeshListener::Peer {
   }
 
   void process() {
-    Server& server = owner.server_;
+    RouteHost& server = owner.server_;
     server.refresh_clock();
     for (;;) {
       std::string_view pending = in.pending();
@@ -289,7 +287,7 @@ struct MeshListener::Peer {
   bool closed = false;
 };
 
-MeshListener::MeshListener(Server& server) : server_(server) {}
+MeshListener::MeshListener(RouteHost& server) : server_(server) {}
 
 bool MeshListener::listen(const std::string& address) {
   int fd = abstract_socket(address, true);

@@ -27,32 +27,17 @@
 
 #include "proto/io_buffer.hpp"
 #include "proto/resp_parser.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/route/host.hpp"
 #include "worker/route/stream_writer.hpp"
 
 namespace ruvio::worker {
-
-class Server;
-
-enum class MeshKind : std::uint8_t {
-  kCommand = 0,   // run one command, reply with its reply
-  kPatterns = 1,  // this worker's pattern subscriptions, as an array (PUBSUB NUMPAT)
-  kExec = 2,      // run a queued transaction atomically; reply = EXEC's reply
-};
-
-// Whom an answer belongs to: a client connection's reserved reply slot and part.
-struct MeshWaiter {
-  std::uint64_t client_id = 0;
-  std::uint64_t seq = 0;
-  std::uint32_t part = 0;
-};
 
 inline constexpr std::string_view kLoadingError = "LOADING Ruvio is loading the dataset in memory";
 
 // This worker's outgoing channel to one peer.
 class MeshLink {
  public:
-  MeshLink(Server& server, int peer, std::string address);
+  MeshLink(RouteHost& server, int peer, std::string address);
   MeshLink(const MeshLink&) = delete;
   MeshLink& operator=(const MeshLink&) = delete;
 
@@ -77,7 +62,7 @@ class MeshLink {
   void fail(const char* why);
   void release_pipe();
 
-  Server& server_;
+  RouteHost& server_;
   int peer_;
   std::string address_;  // abstract socket name without the leading NUL
   State state_ = State::kDown;
@@ -93,7 +78,7 @@ class MeshLink {
 // The accepting side: runs the requests peers send and answers them.
 class MeshListener {
  public:
-  explicit MeshListener(Server& server);
+  explicit MeshListener(RouteHost& server);
   bool listen(const std::string& address);
   void flush_all();
   void close();
@@ -103,7 +88,7 @@ class MeshListener {
   static void on_connection(uv_stream_t* s, int status);
   void on_peer_closed(Peer* p);
 
-  Server& server_;
+  RouteHost& server_;
   uv_pipe_t pipe_{};
   bool listening_ = false;
   std::vector<Peer*> peers_;

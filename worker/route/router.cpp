@@ -9,9 +9,8 @@
 #include "shared/slots.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/route/info_merge.hpp"
-#include "worker/server/connection.hpp"
-#include "worker/server/server.hpp"
 
 namespace ruvio::worker {
 
@@ -149,15 +148,16 @@ std::optional<std::uint64_t> parse_cursor(std::string_view s) {
 
 }  // namespace
 
-Router::Router(Server& server, int self, int workers, const std::string& mesh_name,
-               const Topology& topology)
-    : server_(server),
+Router::Router(RouteHost& host, Executor& executor, int self, int workers,
+               const std::string& mesh_name, const Topology& topology)
+    : host_(host),
+      executor_(executor),
       self_(self),
       workers_(workers),
       mesh_name_(mesh_name),
       topology_(topology),
       slot_owner_(kSlotCount, 0),
-      listener_(server) {
+      listener_(host) {
   for (int s = 0; s < kSlotCount; ++s) {
     slot_owner_[static_cast<std::size_t>(s)] =
         static_cast<std::int16_t>(topology.worker_of_slot(static_cast<std::uint16_t>(s)));
@@ -192,7 +192,7 @@ int Router::owner_of(std::string_view key) const {
 }
 
 // A key of a slot that no local worker owns (another service of a --cluster-config).
-bool Router::moved(Connection& c, std::string_view key) {
+bool Router::moved(RoutedClient& c, std::string_view key) {
   std::uint16_t slot = key_slot(key);
   if (slot_owner_[slot] >= 0) return false;
   int node = topology_.node_of_slot(slot);
@@ -212,7 +212,7 @@ bool Router::start() {
   for (int w = 0; w < workers_; ++w) {
     links_.push_back(
         w == self_ ? nullptr
-                   : std::make_unique<MeshLink>(server_, w, mesh_name_ + "." + std::to_string(w)));
+                   : std::make_unique<MeshLink>(host_, w, mesh_name_ + "." + std::to_string(w)));
     if (links_.back()) links_.back()->connect();
   }
   return true;
@@ -239,7 +239,7 @@ void Router::close() {
   listener_.close();
 }
 
-void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
+void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   if (client.in_multi) {
     in_transaction(c, args);
@@ -247,7 +247,7 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
   }
   // Subscribed clients only run connection-local commands (the executor enforces which).
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     return;
   }
   const CommandDef* def = command_table().find(args[0]);
@@ -257,13 +257,13 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
   }
   if ((def == unwatch_ || def == reset_) && client.authenticated) {
     unwatch_remote(c);  // then the handler drops the local part
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     return;
   }
   // Unknown commands, and anything before AUTH, get their error from the local executor;
   // nothing unauthenticated ever crosses the mesh.
   if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth))) {
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     return;
   }
   if (auto it = routes_.find(def); it != routes_.end()) {
@@ -301,7 +301,7 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
         fan_out(c, it->second, args);
         return;
     }
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     return;
   }
   // OBJECT ENCODING key, MEMORY USAGE key: the key spec is the subcommand's.
@@ -310,7 +310,7 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
   }
   const KeySpec& ks = def->keys;
   if (ks.first <= 0 || ks.step <= 0) {
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     return;
   }
   auto argc = static_cast<long>(args.size());
@@ -327,19 +327,19 @@ void Router::dispatch(Connection& c, std::span<const std::string_view> args) {
     }
   }
   if (owner < 0 || owner == self_) {
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
   } else {
     forward(c, owner, args);
   }
 }
 
-void Router::send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
+void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
                        std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   if (w == self_) {
     std::string reply;
     proto::ReplyWriter writer(reply, client.resp);
-    server_.run_mesh_request(kind, client, args, writer);
+    serve(kind, client, args, writer);
     c.deliver(seq, part, reply);
   } else if (links_[static_cast<std::size_t>(w)]->up()) {
     links_[static_cast<std::size_t>(w)]->send(kind, self_, client.db, client.resp, args,
@@ -349,12 +349,12 @@ void Router::send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t pa
   }
 }
 
-void Router::forward(Connection& c, int owner, std::span<const std::string_view> args) {
+void Router::forward(RoutedClient& c, int owner, std::span<const std::string_view> args) {
   std::uint64_t seq = c.reserve(1, nullptr);
   send_part(c, owner, seq, 0, MeshKind::kCommand, args);
 }
 
-void Router::split(Connection& c, Route route, std::span<const std::string_view> args) {
+void Router::split(RoutedClient& c, Route route, std::span<const std::string_view> args) {
   const std::size_t step = route == Route::kSplitOk ? 2 : 1;
   std::vector<int> group_of(static_cast<std::size_t>(workers_), -1);
   std::vector<std::vector<std::string_view>> groups;
@@ -378,7 +378,7 @@ void Router::split(Connection& c, Route route, std::span<const std::string_view>
   }
   if (groups.size() == 1) {
     if (owners[0] == self_) {
-      server_.execute(c.info(), args, c.local_writer());
+      executor_.execute(c.info(), args, c.local_writer());
     } else {
       forward(c, owners[0], args);
     }
@@ -409,7 +409,7 @@ void Router::split(Connection& c, Route route, std::span<const std::string_view>
   }
 }
 
-void Router::fan_out(Connection& c, Route route, std::span<const std::string_view> args) {
+void Router::fan_out(RoutedClient& c, Route route, std::span<const std::string_view> args) {
   MergeFn merge;
   switch (route) {
     case Route::kFanSum:
@@ -503,7 +503,7 @@ void Router::fan_out(Connection& c, Route route, std::span<const std::string_vie
 // The proxy's SCAN cursor: low 8 bits name the worker, the rest is that worker's own
 // cursor. A worker's scan that ends moves on to the next worker, so a full iteration visits
 // every worker's table once and keeps Redis's guarantee for each.
-void Router::scan(Connection& c, std::span<const std::string_view> args) {
+void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
   auto cursor = parse_cursor(args[1]);
   if (!cursor) {
     c.local_writer().error("ERR invalid cursor");
@@ -541,6 +541,42 @@ void Router::scan(Connection& c, std::span<const std::string_view> args) {
   };
   std::uint64_t seq = c.reserve(1, std::move(fix));
   send_part(c, w, seq, 0, MeshKind::kCommand, a);
+}
+
+void Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+                   proto::ReplyWriter& out) {
+  switch (kind) {
+    case MeshKind::kCommand:
+      executor_.execute(client, args, out);
+      return;
+    case MeshKind::kPatterns: {
+      std::vector<std::string> patterns = executor_.shard().pubsub->pattern_list();
+      out.array(patterns.size());
+      for (const std::string& p : patterns) out.bulk(p);
+      return;
+    }
+    case MeshKind::kExec: {
+      // EXEC n1 args… n2 args… (see Router::exec)
+      std::vector<std::vector<std::string_view>> commands;
+      std::size_t i = 1;
+      while (i < args.size()) {
+        std::size_t n = 0;
+        std::from_chars(args[i].data(), args[i].data() + args[i].size(), n);
+        if (n == 0 || i + 1 + n > args.size()) {
+          out.error("ERR malformed mesh transaction");
+          return;
+        }
+        commands.emplace_back(args.begin() + static_cast<long>(i + 1),
+                              args.begin() + static_cast<long>(i + 1 + n));
+        i += 1 + n;
+      }
+      executor_.run_transaction(client, commands, out);
+      return;
+    }
+    default:
+      out.error("ERR unsupported mesh request");
+      return;
+  }
 }
 
 }  // namespace ruvio::worker

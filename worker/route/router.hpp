@@ -17,24 +17,25 @@
 
 #include "shared/topology.hpp"
 #include "worker/commands/command.hpp"
+#include "worker/route/host.hpp"
 #include "worker/route/mesh.hpp"
+#include "worker/route/routed_client.hpp"
 
 namespace ruvio::worker {
 
-class Connection;
-class Server;
+class Executor;
 
 class Router {
  public:
   // Slot owners come from the topology: with --cluster-config some slots belong to another
   // service's nodes; a key of those answers MOVED on the proxy port too.
-  Router(Server& server, int self, int workers, const std::string& mesh_name,
+  Router(RouteHost& host, Executor& executor, int self, int workers, const std::string& mesh_name,
          const Topology& topology);
 
   int workers() const { return workers_; }
   int self() const { return self_; }
   int owner_of(std::string_view key) const;  // -1: owned by another service
-  bool moved(Connection& c, std::string_view key);
+  bool moved(RoutedClient& c, std::string_view key);
 
   // Starts listening for peers and connecting to them.
   bool start();
@@ -43,29 +44,34 @@ class Router {
   void flush();
   void close();
 
-  void dispatch(Connection& c, std::span<const std::string_view> args);
+  void dispatch(RoutedClient& c, std::span<const std::string_view> args);
 
   // Fan-out and forwarding primitives, also used by pub/sub and transactions.
   // Sends `args` to worker `w` (or runs them here) as part `part` of slot `seq` of `c`.
-  void send_part(Connection& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
+  void send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
                  std::span<const std::string_view> args);
 
+  // Runs a request that arrived over the mesh (or a local part of a split/fan-out).
+  void serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+             proto::ReplyWriter& out);
+
   // A connection closed: its WATCHes on other workers are dropped.
-  void forget(Connection& c);
+  void forget(RoutedClient& c);
 
  private:
   enum class Route : std::uint8_t;
   // Transactions (transaction.cpp).
-  void in_transaction(Connection& c, std::span<const std::string_view> args);
-  void exec(Connection& c);
-  void watch(Connection& c, std::span<const std::string_view> args);
-  void unwatch_remote(Connection& c);
-  void forward(Connection& c, int owner, std::span<const std::string_view> args);
-  void split(Connection& c, Route route, std::span<const std::string_view> args);
-  void fan_out(Connection& c, Route route, std::span<const std::string_view> args);
-  void scan(Connection& c, std::span<const std::string_view> args);
+  void in_transaction(RoutedClient& c, std::span<const std::string_view> args);
+  void exec(RoutedClient& c);
+  void watch(RoutedClient& c, std::span<const std::string_view> args);
+  void unwatch_remote(RoutedClient& c);
+  void forward(RoutedClient& c, int owner, std::span<const std::string_view> args);
+  void split(RoutedClient& c, Route route, std::span<const std::string_view> args);
+  void fan_out(RoutedClient& c, Route route, std::span<const std::string_view> args);
+  void scan(RoutedClient& c, std::span<const std::string_view> args);
 
-  Server& server_;
+  RouteHost& host_;
+  Executor& executor_;
   int self_;
   int workers_;
   std::string mesh_name_;

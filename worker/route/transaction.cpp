@@ -11,9 +11,8 @@
 #include "shared/slots.hpp"
 #include "worker/commands/cluster_commands.hpp"
 #include "worker/commands/command_table.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/route/router.hpp"
-#include "worker/server/connection.hpp"
-#include "worker/server/server.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -34,7 +33,7 @@ bool same_owner(int& target, int o) {
 
 }  // namespace
 
-void Router::in_transaction(Connection& c, std::span<const std::string_view> args) {
+void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   const CommandDef* def = command_table().find(args[0]);
   if (def == exec_) {
@@ -43,7 +42,7 @@ void Router::in_transaction(Connection& c, std::span<const std::string_view> arg
   }
   if (def == discard_) {
     unwatch_remote(c);
-    server_.shard().unwatch(server_.shard().watcher_of(client));
+    executor_.shard().unwatch(executor_.shard().watcher_of(client));
     client.in_multi = false;
     client.multi_failed = false;
     client.queued.clear();
@@ -52,23 +51,23 @@ void Router::in_transaction(Connection& c, std::span<const std::string_view> arg
   }
   if (def == reset_) {
     unwatch_remote(c);
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     return;
   }
   // MULTI and WATCH answer their "inside MULTI" errors; QUIT runs at once, as in Redis.
   if (def != nullptr && (def->name == "multi" || def->name == "watch" || def->name == "quit")) {
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     return;
   }
   // A command refused at queue time fails the whole transaction (EXECABORT at EXEC).
   if (def == nullptr || !arity_ok(*def, args.size()) ||
       (!client.authenticated && !(def->flags & kNoAuth))) {
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
     client.multi_failed = true;
     return;
   }
   if (client.cluster_mode) {
-    const Shard& shard = server_.shard();
+    const Shard& shard = executor_.shard();
     if (auto e = cluster_check(*shard.topology, shard.self_node, *def, args)) {
       c.local_writer().error(*e);
       client.multi_failed = true;
@@ -79,7 +78,7 @@ void Router::in_transaction(Connection& c, std::span<const std::string_view> arg
   c.local_writer().simple("QUEUED");
 }
 
-void Router::exec(Connection& c) {
+void Router::exec(RoutedClient& c) {
   ClientInfo& client = c.info();
   std::vector<std::vector<std::string>> queued;
   queued.swap(client.queued);
@@ -88,7 +87,7 @@ void Router::exec(Connection& c) {
   client.multi_failed = false;
   if (failed) {
     unwatch_remote(c);
-    server_.shard().unwatch(server_.shard().watcher_of(client));
+    executor_.shard().unwatch(executor_.shard().watcher_of(client));
     c.local_writer().error("EXECABORT Transaction discarded because of previous errors.");
     return;
   }
@@ -117,7 +116,7 @@ void Router::exec(Connection& c) {
   }
   if (spans) {
     unwatch_remote(c);
-    server_.shard().unwatch(server_.shard().watcher_of(client));
+    executor_.shard().unwatch(executor_.shard().watcher_of(client));
     c.local_writer().error(kCrossSlot);
     return;
   }
@@ -125,7 +124,7 @@ void Router::exec(Connection& c) {
     // Redis would have seen any change to those keys; we cannot tell, so the safe
     // answer is the one for "changed".
     unwatch_remote(c);
-    server_.shard().unwatch(server_.shard().watcher_of(client));
+    executor_.shard().unwatch(executor_.shard().watcher_of(client));
     c.local_writer().null_array();
     return;
   }
@@ -134,7 +133,7 @@ void Router::exec(Connection& c) {
   if (target < 0 || target == self_) {
     std::vector<std::vector<std::string_view>> views;
     for (const auto& cmd : queued) views.emplace_back(cmd.begin(), cmd.end());
-    server_.run_transaction(client, views, c.local_writer());
+    executor_.run_transaction(client, views, c.local_writer());
     return;
   }
   // One mesh request carries the whole transaction: EXEC n1 args… n2 args…
@@ -150,7 +149,7 @@ void Router::exec(Connection& c) {
   send_part(c, target, seq, 0, MeshKind::kExec, flat);
 }
 
-void Router::watch(Connection& c, std::span<const std::string_view> args) {
+void Router::watch(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   int target = -1;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -166,7 +165,7 @@ void Router::watch(Connection& c, std::span<const std::string_view> args) {
         target == self_ ? 0 : links_[static_cast<std::size_t>(target)]->generation());
   }
   if (target < 0 || target == self_) {
-    server_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer());
   } else {
     forward(c, target, args);
   }
@@ -174,7 +173,7 @@ void Router::watch(Connection& c, std::span<const std::string_view> args) {
 
 // Drops this client's WATCHes on other workers; nobody waits for those answers (slot 0 is
 // never reserved, so the replies are dropped on arrival).
-void Router::unwatch_remote(Connection& c) {
+void Router::unwatch_remote(RoutedClient& c) {
   ClientInfo& client = c.info();
   static constexpr std::string_view kUnwatch[] = {"UNWATCH"};
   for (int w : client.watch_workers) {
@@ -189,9 +188,9 @@ void Router::unwatch_remote(Connection& c) {
   client.watch_links.clear();
 }
 
-void Router::forget(Connection& c) {
+void Router::forget(RoutedClient& c) {
   unwatch_remote(c);
-  server_.shard().unwatch(server_.shard().watcher_of(c.info()));
+  executor_.shard().unwatch(executor_.shard().watcher_of(c.info()));
 }
 
 }  // namespace ruvio::worker

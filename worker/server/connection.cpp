@@ -34,10 +34,10 @@ std::string format_addr(const sockaddr_storage& ss) {
 }  // namespace
 
 Connection::Connection(Server& server, std::uint64_t id)
-    : server_(server),
-      out_(reinterpret_cast<uv_stream_t*>(&tcp_), this, on_written),
-      writer_(out_.buffer()) {
-  info_.id = id;
+    : RoutedClient(id),
+      server_(server),
+      out_(reinterpret_cast<uv_stream_t*>(&tcp_), this, on_written) {
+  set_output(&out_.buffer());
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
 }
@@ -103,64 +103,15 @@ void Connection::process_input() {
     if (server_.shard().shutdown_requested) break;
     // Too many answers still owed by other workers: stop until they drain (flush()
     // resumes), so a client that never reads cannot make the mesh buffer without bound.
-    if (slots_.size() > kMaxOutstanding) break;
+    if (outstanding() > kMaxOutstanding) break;
   }
   in_.shrink_if_idle(kIdleInputKeep);
   if (!out_.buffer().empty() || close_after_flush_) mark_dirty();
   // Backpressure: a client that does not read its replies stops being read from.
-  if (reading_ && (out_.queued() > Server::kOutputHighWater || slots_.size() > kMaxOutstanding)) {
+  if (reading_ && (out_.queued() > Server::kOutputHighWater || outstanding() > kMaxOutstanding)) {
     uv_read_stop(reinterpret_cast<uv_stream_t*>(&tcp_));
     reading_ = false;
   }
-}
-
-proto::ReplyWriter& Connection::local_writer() {
-  if (slots_.empty()) {
-    writer_.set_buffer(out_.buffer());
-  } else {
-    if (slots_.back().waiting != 0) slots_.emplace_back();
-    writer_.set_buffer(slots_.back().bytes);
-  }
-  writer_.set_protocol(info_.resp);
-  return writer_;
-}
-
-std::uint64_t Connection::reserve(std::uint32_t parts, MergeFn merge) {
-  Slot& s = slots_.emplace_back();
-  s.seq = next_seq_++;
-  s.waiting = parts;
-  s.parts.resize(parts);
-  s.merge = std::move(merge);
-  return s.seq;
-}
-
-void Connection::deliver(std::uint64_t seq, std::uint32_t part, std::string_view reply) {
-  for (Slot& s : slots_) {
-    if (s.seq != seq) continue;
-    if (s.waiting == 0 || part >= s.parts.size()) return;
-    s.parts[part].assign(reply);
-    if (--s.waiting == 0) {
-      if (s.merge) {
-        s.merge(s.parts, s.bytes);
-      } else {
-        s.bytes.swap(s.parts[0]);
-      }
-      s.parts.clear();
-      s.merge = nullptr;
-    }
-    break;
-  }
-  drain_slots();
-}
-
-void Connection::drain_slots() {
-  bool moved = false;
-  while (!slots_.empty() && slots_.front().waiting == 0) {
-    out_.buffer().append(slots_.front().bytes);
-    slots_.pop_front();
-    moved = true;
-  }
-  if (moved) mark_dirty();
 }
 
 void Connection::mark_dirty() {
@@ -175,7 +126,7 @@ void Connection::flush() {
     return;
   }
   server_.shard().stats().net_output_bytes += static_cast<std::uint64_t>(n);
-  if (out_.idle() && slots_.empty()) {
+  if (out_.idle() && outstanding() == 0) {
     if (close_after_flush_) {
       close();
       return;
@@ -203,7 +154,7 @@ void Connection::update_buffer_stats() {
   info_.query_buffer_bytes = in_.size();
   info_.query_buffer_free = in_.free_space();
   info_.output_buffer_bytes = out_.queued();
-  info_.output_list_length = slots_.size() + (out_.write_pending() ? 1 : 0);
+  info_.output_list_length = outstanding() + (out_.write_pending() ? 1 : 0);
 }
 
 void Connection::close() {

@@ -2,7 +2,7 @@
 // snapshots (fork), the start-up recovery and the data dir's identity check.
 //
 // The server calls it at four points: recover() before listening; before_write/after_write
-// around each write command in Server::execute; on_turn() at the start of each loop turn's
+// around each write command (the executor's Journal); on_turn() at the start of each loop turn's
 // check phase, before any reply leaves; shutdown() when the worker stops.
 #pragma once
 
@@ -19,6 +19,7 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/commands/shard.hpp"
 #include "worker/persist/effect.hpp"
 #include "worker/persist/service.hpp"
@@ -27,7 +28,7 @@
 
 namespace ruvio::persist {
 
-class Persistence final : public Service {
+class Persistence final : public Service, public worker::Journal {
  public:
   using Execute = std::function<void(worker::ClientInfo&, std::span<const std::string_view>,
                                      proto::ReplyWriter&)>;
@@ -40,7 +41,7 @@ class Persistence final : public Service {
   std::optional<std::string> recover();
 
   // Before a write command: false (and a -MISCONF reply written) when it cannot be logged.
-  bool before_write(std::span<const std::string_view> args, proto::ReplyWriter& out) {
+  bool before_write(std::span<const std::string_view> args, proto::ReplyWriter& out) override {
     if (!journaling_) return true;
     // Inside EXEC the whole batch is written as one record: room for all of it so far.
     if (!writer_->reserve(command_record_size(args) + kEffectSlack + batch_.size())) {
@@ -52,17 +53,17 @@ class Persistence final : public Service {
     return true;
   }
   // After it ran: logs its effect when it changed the keyspace.
-  void after_write(int db, std::span<const std::string_view> args) {
+  void after_write(int db, std::span<const std::string_view> args) override {
     if (!journaling_ || store::mutation_count() == mutations_before_) return;
     log(db, args);
   }
   // EXEC: the effects logged between these two calls become one all-or-nothing record.
-  void begin_batch() {
+  void begin_batch() override {
     batching_ = journaling_;
     batch_.clear();
     batch_count_ = 0;
   }
-  void end_batch();
+  void end_batch() override;
 
   // Start of the check phase: this turn's records reach the file (and, under `always`, the
   // disk) before the replies that depend on them are flushed.

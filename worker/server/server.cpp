@@ -35,43 +35,12 @@ std::int64_t wall_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// Redis's exact text: the name cut at 128 bytes, then the arguments quoted one by one while
-// that list is shorter than 128 bytes, each cut to what is left; newlines become spaces.
-void unknown_command(proto::ReplyWriter& out, std::span<const std::string_view> args) {
-  // printf's %s stops at a NUL byte, and so does Redis's text.
-  auto c_str = [](std::string_view s) { return s.substr(0, s.find('\0')); };
-  std::string list;
-  for (std::size_t i = 1; i < args.size() && list.size() < 128; ++i) {
-    std::size_t room = 128 - list.size();
-    list.append("'");
-    list.append(c_str(args[i]).substr(0, room));
-    list.append("' ");
-  }
-  std::string msg = "ERR unknown command '";
-  msg.append(c_str(args[0]).substr(0, 128));
-  msg.append("', with args beginning with: ");
-  msg.append(list);
-  for (char& c : msg) {
-    if (c == '\r' || c == '\n') c = ' ';
-  }
-  out.error(msg);
-}
-
-// RESP2 subscribed mode admits only these (Redis's processCommand).
-bool allowed_when_subscribed(std::string_view name) {
-  for (std::string_view ok : {"ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe",
-                              "psubscribe", "punsubscribe", "quit", "reset"}) {
-    if (name == ok) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 Server::Server(const control::WorkerInit& init, int control_fd)
     : init_(init),
       shard_(init.config, init.id),
-      router_(*this, init.id, init.worker_count, init.mesh_name, init_.topology),
+      router_(*this, executor_, init.id, init.worker_count, init.mesh_name, init_.topology),
       pubsub_(*this) {
   shard_.pubsub = &pubsub_;
   // One worker per process: the store's WATCH hook can find this server through a static.
@@ -103,6 +72,10 @@ Server::Server(const control::WorkerInit& init, int control_fd)
 
 Server::~Server() = default;
 
+void Server::dispatch(Connection& c, std::span<const std::string_view> args) {
+  router_.dispatch(c, args);
+}
+
 void Server::refresh_clock() {
   shard_.set_now_ms(wall_ms());
 }
@@ -127,13 +100,14 @@ int Server::run(int listen_fd, int direct_fd) {
     persistence_ = std::make_unique<persist::Persistence>(
         &loop_, shard_, init_,
         [this](ClientInfo& c, std::span<const std::string_view> a, proto::ReplyWriter& o) {
-          execute(c, a, o);
+          executor_.execute(c, a, o);
         });
     if (auto err = persistence_->recover()) {
       spdlog::critical("{}", *err);
       return 3;
     }
     shard_.persistence = persistence_.get();
+    executor_.set_journal(persistence_.get());
   }
   if (listen_fd < 0 || !listen_on(proxy_listener_, listen_fd)) return 1;
   if (direct_fd >= 0) {
@@ -193,22 +167,6 @@ void Server::accept(uv_stream_t* listener, bool cluster_mode) {
   if (!c->start()) c->close();
 }
 
-void Server::run_transaction(ClientInfo& client,
-                             const std::vector<std::vector<std::string_view>>& commands,
-                             proto::ReplyWriter& out) {
-  std::uint64_t watcher = shard_.watcher_of(client);
-  const bool aborted = shard_.watch_dirty(watcher);
-  shard_.unwatch(watcher);
-  if (aborted) {
-    out.null_array();
-    return;
-  }
-  out.array(commands.size());
-  if (persistence_) persistence_->begin_batch();
-  for (const auto& cmd : commands) execute(client, cmd, out);
-  if (persistence_) persistence_->end_batch();
-}
-
 void Server::maybe_ready() {
   if (ready_sent_ || !listening_ || !router_.all_links_up()) return;
   ready_sent_ = true;
@@ -218,42 +176,6 @@ void Server::maybe_ready() {
 void Server::deliver(const MeshWaiter& waiter, std::string_view reply) {
   auto it = clients_.find(waiter.client_id);
   if (it != clients_.end()) it->second->deliver(waiter.seq, waiter.part, reply);
-}
-
-void Server::run_mesh_request(MeshKind kind, ClientInfo& client,
-                              std::span<const std::string_view> args, proto::ReplyWriter& out) {
-  switch (kind) {
-    case MeshKind::kCommand:
-      execute(client, args, out);
-      return;
-    case MeshKind::kPatterns: {
-      std::vector<std::string> patterns = pubsub_.pattern_list();
-      out.array(patterns.size());
-      for (const std::string& p : patterns) out.bulk(p);
-      return;
-    }
-    case MeshKind::kExec: {
-      // EXEC n1 args… n2 args… (see Router::exec)
-      std::vector<std::vector<std::string_view>> commands;
-      std::size_t i = 1;
-      while (i < args.size()) {
-        std::size_t n = 0;
-        std::from_chars(args[i].data(), args[i].data() + args[i].size(), n);
-        if (n == 0 || i + 1 + n > args.size()) {
-          out.error("ERR malformed mesh transaction");
-          return;
-        }
-        commands.emplace_back(args.begin() + static_cast<long>(i + 1),
-                              args.begin() + static_cast<long>(i + 1 + n));
-        i += 1 + n;
-      }
-      run_transaction(client, commands, out);
-      return;
-    }
-    default:
-      out.error("ERR unsupported mesh request");
-      return;
-  }
 }
 
 proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
@@ -336,66 +258,6 @@ void Server::housekeeping() {
     ops_sample_commands_ = shard_.stats().commands_processed;
     ops_sample_ms_ = now;
   }
-}
-
-void Server::execute(ClientInfo& client, std::span<const std::string_view> args,
-                     proto::ReplyWriter& out) {
-  const CommandDef* def = command_table().find(args[0]);
-  if (def == nullptr) {
-    unknown_command(out, args);
-    return;
-  }
-  if (!client.authenticated && !(def->flags & kNoAuth)) {
-    out.error(err::kNoAuth);
-    return;
-  }
-  auto arity_ok = [&](const CommandDef& d) {
-    int n = static_cast<int>(args.size());
-    return d.arity >= 0 ? n == d.arity : n >= -d.arity;
-  };
-  if (!arity_ok(*def)) {
-    out.error("ERR wrong number of arguments for '" + std::string(def->name) + "' command");
-    return;
-  }
-  // A container command without its own handler dispatches on its subcommand here.
-  if (def->handler == nullptr && !def->subcommands.empty()) {
-    const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
-    if (sub == nullptr) {
-      out.error(unknown_subcommand(def->name, args[1]));
-      return;
-    }
-    if (!arity_ok(*sub)) {
-      out.error("ERR wrong number of arguments for '" + std::string(sub->name) + "' command");
-      return;
-    }
-    def = sub;
-  }
-  if (client.resp == 2 && client.subscribed() && !allowed_when_subscribed(def->name)) {
-    std::string why = "Can't execute '" + std::string(def->name) +
-                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
-                      "allowed in this context";
-    // Redis answers a refused EXEC in its abort form.
-    out.error((def->name == "exec" ? "EXECABORT Transaction discarded because of: " : "ERR ") +
-              why);
-    return;
-  }
-  if (client.cluster_mode) {  // direct port: MOVED / CROSSSLOT before anything runs
-    if (auto e = cluster_check(init_.topology, init_.self, *def, args)) {
-      out.error(*e);
-      return;
-    }
-  }
-  out.set_protocol(client.resp);
-  Context ctx{args, out, client, shard_, def};
-  client.last_command = def->name;
-  // validate → log → apply: a write the WAL cannot take is refused before it runs.
-  const bool journaled = persistence_ && (def->flags & kWrite);
-  if (journaled && !persistence_->before_write(args, out)) return;
-  const int db = client.db;
-  def->handler(ctx);
-  if (journaled) persistence_->after_write(db, args);
-  out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
-  shard_.stats().commands_processed++;
 }
 
 void Server::send_control(const control::Message& msg) {

@@ -13,6 +13,7 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/commands/shard.hpp"
 #include "worker/route/router.hpp"
 #include "worker/server/persistence.hpp"
@@ -23,7 +24,7 @@ namespace ruvio::worker {
 class Connection;
 struct Context;
 
-class Server {
+class Server final : public RouteHost {
  public:
   Server(const control::WorkerInit& init, int control_fd);
   ~Server();
@@ -32,35 +33,27 @@ class Server {
   // Returns the process exit code.
   int run(int listen_fd, int direct_fd);
 
-  Shard& shard() { return shard_; }
-  uv_loop_t* loop() { return &loop_; }
+  Shard& shard() override { return shard_; }
+  uv_loop_t* loop() override { return &loop_; }
+  Executor& executor() { return executor_; }
 
   // Connection bookkeeping.
   void on_connection_closed(Connection* c);
   void mark_dirty(Connection* c);
-  // Runs one parsed command on this worker's shard for `client`, appending its reply to `out`.
-  // Everything a command does to the keyspace goes through here (clients, and later log
-  // replay and forwarded commands).
-  void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);
-  void refresh_clock();
+  void refresh_clock() override;
 
   // Routes one command of a client connection (the proxy layer).
-  void dispatch(Connection& c, std::span<const std::string_view> args) {
-    router_.dispatch(c, args);
-  }
+  void dispatch(Connection& c, std::span<const std::string_view> args);
   // A request that arrived over the mesh (or a local part of a split/fan-out).
   void run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-                        proto::ReplyWriter& out);
-  // EXEC on this worker: runs `commands` back to back (nothing else runs in between),
-  // or answers a null array when a key `client` WATCHed here has changed.
-  void run_transaction(ClientInfo& client,
-                       const std::vector<std::vector<std::string_view>>& commands,
-                       proto::ReplyWriter& out);
+                        proto::ReplyWriter& out) override {
+    router_.serve(kind, client, args, out);
+  }
   // An answer from a peer for a client's reserved reply slot.
-  void deliver(const MeshWaiter& waiter, std::string_view reply);
-  void mark_mesh_dirty() { mesh_dirty_ = true; }
+  void deliver(const MeshWaiter& waiter, std::string_view reply) override;
+  void mark_mesh_dirty() override { mesh_dirty_ = true; }
   // Readiness waits for the mesh: "ready" means every worker can reach every key.
-  void on_mesh_link_up() { maybe_ready(); }
+  void on_mesh_link_up() override { maybe_ready(); }
   // The writer for an unsolicited message (pub/sub) to client `id`, or null if it is gone.
   proto::ReplyWriter* push_writer(std::uint64_t id);
 
@@ -86,6 +79,7 @@ class Server {
 
   control::WorkerInit init_;
   Shard shard_;
+  Executor executor_{shard_};
   uv_loop_t loop_{};
   uv_tcp_t proxy_listener_{};
   uv_tcp_t direct_listener_{};

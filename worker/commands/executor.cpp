@@ -1,0 +1,126 @@
+// Command execution; the order of the checks is drawn in executor.hpp.
+#include "worker/commands/executor.hpp"
+
+#include <string>
+
+#include "worker/commands/cluster_commands.hpp"
+#include "worker/commands/command_table.hpp"
+#include "worker/commands/common.hpp"
+#include "worker/commands/context.hpp"
+#include "worker/commands/subcommand.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+// Redis's exact text: the name cut at 128 bytes, then the arguments quoted one by one while
+// that list is shorter than 128 bytes, each cut to what is left; newlines become spaces.
+void unknown_command(proto::ReplyWriter& out, std::span<const std::string_view> args) {
+  // printf's %s stops at a NUL byte, and so does Redis's text.
+  auto c_str = [](std::string_view s) { return s.substr(0, s.find('\0')); };
+  std::string list;
+  for (std::size_t i = 1; i < args.size() && list.size() < 128; ++i) {
+    std::size_t room = 128 - list.size();
+    list.append("'");
+    list.append(c_str(args[i]).substr(0, room));
+    list.append("' ");
+  }
+  std::string msg = "ERR unknown command '";
+  msg.append(c_str(args[0]).substr(0, 128));
+  msg.append("', with args beginning with: ");
+  msg.append(list);
+  for (char& c : msg) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  out.error(msg);
+}
+
+// RESP2 subscribed mode admits only these (Redis's processCommand).
+bool allowed_when_subscribed(std::string_view name) {
+  for (std::string_view ok : {"ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe",
+                              "psubscribe", "punsubscribe", "quit", "reset"}) {
+    if (name == ok) return true;
+  }
+  return false;
+}
+
+bool arity_ok(const CommandDef& d, std::size_t argc) {
+  int n = static_cast<int>(argc);
+  return d.arity >= 0 ? n == d.arity : n >= -d.arity;
+}
+
+}  // namespace
+
+void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
+                       proto::ReplyWriter& out) {
+  const CommandDef* def = command_table().find(args[0]);
+  if (def == nullptr) {
+    unknown_command(out, args);
+    return;
+  }
+  if (!client.authenticated && !(def->flags & kNoAuth)) {
+    out.error(err::kNoAuth);
+    return;
+  }
+  if (!arity_ok(*def, args.size())) {
+    out.error("ERR wrong number of arguments for '" + std::string(def->name) + "' command");
+    return;
+  }
+  // A container command without its own handler dispatches on its subcommand here.
+  if (def->handler == nullptr && !def->subcommands.empty()) {
+    const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
+    if (sub == nullptr) {
+      out.error(unknown_subcommand(def->name, args[1]));
+      return;
+    }
+    if (!arity_ok(*sub, args.size())) {
+      out.error("ERR wrong number of arguments for '" + std::string(sub->name) + "' command");
+      return;
+    }
+    def = sub;
+  }
+  if (client.resp == 2 && client.subscribed() && !allowed_when_subscribed(def->name)) {
+    std::string why = "Can't execute '" + std::string(def->name) +
+                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                      "allowed in this context";
+    // Redis answers a refused EXEC in its abort form.
+    out.error((def->name == "exec" ? "EXECABORT Transaction discarded because of: " : "ERR ") +
+              why);
+    return;
+  }
+  if (client.cluster_mode && shard_.topology != nullptr) {
+    // Direct port: MOVED / CROSSSLOT before anything runs.
+    if (auto e = cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
+      out.error(*e);
+      return;
+    }
+  }
+  out.set_protocol(client.resp);
+  Context ctx{args, out, client, shard_, def};
+  client.last_command = def->name;
+  // validate → log → apply: a write the WAL cannot take is refused before it runs.
+  Journal* journal = (def->flags & kWrite) ? journal_ : nullptr;
+  if (journal != nullptr && !journal->before_write(args, out)) return;
+  const int db = client.db;
+  def->handler(ctx);
+  if (journal != nullptr) journal->after_write(db, args);
+  out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
+  shard_.stats().commands_processed++;
+}
+
+void Executor::run_transaction(ClientInfo& client,
+                               const std::vector<std::vector<std::string_view>>& commands,
+                               proto::ReplyWriter& out) {
+  std::uint64_t watcher = shard_.watcher_of(client);
+  const bool aborted = shard_.watch_dirty(watcher);
+  shard_.unwatch(watcher);
+  if (aborted) {
+    out.null_array();
+    return;
+  }
+  out.array(commands.size());
+  if (journal_ != nullptr) journal_->begin_batch();
+  for (const auto& cmd : commands) execute(client, cmd, out);
+  if (journal_ != nullptr) journal_->end_batch();
+}
+
+}  // namespace ruvio::worker

@@ -1,0 +1,57 @@
+// The executor: runs one parsed command against this worker's Shard for one client, and
+// EXEC's batches. Everything a command does to the keyspace goes through here: client
+// connections (through the router), forwarded commands from other workers (the mesh), WAL
+// replay at start-up and, later, scripts.
+//
+// Per command: look up the declaration → NOAUTH → arity → subcommand → subscribed-mode
+// and cluster-port checks → validate → log (Journal::before_write) → apply → log the effect
+// (Journal::after_write). The journal is the persistence layer's, reached through the small
+// interface below that the server's Persistence implements, so this layer never includes
+// the loop.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "proto/resp_writer.hpp"
+#include "worker/commands/shard.hpp"
+
+namespace ruvio::worker {
+
+// The write-ahead log as the executor sees it.
+class Journal {
+ public:
+  virtual ~Journal() = default;
+  // Before a write command: false (with an error reply written) when it cannot be logged.
+  virtual bool before_write(std::span<const std::string_view> args, proto::ReplyWriter& out) = 0;
+  // After it ran: logs its effect when it changed the keyspace.
+  virtual void after_write(int db, std::span<const std::string_view> args) = 0;
+  // EXEC: what is logged between these two calls is one all-or-nothing record.
+  virtual void begin_batch() = 0;
+  virtual void end_batch() = 0;
+};
+
+class Executor {
+ public:
+  explicit Executor(Shard& shard) : shard_(shard) {}
+
+  Shard& shard() { return shard_; }
+  // Null: no journal (--durability memory, or while the WAL itself is being replayed).
+  void set_journal(Journal* journal) { journal_ = journal; }
+
+  // Runs one command (args[0] = its name as sent), appending its reply to `out`.
+  void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);
+  // EXEC on this worker: runs `commands` back to back (nothing else runs in between), or
+  // answers a null array when a key `client` WATCHed here has changed.
+  void run_transaction(ClientInfo& client,
+                       const std::vector<std::vector<std::string_view>>& commands,
+                       proto::ReplyWriter& out);
+
+ private:
+  Shard& shard_;
+  Journal* journal_ = nullptr;
+};
+
+}  // namespace ruvio::worker

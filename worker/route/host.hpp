@@ -1,0 +1,50 @@
+// What the proxy layer (router and mesh) needs of the worker loop around it. The server
+// implements it; the route layer never includes worker/server/.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "proto/resp_writer.hpp"
+#include "worker/commands/shard.hpp"
+
+namespace ruvio::worker {
+
+enum class MeshKind : std::uint8_t {
+  kCommand = 0,   // run one command, reply with its reply
+  kPatterns = 1,  // this worker's pattern subscriptions, as an array (PUBSUB NUMPAT)
+  kExec = 2,      // run a queued transaction atomically; reply = EXEC's reply
+};
+
+// Whom an answer belongs to: a client connection's reserved reply slot and part.
+struct MeshWaiter {
+  std::uint64_t client_id = 0;
+  std::uint64_t seq = 0;
+  std::uint32_t part = 0;
+};
+
+class RouteHost {
+ public:
+  virtual uv_loop_t* loop() = 0;
+  virtual Shard& shard() = 0;
+  // Re-reads the cached clock (before running a batch of requests).
+  virtual void refresh_clock() = 0;
+  // Mesh output is waiting: flush the links in this turn's check phase.
+  virtual void mark_mesh_dirty() = 0;
+  // A link came up (readiness waits for every link).
+  virtual void on_mesh_link_up() = 0;
+  // An answer from a peer for a client's reserved reply slot (dropped if the client left).
+  virtual void deliver(const MeshWaiter& waiter, std::string_view reply) = 0;
+  // A request that arrived over the mesh (or a local part of a split/fan-out).
+  virtual void run_mesh_request(MeshKind kind, ClientInfo& client,
+                                std::span<const std::string_view> args,
+                                proto::ReplyWriter& out) = 0;
+
+ protected:
+  ~RouteHost() = default;
+};
+
+}  // namespace ruvio::worker

@@ -1,0 +1,72 @@
+// A client as the proxy layer sees it: its state, and its replies in request order.
+//
+// While no forwarded command is outstanding, replies are written straight into the output
+// buffer. A forwarded (or split, or fanned-out) command reserves a slot; replies of later
+// local commands queue in slots behind it, and the whole queue drains into the output
+// buffer as soon as its head is complete. The server's Connection is one; it tells this
+// class where its output buffer is and is told (output_ready) when drained replies wait.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/resp_writer.hpp"
+#include "worker/commands/shard.hpp"
+
+namespace ruvio::worker {
+
+// Combines the parts of a split or fanned-out command into the one reply the client sees.
+using MergeFn = std::function<void(std::vector<std::string>& parts, std::string& out)>;
+
+class RoutedClient {
+ public:
+  explicit RoutedClient(std::uint64_t id);
+  RoutedClient(const RoutedClient&) = delete;
+  RoutedClient& operator=(const RoutedClient&) = delete;
+
+  ClientInfo& info() { return info_; }
+  const ClientInfo& info() const { return info_; }
+
+  // The writer for a reply produced here and now, placed behind any reserved slot.
+  proto::ReplyWriter& local_writer();
+  // Reserves the reply of a command whose `parts` answers arrive later (deliver()).
+  // `merge` is null for a single part passed through as is. Returns the slot's sequence.
+  std::uint64_t reserve(std::uint32_t parts, MergeFn merge);
+  // One part of reserved slot `seq` arrived (a complete RESP reply).
+  void deliver(std::uint64_t seq, std::uint32_t part, std::string_view reply);
+
+  // Reply slots not yet drained into the output buffer.
+  std::size_t outstanding() const { return slots_.size(); }
+
+ protected:
+  ~RoutedClient() = default;
+  // Called once by the owner when its output buffer exists.
+  void set_output(std::string* out);
+  // Replies were appended to the output buffer by deliver().
+  virtual void output_ready() = 0;
+
+  ClientInfo info_;
+
+ private:
+  struct Slot {
+    std::uint64_t seq = 0;
+    std::uint32_t waiting = 0;  // parts still outstanding; 0 = complete
+    std::string bytes;          // complete reply bytes (several replies for a local run)
+    std::vector<std::string> parts;
+    MergeFn merge;
+  };
+
+  void drain_slots();
+
+  std::string unset_;  // the writer's buffer until set_output()
+  std::string* out_ = &unset_;
+  proto::ReplyWriter writer_{unset_};
+  std::deque<Slot> slots_;
+  std::uint64_t next_seq_ = 1;
+};
+
+}  // namespace ruvio::worker
