@@ -81,8 +81,8 @@ TEST_CASE("client pause: the handler's replies and errors") {
   // The mode is checked before the timeout.
   CHECK(f.run({"CLIENT", "PAUSE", "abc", "foo"}) ==
         "-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n");
-  CHECK(f.run({"CLIENT", "PAUSE", "10", "write", "x"}) ==
-        "-ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP.\r\n");
+  CHECK(f.run({"CLIENT", "PAuse", "10", "write", "x"}) ==
+        "-ERR unknown subcommand or wrong number of arguments for 'PAuse'. Try CLIENT HELP.\r\n");
   CHECK(f.run({"CLIENT", "PAUSE"}) ==
         "-ERR wrong number of arguments for 'client|pause' command\r\n");
   CHECK(f.run({"CLIENT", "UNPAUSE", "x"}) ==

@@ -276,8 +276,9 @@ void client_list(Context& ctx) {
 // CLIENT PAUSE timeout [WRITE|ALL]: the checks in Redis 7.0's order (mode, then timeout).
 void client_pause(Context& ctx) {
   if (ctx.argc() > 4) {
-    ctx.out.error(
-        "ERR unknown subcommand or wrong number of arguments for 'pause'. Try CLIENT HELP.");
+    // The subcommand as the client spelled it, as Redis quotes it.
+    ctx.out.error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.args[1].substr(0, 128)) + "'. Try CLIENT HELP.");
     return;
   }
   ClientPause::Mode mode = ClientPause::Mode::kAll;
