@@ -7,6 +7,8 @@ Timing asserts are generous (the machine is noisy): a reply that must not wait c
 under the pause, one that must wait comes after most of it."""
 
 import re
+import socket
+import struct
 import time
 import unittest
 
@@ -354,6 +356,94 @@ class MeshPause(unittest.TestCase):
         self.assertTrue(itest.wait_for(
             lambda: self.c2.call("GET", self.keys_b[0]) == b"$4\r\nlate\r\n", timeout=3))
         self.assertEqual(self.c2.call("PING"), b"+PONG\r\n")
+
+
+def mesh_request(kind, db, resp, origin, client_id, request_id, *args):
+    """A request frame as proto/mesh_frame.hpp draws it."""
+    body = struct.pack("<BBBBQQ", kind, db, resp, origin, client_id, request_id) + encode(*args)
+    return struct.pack("<I", len(body)) + body
+
+
+def read_mesh_reply(sock):
+    """(request id, reply bytes) of one reply frame."""
+    def exact(n):
+        data = b""
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise itest.Closed("mesh socket closed")
+            data += chunk
+        return data
+    (n,) = struct.unpack("<I", exact(4))
+    frame = exact(n)
+    return struct.unpack("<Q", frame[:8])[0], frame[8:]
+
+
+@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
+class MeshWire(unittest.TestCase):
+    """Worker 1's mesh socket driven by hand: replies carry the request id and come back out
+    of order around a parked request; a malformed frame closes the link, and the worker
+    serves on."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = harness.Server("ruvio", args=["--workers", "2"])
+        itest.wait_mesh_up(cls.srv.port)
+        cls.direct_b = cls.srv.port + 2
+        cls.address = b"\0ruvio.%d.%d.1" % (cls.srv.pid, cls.srv.port)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def link(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect(self.address)
+        self.addCleanup(s.close)
+        return s
+
+    def tearDown(self):
+        with Raw(self.direct_b) as b:
+            self.assertEqual(b.call("CLIENT", "UNPAUSE"), OK)
+
+    def test_replies_out_of_order_by_request_id(self):
+        key_b, other_b = itest.keys_of(1, 2, "wire")
+        s = self.link()
+        s.sendall(mesh_request(0, 0, 2, 0, 1001, 7, "SET", other_b, "x"))
+        self.assertEqual(read_mesh_reply(s), (7, OK))
+        with Raw(self.direct_b) as b:
+            self.assertEqual(b.call("CLIENT", "PAUSE", "60000", "WRITE"), OK)
+        s.sendall(mesh_request(0, 0, 2, 0, 1001, 8, "SET", key_b, "v") +
+                  mesh_request(0, 0, 2, 0, 1001, 9, "GET", key_b) +    # same client: waits
+                  mesh_request(0, 0, 2, 0, 2002, 10, "GET", other_b) +  # another: at once
+                  mesh_request(0, 0, 3, 0, 2002, 11, "GET", key_b))     # RESP3 null
+        self.assertEqual(read_mesh_reply(s), (10, b"$1\r\nx\r\n"))
+        self.assertEqual(read_mesh_reply(s), (11, b"_\r\n"))
+        with Raw(self.direct_b) as b:
+            self.assertEqual(b.call("CLIENT", "UNPAUSE"), OK)
+        self.assertEqual(read_mesh_reply(s), (8, OK))
+        self.assertEqual(read_mesh_reply(s), (9, b"$1\r\nv\r\n"))
+
+    def test_malformed_frames_close_the_link(self):
+        good = mesh_request(0, 0, 2, 0, 1, 1, "PING")
+        cases = {
+            "short meta": struct.pack("<I", 5) + b"\0" * 5,
+            "oversized": struct.pack("<I", 0xFFFFFFFF) + b"\0" * 32,
+            "bad kind": good[:4] + b"\x09" + good[5:],
+            "bad body": struct.pack("<I", 20 + 6) + good[4:24] + b"PING\r\n",
+        }
+        for name, frame in cases.items():
+            with self.subTest(name):
+                s = self.link()
+                s.sendall(good + frame + good)
+                self.assertEqual(read_mesh_reply(s), (1, b"+PONG\r\n"))
+                with self.assertRaises(itest.Closed):
+                    read_mesh_reply(s)
+                # The worker and its own links are fine: a forwarded command still works.
+                with Raw(self.srv.port) as c:
+                    self.assertEqual(c.call("SET", itest.keys_of(1, 1, "ok")[0], "1"), OK)
+                    self.assertEqual(c.call("PING"), b"+PONG\r\n")
 
 
 if __name__ == "__main__":

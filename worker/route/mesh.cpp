@@ -216,6 +216,7 @@ struct MeshListener::Peer {
       if (r.status == proto::FrameStatus::kError) {
         spdlog::warn("mesh: malformed frame from a peer ({}), closing the link",
                      proto::frame_error_text(r.error));
+        flush();  // what was answered before the bad frame still goes out, if it can
         close();
         return;
       }
