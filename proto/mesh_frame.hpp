@@ -48,8 +48,9 @@ enum class MeshKind : std::uint8_t {
   kCommand = 0,   // run one command, reply with its reply
   kPatterns = 1,  // this worker's pattern subscriptions, as an array (PUBSUB NUMPAT)
   kExec = 2,      // run a queued transaction atomically; reply = EXEC's reply
+  kForget = 3,    // the client left: drop its requests still parked here; reply +OK
 };
-inline constexpr std::uint8_t kMeshKindLast = 2;
+inline constexpr std::uint8_t kMeshKindLast = 3;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id

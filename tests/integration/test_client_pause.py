@@ -207,6 +207,17 @@ class PauseCases:
         self.assertEqual(c.call("GET", self.k("ttl")), b"$-1\r\n")
         self.assertEqual(c.call("DBSIZE"), b":0\r\n")
 
+    def test_client_that_leaves_while_held_never_runs(self):
+        c, w = self.raw(), Raw(self.port)
+        self.assertEqual(c.call("CLIENT", "PAUSE", "60000", "WRITE"), OK)
+        w.send(encode("SET", self.k("gone"), "1"))
+        self.assertTrue(pending(w))
+        w.close()
+        time.sleep(0.1)
+        self.assertEqual(c.call("CLIENT", "UNPAUSE"), OK)
+        time.sleep(0.1)
+        self.assertEqual(c.call("EXISTS", self.k("gone")), b":0\r\n")
+
     def test_client_list_flags_a_held_client(self):
         c, w = self.raw(), self.raw()
         wid = int(w.call("CLIENT", "ID")[1:-2])
@@ -345,17 +356,20 @@ class MeshPause(unittest.TestCase):
         self.assertEqual(self.c2.reply(), OK)
 
     def test_disconnect_while_parked(self):
-        """A client that leaves while its request is parked: the worker stays healthy and the
-        request still runs when the pause ends (it was sent)."""
+        """A client that leaves while its request is parked on B: as in Redis, the request
+        never runs (A tells B to drop it), and both workers serve on."""
         self.pause_b()
         gone = conn_on(self.srv.port, 0)
-        gone.send(encode("SET", self.keys_b[0], "late"))
-        time.sleep(0.05)
-        gone.close()
-        self.assertEqual(self.b.call("CLIENT", "UNPAUSE"), OK)
+        gone.send(encode("SET", self.keys_b[0], "late") + encode("SET", self.keys_b[0], "later"))
         self.assertTrue(itest.wait_for(
-            lambda: self.c2.call("GET", self.keys_b[0]) == b"$4\r\nlate\r\n", timeout=3))
-        self.assertEqual(self.c2.call("PING"), b"+PONG\r\n")
+            lambda: b"\r\nblocked_clients:1\r\n" in self.b.call("INFO", "clients"), timeout=3))
+        gone.close()
+        self.assertTrue(itest.wait_for(
+            lambda: b"\r\nblocked_clients:0\r\n" in self.b.call("INFO", "clients"), timeout=3))
+        self.assertEqual(self.b.call("CLIENT", "UNPAUSE"), OK)
+        time.sleep(0.1)
+        self.assertEqual(self.c2.call("GET", self.keys_b[0]), b"$-1\r\n")
+        self.assertEqual(self.c2.call("SET", self.keys_b[0], "now"), OK)
 
 
 def mesh_request(kind, db, resp, origin, client_id, request_id, *args):
@@ -425,12 +439,30 @@ class MeshWire(unittest.TestCase):
         self.assertEqual(read_mesh_reply(s), (8, OK))
         self.assertEqual(read_mesh_reply(s), (9, b"$1\r\nv\r\n"))
 
+    def test_forget_drops_parked_requests(self):
+        key_b = itest.keys_of(1, 1, "forget")[0]
+        s = self.link()
+        with Raw(self.direct_b) as b:
+            self.assertEqual(b.call("CLIENT", "PAUSE", "60000", "WRITE"), OK)
+        s.sendall(mesh_request(0, 0, 2, 0, 3003, 20, "SET", key_b, "v") +
+                  mesh_request(0, 0, 2, 0, 3003, 21, "GET", key_b))
+        with Raw(self.direct_b) as b:
+            self.assertTrue(itest.wait_for(
+                lambda: b"\r\nblocked_clients:1\r\n" in b.call("INFO", "clients"), timeout=3))
+        s.sendall(mesh_request(3, 0, 2, 0, 3003, 22, "FORGET"))
+        self.assertEqual(read_mesh_reply(s), (20, b"-ERR client gone\r\n"))
+        self.assertEqual(read_mesh_reply(s), (21, b"-ERR client gone\r\n"))
+        self.assertEqual(read_mesh_reply(s), (22, OK))
+        with Raw(self.direct_b) as b:
+            self.assertEqual(b.call("CLIENT", "UNPAUSE"), OK)
+            self.assertEqual(b.call("EXISTS", key_b), b":0\r\n")
+
     def test_malformed_frames_close_the_link(self):
         good = mesh_request(0, 0, 2, 0, 1, 1, "PING")
         cases = {
             "short meta": struct.pack("<I", 5) + b"\0" * 5,
             "oversized": struct.pack("<I", 0xFFFFFFFF) + b"\0" * 32,
-            "bad kind": good[:4] + b"\x09" + good[5:],
+            "bad kind": good[:4] + b"\x04" + good[5:],
             "bad body": struct.pack("<I", 20 + 6) + good[4:24] + b"PING\r\n",
         }
         for name, frame in cases.items():

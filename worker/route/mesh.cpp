@@ -88,6 +88,21 @@ void MeshLink::send(MeshKind kind, int origin, int db, int resp,
   server_.mark_mesh_dirty();
 }
 
+void MeshLink::forget(int origin, std::uint64_t client_id) {
+  if (state_ != State::kUp) return;
+  bool in_flight = false;
+  for (const auto& [id, w] : waiting_) {
+    if (w.client_id == client_id) {
+      in_flight = true;
+      break;
+    }
+  }
+  if (!in_flight) return;
+  const std::string_view args[] = {"FORGET"};
+  // Its answer goes to a client that is gone: deliver() drops it.
+  send(MeshKind::kForget, origin, 0, 2, args, MeshWaiter{client_id, 0, 0});
+}
+
 void MeshLink::flush() {
   if (state_ != State::kUp) return;
   if (out_->flush() < 0) fail("write failed");
@@ -222,7 +237,9 @@ struct MeshListener::Peer {
       }
       const proto::MeshRequestHeader& h = request.header;
       auto queue = parked.find(h.client_id);
-      if (queue != parked.end()) {
+      if (h.kind == MeshKind::kForget) {
+        forget(h);
+      } else if (queue != parked.end()) {
         // This client has a request waiting: the new one waits behind it.
         queue->second.push_back({h, std::string(request.body)});
       } else if (!run(h, request.args)) {
@@ -252,6 +269,24 @@ struct MeshListener::Peer {
     }
     proto::end_mesh_frame(o, at);
     return true;
+  }
+
+  // The client left its worker: what it still has parked here never runs. Each dropped
+  // request is answered (an error nobody reads) so the origin stops waiting for it.
+  void forget(const proto::MeshRequestHeader& h) {
+    std::string& o = out.buffer();
+    if (auto it = parked.find(h.client_id); it != parked.end()) {
+      for (const Parked& p : it->second) {
+        const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);
+        o += "-ERR client gone\r\n";
+        proto::end_mesh_frame(o, at);
+      }
+      parked.erase(it);
+      std::erase(parked_order, h.client_id);
+    }
+    const std::size_t at = proto::begin_mesh_reply(o, h.request_id);
+    o += "+OK\r\n";
+    proto::end_mesh_frame(o, at);
   }
 
   // The pause ended: each parked client's requests run in order until one must wait again.

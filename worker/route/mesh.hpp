@@ -52,6 +52,9 @@ class MeshLink {
   // Appends a request. The caller checked up().
   void send(MeshKind kind, int origin, int db, int resp, std::span<const std::string_view> args,
             MeshWaiter waiter);
+  // Client `client_id` of worker `origin` left: if it has requests in flight here, the peer
+  // drops those it still holds parked (they never run, as in Redis) and answers them.
+  void forget(int origin, std::uint64_t client_id);
   void flush();
   void connect();
   void close();
