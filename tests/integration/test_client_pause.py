@@ -6,9 +6,13 @@ not hold up the other requests forwarded to that worker, and a client's own orde
 Timing asserts are generous (the machine is noisy): a reply that must not wait comes well
 under the pause, one that must wait comes after most of it."""
 
+import os
 import re
+import shutil
+import signal
 import socket
 import struct
+import tempfile
 import time
 import unittest
 
@@ -476,6 +480,42 @@ class MeshWire(unittest.TestCase):
                 with Raw(self.srv.port) as c:
                     self.assertEqual(c.call("SET", itest.keys_of(1, 1, "ok")[0], "1"), OK)
                     self.assertEqual(c.call("PING"), b"+PONG\r\n")
+
+
+@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
+class PauseDurability(unittest.TestCase):
+    """Writes that waited for a pause are journaled like any other: under `always`, the +OK
+    a resumed SET answers means it is on disk (a SIGKILL right after loses nothing)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ruvio-pause-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def start(self):
+        srv = harness.Server("ruvio", args=["--workers", "2", "--dir", self.tmp, "--durability",
+                                            "always", "--alloc-trace", "off"])
+        self.addCleanup(srv.stop)
+        itest.wait_mesh_up(srv.port)
+        return srv
+
+    def test_resumed_writes_are_durable(self):
+        srv = self.start()
+        local, remote = itest.keys_of(0, 1, "dl")[0], itest.keys_of(1, 1, "dr")[0]
+        c = conn_on(srv.port, 0)
+        self.addCleanup(c.close)
+        with Raw(srv.port) as p:
+            self.assertEqual(p.call("CLIENT", "PAUSE", "60000", "WRITE"), OK)
+            c.send(encode("SET", local, "1") + encode("SET", remote, "2"))
+            self.assertTrue(pending(c))
+            self.assertEqual(p.call("CLIENT", "UNPAUSE"), OK)
+        self.assertEqual(c.reply(), OK)
+        self.assertEqual(c.reply(), OK)
+        for pid in srv.worker_pids():
+            os.kill(pid, signal.SIGKILL)
+        srv.stop(signal.SIGKILL)
+        again = self.start()
+        with Raw(again.port) as r:
+            self.assertEqual(r.call("MGET", local, remote), b"*2\r\n$1\r\n1\r\n$1\r\n2\r\n")
 
 
 if __name__ == "__main__":

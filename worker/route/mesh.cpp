@@ -301,8 +301,15 @@ struct MeshListener::Peer {
       while (!q.empty()) {
         owner.server_.refresh_clock();
         Parked& p = q.front();
-        // The body was a valid command when it arrived; parsing it again cannot fail.
-        if (decoder.parse_body(p.body, args) && !run(p.header, args)) break;
+        if (!decoder.parse_body(p.body, args)) {
+          // It was a valid command when it arrived; answer rather than leave A waiting.
+          std::string& o = out.buffer();
+          const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);
+          o += "-ERR malformed mesh request\r\n";
+          proto::end_mesh_frame(o, at);
+        } else if (!run(p.header, args)) {
+          break;
+        }
         q.pop_front();
       }
       if (q.empty()) {

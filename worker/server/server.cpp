@@ -249,9 +249,10 @@ void Server::mark_dirty(Connection* c) {
 void Server::on_check(uv_check_t* h) {
   auto* self = static_cast<Server*>(h->data);
   // This turn's WAL records reach the file (under `always`, the disk) before any reply.
-  if (self->persistence_) self->persistence_->on_turn();
-  // A command of this turn may have paused or unpaused clients.
+  // A command of this turn may have paused or unpaused clients; what resumed clients write
+  // is journaled below with the rest of the turn, before any reply leaves.
   self->check_pause();
+  if (self->persistence_) self->persistence_->on_turn();
   while (self->dirty_head_ != nullptr || self->mesh_dirty_) {
     if (self->mesh_dirty_) {
       self->mesh_dirty_ = false;
