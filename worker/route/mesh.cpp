@@ -145,7 +145,7 @@ void MeshLink::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
     }
     MeshWaiter w = it->second;
     link->waiting_.erase(it);
-    // deliver() may not reach this link again (it only fills the client's reply slots).
+    // deliver() only fills the client's reply slots: it never re-enters this link.
     link->server_.deliver(w, reply.reply);
     off += r.consumed;
   }
