@@ -83,7 +83,15 @@ void MeshLink::send(MeshKind kind, int origin, int db, int resp,
   h.origin = static_cast<std::uint8_t>(origin);
   h.client_id = waiter.client_id;
   h.request_id = next_request_id_++;
-  proto::encode_mesh_request(out_->buffer(), h, args);
+  std::string& out = out_->buffer();
+  const std::size_t at = out.size();
+  proto::encode_mesh_request(out, h, args);
+  if (out.size() - at - proto::kMeshLengthBytes > proto::kMeshMaxFrame) {
+    // The peer would refuse it (and drop the link): refuse it here instead.
+    out.resize(at);
+    server_.deliver(waiter, "-ERR command too large to forward to its worker\r\n");
+    return;
+  }
   waiting_.emplace(h.request_id, waiter);
   server_.mark_mesh_dirty();
 }
