@@ -37,7 +37,8 @@ constexpr FlagName kFlagNames[] = {
     {kSkipSlowlog, "skip_slowlog"},
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
-    {kMayReplicate, "may_replicate"},
+    // kMayReplicate (PUBLISH: CLIENT PAUSE WRITE postpones it) is not listed: Redis 7.0's
+    // COMMAND INFO does not name it either.
     {kSentinel, "sentinel"},
     {kNoAsyncLoading, "no_async_loading"},
     {kNoMulti, "no_multi"},
@@ -90,7 +91,13 @@ constexpr RedisMeta kRedisMeta[] = {
      "$4:name$6:pubsub$4:type$10:pure-token$5:token$6:PUBSUB%6 "
      "$4:name$2:id$4:type$5:block$5:token$2:ID$5:since$5:6.2.0$5:flags~1 +optional $9:arguments*1 "
      "%3 $4:name$9:client-id$4:type$7:integer$5:flags~1 +multiple "},
+    {"client|pause", "", "",
+     "2 $7:history~1 *2 $5:6.2.0$61:`CLIENT PAUSE WRITE` mode added along with the `mode` o"
+     "ption.$9:arguments*2 %2 $4:name$7:timeout$4:type$7:integer%5 $4:name$4:mode$4:type$5:"
+     "oneof$5:since$5:6.2.0$5:flags~1 +optional $9:arguments*2 %3 $4:name$5:write$4:type$10"
+     ":pure-token$5:token$5:WRITE%3 $4:name$3:all$4:type$10:pure-token$5:token$3:ALL"},
     {"client|setname", "", "", "1 $9:arguments*1 %2 $4:name$15:connection-name$4:type$6:string"},
+    {"client|unpause", "", "", "0 "},
     {"cluster", "", "", "0 "},
     {"cluster|countkeysinslot", "", "", "1 $9:arguments*1 %2 $4:name$4:slot$4:type$7:integer"},
     {"cluster|getkeysinslot", "~1 $23:nondeterministic_output", "",

@@ -94,7 +94,8 @@ void pubsub_help(Context& ctx) {
 }
 
 constexpr std::uint32_t kSub = kPubsub | kNoScript | kLoading | kStale;
-constexpr std::uint32_t kPub = kPubsub | kLoading | kStale | kFast;
+// May-replicate as in Redis: CLIENT PAUSE WRITE postpones a PUBLISH.
+constexpr std::uint32_t kPub = kPubsub | kLoading | kStale | kFast | kMayReplicate;
 constexpr KeySpec kNone{};
 constexpr KeySpec kAllChannels{1, -1, 1};  // shard channels hash like keys (not_key)
 constexpr KeySpec kFirstChannel{1, 1, 1};

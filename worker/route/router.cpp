@@ -239,32 +239,34 @@ void Router::close() {
   listener_.close();
 }
 
-void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
+bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
+  // CLIENT PAUSE holds the whole command here, before any part of it is routed.
+  if (executor_.parks(client, args)) return false;
   if (client.in_multi) {
     in_transaction(c, args);
-    return;
+    return true;
   }
   // Subscribed clients only run connection-local commands (the executor enforces which).
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   const CommandDef* def = command_table().find(args[0]);
   if (def == watch_ && client.authenticated) {
     watch(c, args);
-    return;
+    return true;
   }
   if ((def == unwatch_ || def == reset_) && client.authenticated) {
     unwatch_remote(c);  // then the handler drops the local part
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   // Unknown commands, and anything before AUTH, get their error from the local executor;
   // nothing unauthenticated ever crosses the mesh.
   if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth))) {
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   if (auto it = routes_.find(def); it != routes_.end()) {
     switch (it->second) {
@@ -274,35 +276,40 @@ void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
         // A malformed MSET (odd pairs) or a bare MGET gets its arity error here.
         if (args.size() < 2 || (it->second == Route::kSplitOk && args.size() % 2 == 0)) break;
         split(c, it->second, args);
-        return;
+        return true;
       case Route::kScan:
         if (args.size() < 2) break;
         scan(c, args);
-        return;
+        return true;
       case Route::kLocal:
         break;
       case Route::kClient:
         if (args.size() >= 2 && iequals(args[1], "list")) {
           fan_out(c, Route::kClient, args);
-          return;
+          return true;
+        }
+        // One Redis: a pause holds the clients of every worker (as CONFIG SET, everywhere).
+        if (args.size() >= 2 && (iequals(args[1], "pause") || iequals(args[1], "unpause"))) {
+          fan_out(c, Route::kFanOk, args);
+          return true;
         }
         break;
       case Route::kPubsub:
         if (args.size() < 2) break;
         fan_out(c, Route::kPubsub, args);
-        return;
+        return true;
       case Route::kConfig:
         if (args.size() >= 2 && iequals(args[1], "set")) {
           fan_out(c, Route::kFanOk, args);
-          return;
+          return true;
         }
         break;
       default:
         fan_out(c, it->second, args);
-        return;
+        return true;
     }
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   // OBJECT ENCODING key, MEMORY USAGE key: the key spec is the subcommand's.
   if (!def->subcommands.empty() && args.size() >= 2) {
@@ -311,19 +318,19 @@ void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   const KeySpec& ks = def->keys;
   if (ks.first <= 0 || ks.step <= 0) {
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   auto argc = static_cast<long>(args.size());
   long last = ks.last >= 0 ? ks.last : argc + ks.last;
   int owner = -1;
   for (long i = ks.first; i <= last && i < argc; i += ks.step) {
     int o = owner_of(args[static_cast<std::size_t>(i)]);
-    if (o < 0 && moved(c, args[static_cast<std::size_t>(i)])) return;
+    if (o < 0 && moved(c, args[static_cast<std::size_t>(i)])) return true;
     if (owner < 0) {
       owner = o;
     } else if (o != owner) {
       c.local_writer().error(kCrossSlot);
-      return;
+      return true;
     }
   }
   if (owner < 0 || owner == self_) {
@@ -331,6 +338,7 @@ void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   } else {
     forward(c, owner, args);
   }
+  return true;
 }
 
 void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
@@ -339,7 +347,7 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
   if (w == self_) {
     std::string reply;
     proto::ReplyWriter writer(reply, client.resp);
-    serve(kind, client, args, writer);
+    serve(kind, client, args, writer, false);  // dispatch checked the pause for all parts
     c.deliver(seq, part, reply);
   } else if (links_[static_cast<std::size_t>(w)]->up()) {
     links_[static_cast<std::size_t>(w)]->send(kind, self_, client.db, client.resp, args,
@@ -543,17 +551,18 @@ void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
   send_part(c, w, seq, 0, MeshKind::kCommand, a);
 }
 
-void Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-                   proto::ReplyWriter& out) {
+bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+                   proto::ReplyWriter& out, bool may_park) {
   switch (kind) {
     case MeshKind::kCommand:
+      if (may_park && executor_.parks(client, args)) return false;
       executor_.execute(client, args, out);
-      return;
+      return true;
     case MeshKind::kPatterns: {
       std::vector<std::string> patterns = executor_.shard().pubsub->pattern_list();
       out.array(patterns.size());
       for (const std::string& p : patterns) out.bulk(p);
-      return;
+      return true;
     }
     case MeshKind::kExec: {
       // EXEC n1 args… n2 args… (see Router::exec)
@@ -564,18 +573,19 @@ void Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
         std::from_chars(args[i].data(), args[i].data() + args[i].size(), n);
         if (n == 0 || i + 1 + n > args.size()) {
           out.error("ERR malformed mesh transaction");
-          return;
+          return true;
         }
         commands.emplace_back(args.begin() + static_cast<long>(i + 1),
                               args.begin() + static_cast<long>(i + 1 + n));
         i += 1 + n;
       }
+      if (may_park && executor_.parks(commands)) return false;
       executor_.run_transaction(client, commands, out);
-      return;
+      return true;
     }
     default:
       out.error("ERR unsupported mesh request");
-      return;
+      return true;
   }
 }
 
