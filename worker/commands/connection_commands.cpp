@@ -190,6 +190,7 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
          " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(age) +
          " idle=" + std::to_string(idle) + " flags=" +
          (c.in_multi       ? "x"
+          : c.blocked      ? "b"
           : c.subscribed() ? "P"
                            : "N") +
          " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subscriptions) +
@@ -273,6 +274,50 @@ void client_list(Context& ctx) {
   ctx.out.verbatim(text);
 }
 
+// CLIENT PAUSE timeout [WRITE|ALL]: the checks in Redis 7.0's order (mode, then timeout).
+void client_pause(Context& ctx) {
+  if (ctx.argc() > 4) {
+    // The subcommand as the client spelled it, as Redis quotes it.
+    ctx.out.error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.args[1].substr(0, 128)) + "'. Try CLIENT HELP.");
+    return;
+  }
+  ClientPause::Mode mode = ClientPause::Mode::kAll;
+  if (ctx.argc() == 4) {
+    if (iequals(ctx.args[3], "write")) {
+      mode = ClientPause::Mode::kWrite;
+    } else if (!iequals(ctx.args[3], "all")) {
+      ctx.out.error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+      return;
+    }
+  }
+  auto timeout = parse_int64(ctx.args[2]);
+  if (!timeout) {
+    ctx.out.error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (*timeout < 0) {
+    ctx.out.error("ERR timeout is negative");
+    return;
+  }
+  // Redis 7.0 adds the timeout to the clock without an overflow check: a timeout near
+  // LLONG_MAX wraps to an end in the past, which pauses nothing new. Unsigned arithmetic
+  // gives the same end without undefined behaviour.
+  std::int64_t end = 0;
+  if (*timeout > 0) {
+    end = static_cast<std::int64_t>(static_cast<std::uint64_t>(*timeout) +
+                                    static_cast<std::uint64_t>(ctx.now_ms()));
+  }
+  ctx.shard.client_pause.expire(ctx.now_ms());
+  ctx.shard.client_pause.pause(mode, end);
+  ctx.out.ok();
+}
+
+void client_unpause(Context& ctx) {
+  ctx.shard.client_pause.unpause();
+  ctx.out.ok();
+}
+
 void client_help(Context& ctx) {
   static constexpr std::string_view kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -286,6 +331,10 @@ void client_help(Context& ctx) {
       "    Return information about client connections. Options:",
       "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
       "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
       "HELP",
@@ -319,6 +368,30 @@ const CommandDef kClientSubcommands[] = {
      "admin slow dangerous connection",
      {},
      {Where::kAllWorkers, Merge::kText}},
+    {"client|pause",
+     -3,
+     kAdmin | kConn,
+     &decl::client_pause,
+     client_pause,
+     "connection",
+     "Stop processing commands from clients for some time",
+     "2.9.50",
+     "O(1)",
+     "admin slow dangerous connection",
+     {},
+     {Where::kAllWorkers, Merge::kFirstError}},
+    {"client|unpause",
+     2,
+     kAdmin | kConn,
+     &decl::client_unpause,
+     client_unpause,
+     "connection",
+     "Resume processing of clients that were paused",
+     "6.2.0",
+     "O(N) Where N is the number of paused clients",
+     "admin slow dangerous connection",
+     {},
+     {Where::kAllWorkers, Merge::kFirstError}},
     {"client|help", 2, kLoading | kStale, &decl::client_help, client_help, "connection",
      "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
 };

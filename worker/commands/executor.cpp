@@ -39,7 +39,60 @@ bool arity_ok(const CommandDef& d, std::size_t argc) {
   return d.arity >= 0 ? n == d.arity : n >= -d.arity;
 }
 
+// The declaration that runs for `args` (a container's subcommand), or null when the
+// command is refused for being unknown or of the wrong arity.
+const CommandDef* resolve(std::span<const std::string_view> args) {
+  const CommandDef* def = command_table().find(args[0]);
+  if (def == nullptr || !arity_ok(*def, args.size())) return nullptr;
+  if (def->handler == nullptr && !def->subcommands.empty()) {
+    const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
+    if (sub == nullptr || !arity_ok(*sub, args.size())) return nullptr;
+    def = sub;
+  }
+  return def;
+}
+
+// Redis's is_may_replicate_command: what CLIENT PAUSE WRITE holds back.
+bool may_replicate(const CommandDef& def) {
+  return (def.flags & (kWrite | kMayReplicate)) != 0;
+}
+
+template <typename Commands>
+bool any_may_replicate(const Commands& commands) {
+  for (const auto& cmd : commands) {
+    if (cmd.empty()) continue;
+    std::vector<std::string_view> views(cmd.begin(), cmd.end());
+    const CommandDef* def = resolve(views);
+    if (def != nullptr && may_replicate(*def)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool Executor::parks(const ClientInfo& client, std::span<const std::string_view> args) const {
+  const ClientPause::Mode mode = shard_.client_pause.mode(shard_.now_ms());
+  if (mode == ClientPause::Mode::kNone || args.empty()) return false;
+  const CommandDef* named = command_table().find(args[0]);
+  if (named == nullptr || (!client.authenticated && !(named->flags & kNoAuth))) return false;
+  const CommandDef* def = resolve(args);
+  if (def == nullptr) return false;
+  if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) return false;
+  if (client.cluster_mode && shard_.topology != nullptr &&
+      cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
+    return false;
+  }
+  if (mode == ClientPause::Mode::kAll) return true;
+  // EXEC inside MULTI writes when its queue does (a write was queued before the pause).
+  if (client.in_multi && (def->flags & kTxExec)) return any_may_replicate(client.queued);
+  return may_replicate(*def);
+}
+
+bool Executor::parks(const std::vector<std::vector<std::string_view>>& commands) const {
+  const ClientPause::Mode mode = shard_.client_pause.mode(shard_.now_ms());
+  if (mode == ClientPause::Mode::kNone) return false;
+  return mode == ClientPause::Mode::kAll || any_may_replicate(commands);
+}
 
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out) {

@@ -43,6 +43,14 @@ class Executor {
 
   // Runs one command (args[0] = its name as sent), appending its reply to `out`.
   void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);
+  // CLIENT PAUSE: true when this command from this client must wait for the pause to end
+  // (nothing is written; the caller parks the client and runs the command again later).
+  // A command that fails before Redis's pause check (unknown, NOAUTH, arity, subscribed
+  // mode, MOVED) never waits: its error answers at once. One compare while no pause is on.
+  bool parks(const ClientInfo& client, std::span<const std::string_view> args) const;
+  // The same for a transaction that arrived over the mesh: it waits under WRITE when one of
+  // its commands writes.
+  bool parks(const std::vector<std::vector<std::string_view>>& commands) const;
   // EXEC on this worker: runs `commands` back to back (nothing else runs in between), or
   // answers a null array when a key `client` WATCHed here has changed.
   void run_transaction(ClientInfo& client,

@@ -194,7 +194,7 @@ void clients_section(Text& t, Shard& shard) {
   t.field("maxclients", 10000);
   t.field("client_recent_max_input_buffer", 0);
   t.field("client_recent_max_output_buffer", 0);
-  t.field("blocked_clients", 0);
+  t.field_u("blocked_clients", shard.blocked_clients);
   t.field("tracking_clients", 0);
   t.field("clients_in_timeout_table", 0);
 }

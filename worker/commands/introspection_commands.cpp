@@ -38,7 +38,8 @@ constexpr FlagName kFlagNames[] = {
     {kSkipSlowlog, "skip_slowlog"},
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
-    // may_replicate and sentinel are hidden, as in Redis.
+    // may_replicate (PUBLISH: CLIENT PAUSE WRITE postpones it) and sentinel are hidden, as in
+    // Redis 7.0's COMMAND INFO.
     {kNoMandatoryKeys, "no_mandatory_keys"},
     {kNoAsyncLoading, "no_async_loading"},
     {kNoMulti, "no_multi"},

@@ -95,7 +95,8 @@ void pubsub_help(Context& ctx) {
 }
 
 constexpr std::uint32_t kSub = kPubsub | kNoScript | kLoading | kStale;
-constexpr std::uint32_t kPub = kPubsub | kLoading | kStale | kFast;
+// May-replicate as in Redis: CLIENT PAUSE WRITE postpones a PUBLISH.
+constexpr std::uint32_t kPub = kPubsub | kLoading | kStale | kFast | kMayReplicate;
 
 const CommandDef kPubsubSubcommands[] = {
     {"pubsub|channels",

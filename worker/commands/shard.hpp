@@ -14,6 +14,7 @@
 #include "shared/config.hpp"
 #include "shared/control.hpp"
 #include "shared/topology.hpp"
+#include "worker/commands/client_pause.hpp"
 #include "worker/commands/watch_registry.hpp"
 #include "worker/store/db.hpp"
 
@@ -47,6 +48,7 @@ struct ClientInfo {
   bool authenticated = true;
   bool close_after_reply = false;  // QUIT
   bool cluster_mode = false;       // accepted on the direct (Redis Cluster) port
+  bool blocked = false;            // its command waits for CLIENT PAUSE to end (flags=b)
   // Pub/sub subscriptions held (a RESP2 client with any is in subscribed mode).
   int subscriptions = 0;  // channels
   int pattern_subscriptions = 0;
@@ -140,6 +142,11 @@ class Shard final : public store::KeyspaceListener {
   // Connected clients, for CLIENT LIST / INFO clients. Set by the server.
   std::function<void(const std::function<void(const ClientInfo&)>&)> for_each_client;
   std::size_t connected_clients = 0;
+  // Clients postponed by CLIENT PAUSE (INFO blocked_clients). Set by the server.
+  std::size_t blocked_clients = 0;
+
+  // CLIENT PAUSE / UNPAUSE (the server's loop parks and resumes the clients).
+  ClientPause client_pause;
 
   // Allocator-usable bytes of every database (INFO used_memory, MEMORY STATS).
   std::size_t used_memory() const;

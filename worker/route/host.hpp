@@ -8,16 +8,14 @@
 #include <span>
 #include <string_view>
 
+#include "proto/mesh_frame.hpp"
 #include "proto/resp_writer.hpp"
 #include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
 
-enum class MeshKind : std::uint8_t {
-  kCommand = 0,   // run one command, reply with its reply
-  kPatterns = 1,  // this worker's pattern subscriptions, as an array (PUBSUB NUMPAT)
-  kExec = 2,      // run a queued transaction atomically; reply = EXEC's reply
-};
+// The request kinds are the frame codec's (proto/mesh_frame.hpp).
+using MeshKind = proto::MeshKind;
 
 // Whom an answer belongs to: a client connection's reserved reply slot and part.
 struct MeshWaiter {
@@ -38,8 +36,9 @@ class RouteHost {
   virtual void on_mesh_link_up() = 0;
   // An answer from a peer for a client's reserved reply slot (dropped if the client left).
   virtual void deliver(const MeshWaiter& waiter, std::string_view reply) = 0;
-  // A request that arrived over the mesh (or a local part of a split/fan-out).
-  virtual void run_mesh_request(MeshKind kind, ClientInfo& client,
+  // A request that arrived over the mesh. Returns false, writing nothing, when it must wait
+  // (CLIENT PAUSE on this worker): the mesh parks it and asks again after resume_parked.
+  virtual bool run_mesh_request(MeshKind kind, ClientInfo& client,
                                 std::span<const std::string_view> args,
                                 proto::ReplyWriter& out) = 0;
 

@@ -13,8 +13,6 @@ namespace ruvio::worker {
 namespace {
 
 constexpr std::uint64_t kRetryMs = 20;
-constexpr std::size_t kHeader = 4;        // u32 length
-constexpr std::size_t kRequestMeta = 12;  // kind, db, resp, origin, client id
 
 // An abstract-namespace Unix socket (no file to clean up, gone with the process).
 int abstract_socket(const std::string& name, bool listening) {
@@ -34,30 +32,6 @@ int abstract_socket(const std::string& name, bool listening) {
     return -e;
   }
   return fd;
-}
-
-void put_u32(std::string& out, std::size_t at, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    out[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
-}
-
-std::uint32_t get_u32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-
-void append_multibulk(std::string& out, std::span<const std::string_view> args) {
-  out += '*';
-  out += std::to_string(args.size());
-  out += "\r\n";
-  for (std::string_view a : args) {
-    out += '$';
-    out += std::to_string(a.size());
-    out += "\r\n";
-    out.append(a);
-    out += "\r\n";
-  }
 }
 
 }  // namespace
@@ -102,18 +76,39 @@ void MeshLink::on_retry(uv_timer_t* t) {
 
 void MeshLink::send(MeshKind kind, int origin, int db, int resp,
                     std::span<const std::string_view> args, MeshWaiter waiter) {
+  proto::MeshRequestHeader h;
+  h.kind = kind;
+  h.db = static_cast<std::uint8_t>(db);
+  h.resp = static_cast<std::uint8_t>(resp);
+  h.origin = static_cast<std::uint8_t>(origin);
+  h.client_id = waiter.client_id;
+  h.request_id = next_request_id_++;
   std::string& out = out_->buffer();
-  std::size_t at = out.size();
-  out.append(kHeader, '\0');
-  out += static_cast<char>(kind);
-  out += static_cast<char>(db);
-  out += static_cast<char>(resp);
-  out += static_cast<char>(origin);
-  for (int i = 0; i < 8; ++i) out += static_cast<char>(waiter.client_id >> (8 * i));
-  append_multibulk(out, args);
-  put_u32(out, at, static_cast<std::uint32_t>(out.size() - at - kHeader));
-  waiting_.push_back(waiter);
+  const std::size_t at = out.size();
+  proto::encode_mesh_request(out, h, args);
+  if (out.size() - at - proto::kMeshLengthBytes > proto::kMeshMaxFrame) {
+    // The peer would refuse it (and drop the link): refuse it here instead.
+    out.resize(at);
+    server_.deliver(waiter, "-ERR command too large to forward to its worker\r\n");
+    return;
+  }
+  waiting_.emplace(h.request_id, waiter);
   server_.mark_mesh_dirty();
+}
+
+void MeshLink::forget(int origin, std::uint64_t client_id) {
+  if (state_ != State::kUp) return;
+  bool in_flight = false;
+  for (const auto& [id, w] : waiting_) {
+    if (w.client_id == client_id) {
+      in_flight = true;
+      break;
+    }
+  }
+  if (!in_flight) return;
+  const std::string_view args[] = {"FORGET"};
+  // Its answer goes to a client that is gone: deliver() drops it.
+  send(MeshKind::kForget, origin, 0, 2, args, MeshWaiter{client_id, 0, 0});
 }
 
 void MeshLink::flush() {
@@ -143,17 +138,24 @@ void MeshLink::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
   }
   link->in_.append(buf->base, static_cast<std::size_t>(nread));
   std::size_t off = 0;
-  while (link->in_.size() - off >= kHeader) {
-    std::uint32_t n = get_u32(link->in_.data() + off);
-    if (link->in_.size() - off - kHeader < n) break;
-    if (link->waiting_.empty()) {
-      link->fail("unexpected reply");
+  for (;;) {
+    proto::MeshReply reply;
+    proto::FrameResult r = proto::decode_mesh_reply(std::string_view(link->in_).substr(off), reply);
+    if (r.status == proto::FrameStatus::kNeedMore) break;
+    if (r.status == proto::FrameStatus::kError) {
+      link->fail(proto::frame_error_text(r.error).data());
       return;
     }
-    MeshWaiter w = link->waiting_.front();
-    link->waiting_.pop_front();
-    link->server_.deliver(w, std::string_view(link->in_.data() + off + kHeader, n));
-    off += kHeader + n;
+    auto it = link->waiting_.find(reply.request_id);
+    if (it == link->waiting_.end()) {
+      link->fail("reply for no request in flight");
+      return;
+    }
+    MeshWaiter w = it->second;
+    link->waiting_.erase(it);
+    // deliver() only fills the client's reply slots: it never re-enters this link.
+    link->server_.deliver(w, reply.reply);
+    off += r.consumed;
   }
   link->in_.erase(0, off);
 }
@@ -164,10 +166,10 @@ void MeshLink::fail(const char* why) {
   state_ = State::kDown;
   // Whatever was in flight may or may not have run: those clients get LOADING, as do all
   // requests for this peer's keys until it is back.
-  std::deque<MeshWaiter> lost;
+  std::unordered_map<std::uint64_t, MeshWaiter> lost;
   lost.swap(waiting_);
   std::string err = "-" + std::string(kLoadingError) + "\r\n";
-  for (const MeshWaiter& w : lost) server_.deliver(w, err);
+  for (const auto& [id, w] : lost) server_.deliver(w, err);
   in_.clear();
   uv_read_stop(reinterpret_cast<uv_stream_t*>(pipe_));
   release_pipe();
@@ -227,41 +229,104 @@ struct MeshListener::Peer {
   }
 
   void process() {
-    RouteHost& server = owner.server_;
-    server.refresh_clock();
+    owner.server_.refresh_clock();
     for (;;) {
-      std::string_view pending = in.pending();
-      if (pending.size() < kHeader + kRequestMeta) break;
-      std::uint32_t n = get_u32(pending.data());
-      if (pending.size() - kHeader < n) {
-        in.reserve(kHeader + n - pending.size());
+      proto::FrameResult r = decoder.decode(in.pending(), request);
+      if (r.status == proto::FrameStatus::kNeedMore) {
+        if (r.need > in.size()) in.reserve(r.need - in.size());
         break;
       }
-      const char* meta = pending.data() + kHeader;
-      auto kind = static_cast<MeshKind>(meta[0]);
-      client.db = static_cast<unsigned char>(meta[1]);
-      client.resp = static_cast<unsigned char>(meta[2]);
-      client.origin = static_cast<unsigned char>(meta[3]);
-      client.id = 0;
-      for (int i = 7; i >= 0; --i)
-        client.id = (client.id << 8) | static_cast<unsigned char>(meta[4 + i]);
-      std::string_view body(meta + kRequestMeta, n - kRequestMeta);
-      proto::ParseResult r = parser.parse(body, args);
-      std::string& o = out.buffer();
-      std::size_t at = o.size();
-      o.append(kHeader, '\0');
-      proto::ReplyWriter w(o, client.resp);
-      if (r.status != proto::ParseStatus::kCommand || args.empty() ||
-          client.db >= server.shard().databases()) {
-        parser.reset();
-        w.error("ERR malformed mesh request");
-      } else {
-        server.run_mesh_request(kind, client, args, w);
+      if (r.status == proto::FrameStatus::kError) {
+        spdlog::warn("mesh: malformed frame from a peer ({}), closing the link",
+                     proto::frame_error_text(r.error));
+        flush();  // what was answered before the bad frame still goes out, if it can
+        close();
+        return;
       }
-      put_u32(o, at, static_cast<std::uint32_t>(o.size() - at - kHeader));
-      in.consume(kHeader + n);
+      const proto::MeshRequestHeader& h = request.header;
+      auto queue = parked.find(h.client_id);
+      if (h.kind == MeshKind::kForget) {
+        forget(h);
+      } else if (queue != parked.end()) {
+        // This client has a request waiting: the new one waits behind it.
+        queue->second.push_back({h, std::string(request.body)});
+      } else if (!run(h, request.args)) {
+        parked[h.client_id].push_back({h, std::string(request.body)});
+        parked_order.push_back(h.client_id);
+      }
+      in.consume(r.consumed);
     }
-    server.mark_mesh_dirty();
+    owner.server_.mark_mesh_dirty();
+  }
+
+  // Runs one request and queues its reply; false (nothing written) when it must wait.
+  bool run(const proto::MeshRequestHeader& h, std::span<const std::string_view> args) {
+    RouteHost& server = owner.server_;
+    client.db = h.db;
+    client.resp = h.resp;
+    client.origin = h.origin;
+    client.id = h.client_id;
+    std::string& o = out.buffer();
+    const std::size_t at = proto::begin_mesh_reply(o, h.request_id);
+    proto::ReplyWriter w(o, client.resp);
+    if (client.db >= server.shard().databases()) {
+      w.error("ERR malformed mesh request");
+    } else if (!server.run_mesh_request(h.kind, client, args, w)) {
+      o.resize(at);
+      return false;
+    }
+    proto::end_mesh_frame(o, at);
+    return true;
+  }
+
+  // The client left its worker: what it still has parked here never runs. Each dropped
+  // request is answered (an error nobody reads) so the origin stops waiting for it.
+  void forget(const proto::MeshRequestHeader& h) {
+    std::string& o = out.buffer();
+    if (auto it = parked.find(h.client_id); it != parked.end()) {
+      for (const Parked& p : it->second) {
+        const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);
+        o += "-ERR client gone\r\n";
+        proto::end_mesh_frame(o, at);
+      }
+      parked.erase(it);
+      std::erase(parked_order, h.client_id);
+    }
+    const std::size_t at = proto::begin_mesh_reply(o, h.request_id);
+    o += "+OK\r\n";
+    proto::end_mesh_frame(o, at);
+  }
+
+  // The pause ended: each parked client's requests run in order until one must wait again.
+  void resume() {
+    std::deque<std::uint64_t> order;
+    order.swap(parked_order);
+    std::vector<std::string_view> args;
+    for (std::uint64_t id : order) {
+      auto it = parked.find(id);
+      if (it == parked.end()) continue;
+      std::deque<Parked>& q = it->second;
+      while (!q.empty()) {
+        owner.server_.refresh_clock();
+        Parked& p = q.front();
+        if (!decoder.parse_body(p.body, args)) {
+          // It was a valid command when it arrived; answer rather than leave A waiting.
+          std::string& o = out.buffer();
+          const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);
+          o += "-ERR malformed mesh request\r\n";
+          proto::end_mesh_frame(o, at);
+        } else if (!run(p.header, args)) {
+          break;
+        }
+        q.pop_front();
+      }
+      if (q.empty()) {
+        parked.erase(it);
+      } else {
+        parked_order.push_back(id);
+      }
+    }
+    owner.server_.mark_mesh_dirty();
   }
 
   void flush() {
@@ -277,13 +342,22 @@ struct MeshListener::Peer {
              [](uv_handle_t* h) { delete static_cast<Peer*>(h->data); });
   }
 
+  struct Parked {
+    proto::MeshRequestHeader header;
+    std::string body;  // the multibulk, copied: the input buffer moves on
+  };
+
   MeshListener& owner;
   uv_pipe_t pipe{};
   StreamWriter out;
   InputBuffer in;
-  proto::RequestParser parser;
-  std::vector<std::string_view> args;
+  proto::MeshRequestDecoder decoder;
+  proto::MeshRequest request;
   ClientInfo client;
+  // Requests that wait (CLIENT PAUSE), per client id of the origin worker, and the order in
+  // which those clients started waiting. The origin is the same for a whole link.
+  std::unordered_map<std::uint64_t, std::deque<Parked>> parked;
+  std::deque<std::uint64_t> parked_order;
   bool closed = false;
 };
 
@@ -328,6 +402,18 @@ void MeshListener::flush_all() {
     p->flush();
     if (i < peers_.size() && peers_[i] == p) ++i;
   }
+}
+
+void MeshListener::resume_parked() {
+  for (Peer* p : std::vector<Peer*>(peers_)) {
+    if (!p->closed && !p->parked.empty()) p->resume();
+  }
+}
+
+std::size_t MeshListener::parked_clients() const {
+  std::size_t n = 0;
+  for (const Peer* p : peers_) n += p->parked.size();
+  return n;
 }
 
 void MeshListener::close() {

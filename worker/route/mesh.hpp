@@ -1,18 +1,20 @@
 // The worker mesh: how a worker asks another worker to run commands on keys it owns.
 //
 // Every worker listens on an abstract Unix socket "<mesh_name>.<id>". Worker A opens one
-// link to each other worker B and sends it requests; B answers on the same link in the
-// same order, so a request needs no id: A keeps a FIFO of whom each answer is for.
-//
-//   request  [u32 LE n][u8 kind][u8 db][u8 resp][u8 origin worker][u64 LE client id]
-//            [n-12 bytes: RESP multibulk command]
-//   reply    [u32 LE n][n bytes: the reply exactly as the client will see it]
+// link to each other worker B and sends it requests; the frames are drawn in
+// proto/mesh_frame.hpp. Each request carries an id that A picks and B echoes in the reply,
+// so B may answer out of order: a request B must hold back (CLIENT PAUSE today, blocking
+// commands later) is parked on B without delaying the replies behind it. B keeps each
+// client's order, (origin worker, client id): a later request of a client whose request is
+// parked waits behind it; other clients' requests are answered at once. A matches replies to
+// waiters by id, and the client's connection still puts its replies in request order.
 //
 // Requests are appended to the link's buffer while a loop turn runs and written once per
 // turn (flush_all from the server's check handle), so a pipeline of 16 forwarded commands
 // costs one write, not 16. When a link breaks (the peer restarts), every outstanding
 // request is answered with LOADING and the link reconnects every 100 ms; the peer only
-// listens once it has loaded its data, so a successful connect means it serves again.
+// listens once it has loaded its data, so a successful connect means it serves again. A
+// malformed frame breaks the link the same way.
 #pragma once
 
 #include <uv.h>
@@ -23,10 +25,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "proto/io_buffer.hpp"
-#include "proto/resp_parser.hpp"
+#include "proto/mesh_frame.hpp"
 #include "worker/route/host.hpp"
 #include "worker/route/stream_writer.hpp"
 
@@ -49,6 +52,9 @@ class MeshLink {
   // Appends a request. The caller checked up().
   void send(MeshKind kind, int origin, int db, int resp, std::span<const std::string_view> args,
             MeshWaiter waiter);
+  // Client `client_id` of worker `origin` left: if it has requests in flight here, the peer
+  // drops those it still holds parked (they never run, as in Redis) and answers them.
+  void forget(int origin, std::uint64_t client_id);
   void flush();
   void connect();
   void close();
@@ -71,7 +77,8 @@ class MeshLink {
   std::unique_ptr<StreamWriter> out_;
   std::string in_;
   char read_buf_[64 * 1024];
-  std::deque<MeshWaiter> waiting_;
+  std::uint64_t next_request_id_ = 1;
+  std::unordered_map<std::uint64_t, MeshWaiter> waiting_;  // by request id
   uv_timer_t retry_{};
 };
 
@@ -82,6 +89,10 @@ class MeshListener {
   bool listen(const std::string& address);
   void flush_all();
   void close();
+  // The host's pause ended: run the parked requests again, each client's in order.
+  void resume_parked();
+  // Requests parked on this worker, counted by client (for INFO blocked_clients).
+  std::size_t parked_clients() const;
 
  private:
   struct Peer;

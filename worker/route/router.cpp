@@ -258,16 +258,18 @@ void Router::close() {
   listener_.close();
 }
 
-void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
+bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
+  // CLIENT PAUSE holds the whole command here, before any part of it is routed.
+  if (executor_.parks(client, args)) return false;
   if (client.in_multi) {
     in_transaction(c, args);
-    return;
+    return true;
   }
   // Subscribed clients only run connection-local commands (the executor enforces which).
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   const CommandDef* def = command_table().find(args[0]);
   // Unknown commands, anything before AUTH and wrong arities get their error from the local
@@ -275,23 +277,23 @@ void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth)) ||
       !arity_ok(*def, args.size())) {
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   if (def->flags & kTxWatch) {
     watch(c, args);
-    return;
+    return true;
   }
   if (def->flags & kTxUnwatch) {
     unwatch_remote(c);  // then the handler drops the local part
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
   // OBJECT ENCODING key, CONFIG SET, CLIENT LIST: the declaration is the subcommand's.
   if (!def->subcommands.empty()) {
     const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
     if (sub == nullptr || !arity_ok(*sub, args.size())) {
       executor_.execute(client, args, c.local_writer());
-      return;
+      return true;
     }
     def = sub;
   }
@@ -299,20 +301,20 @@ void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   switch (routing.where) {
     case Where::kHere:
       executor_.execute(client, args, c.local_writer());
-      return;
+      return true;
     case Where::kCursor:
       scan(c, args);
-      return;
+      return true;
     case Where::kAllWorkers:
       fan_out(c, routing.merge, args);
-      return;
+      return true;
     case Where::kSplit:
       if (const std::size_t step = split_step(*def, args.size())) {
         split(c, routing.merge, step, args);
       } else {
         executor_.execute(client, args, c.local_writer());
       }
-      return;
+      return true;
     case Where::kTips:
     case Where::kKeyOwner:
       break;
@@ -335,18 +337,19 @@ void Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       kKeysIncludeNotKeys);
   if (found == KeysFound::kInvalid) {
     executor_.execute(client, args, c.local_writer());
-    return;
+    return true;
   }
-  if (elsewhere && moved(c, moved_key)) return;
+  if (elsewhere && moved(c, moved_key)) return true;
   if (cross) {
     c.local_writer().error(kCrossSlot);
-    return;
+    return true;
   }
   if (owner < 0 || owner == self_) {
     executor_.execute(client, args, c.local_writer());
   } else {
     forward(c, owner, args);
   }
+  return true;
 }
 
 void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
@@ -355,7 +358,7 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
   if (w == self_) {
     std::string reply;
     proto::ReplyWriter writer(reply, client.resp);
-    serve(kind, client, args, writer);
+    serve(kind, client, args, writer, false);  // dispatch checked the pause for all parts
     c.deliver(seq, part, reply);
   } else if (links_[static_cast<std::size_t>(w)]->up()) {
     links_[static_cast<std::size_t>(w)]->send(kind, self_, client.db, client.resp, args,
@@ -540,17 +543,18 @@ void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
   send_part(c, w, seq, 0, MeshKind::kCommand, a);
 }
 
-void Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-                   proto::ReplyWriter& out) {
+bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+                   proto::ReplyWriter& out, bool may_park) {
   switch (kind) {
     case MeshKind::kCommand:
+      if (may_park && executor_.parks(client, args)) return false;
       executor_.execute(client, args, out);
-      return;
+      return true;
     case MeshKind::kPatterns: {
       std::vector<std::string> patterns = executor_.shard().pubsub->pattern_list();
       out.array(patterns.size());
       for (const std::string& p : patterns) out.bulk(p);
-      return;
+      return true;
     }
     case MeshKind::kExec: {
       // EXEC n1 args… n2 args… (see Router::exec)
@@ -561,18 +565,19 @@ void Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
         std::from_chars(args[i].data(), args[i].data() + args[i].size(), n);
         if (n == 0 || i + 1 + n > args.size()) {
           out.error("ERR malformed mesh transaction");
-          return;
+          return true;
         }
         commands.emplace_back(args.begin() + static_cast<long>(i + 1),
                               args.begin() + static_cast<long>(i + 1 + n));
         i += 1 + n;
       }
+      if (may_park && executor_.parks(commands)) return false;
       executor_.run_transaction(client, commands, out);
-      return;
+      return true;
     }
     default:
       out.error("ERR unsupported mesh request");
-      return;
+      return true;
   }
 }
 

@@ -46,7 +46,10 @@ class Router {
   void flush();
   void close();
 
-  void dispatch(RoutedClient& c, std::span<const std::string_view> args);
+  // Runs or routes one command of a client of this worker. Returns false, having done
+  // nothing, when the command must wait for CLIENT PAUSE to end: the caller parks the client
+  // (its later commands wait too) and calls again with the same command after resume.
+  bool dispatch(RoutedClient& c, std::span<const std::string_view> args);
 
   // Fan-out and forwarding primitives, also used by pub/sub and transactions.
   // Sends `args` to worker `w` (or runs them here) as part `part` of slot `seq` of `c`.
@@ -54,8 +57,12 @@ class Router {
                  std::span<const std::string_view> args);
 
   // Runs a request that arrived over the mesh (or a local part of a split/fan-out).
-  void serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-             proto::ReplyWriter& out);
+  // With `may_park`, returns false and writes nothing when it must wait (CLIENT PAUSE).
+  bool serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+             proto::ReplyWriter& out, bool may_park);
+  // CLIENT PAUSE ended here: requests parked by the mesh run again.
+  void resume_parked() { listener_.resume_parked(); }
+  std::size_t parked_mesh_clients() const { return listener_.parked_clients(); }
 
   // A connection closed: its WATCHes on other workers are dropped.
   void forget(RoutedClient& c);

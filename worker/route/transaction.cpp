@@ -219,6 +219,9 @@ void Router::unwatch_remote(RoutedClient& c) {
 
 void Router::forget(RoutedClient& c) {
   unwatch_remote(c);
+  for (auto& link : links_) {
+    if (link) link->forget(self_, c.info().id);
+  }
   executor_.shard().unwatch(executor_.shard().watcher_of(c.info()));
 }
 

@@ -80,7 +80,14 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   c->process_input();
 }
 
+void Connection::resume() {
+  parked_ = false;
+  info_.blocked = false;
+  process_input();
+}
+
 void Connection::process_input() {
+  if (parked_) return;  // input waits behind the parked command
   server_.refresh_clock();
   while (!close_after_flush_ && in_.size() > 0) {
     parser_.set_authenticated(info_.authenticated);
@@ -97,7 +104,13 @@ void Connection::process_input() {
       break;
     }
     info_.last_interaction_ms = server_.shard().now_ms();
-    server_.dispatch(*this, args_);
+    if (!server_.dispatch(*this, args_)) {
+      // Kept in the buffer as it is: parsed again, and run, on resume().
+      parked_ = true;
+      info_.blocked = true;
+      server_.park(this);
+      break;
+    }
     in_.consume(r.consumed);
     if (info_.close_after_reply) close_after_flush_ = true;
     if (server_.shard().shutdown_requested) break;

@@ -40,6 +40,8 @@ class Connection final : public RoutedClient {
   // Closes the socket; the object deletes itself when libuv is done with the handle.
   void close();
   bool closing() const { return closing_; }
+  // CLIENT PAUSE ended: runs the command that waited, then the rest of the input.
+  void resume();
 
   // Linked list of connections with output to flush this turn.
   Connection* next_dirty = nullptr;
@@ -65,6 +67,7 @@ class Connection final : public RoutedClient {
   bool closing_ = false;
   bool close_after_flush_ = false;
   bool reading_ = false;
+  bool parked_ = false;  // the first command in in_ waits for CLIENT PAUSE to end
 };
 
 }  // namespace ruvio::worker

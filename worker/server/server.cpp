@@ -58,6 +58,8 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   check_.data = this;
   uv_timer_init(&loop_, &timer_);
   timer_.data = this;
+  uv_timer_init(&loop_, &pause_timer_);
+  pause_timer_.data = this;
   uv_signal_init(&loop_, &sigterm_);
   sigterm_.data = this;
   uv_signal_init(&loop_, &sigint_);
@@ -72,8 +74,51 @@ Server::Server(const control::WorkerInit& init, int control_fd)
 
 Server::~Server() = default;
 
-void Server::dispatch(Connection& c, std::span<const std::string_view> args) {
-  router_.dispatch(c, args);
+bool Server::dispatch(Connection& c, std::span<const std::string_view> args) {
+  return router_.dispatch(c, args);
+}
+
+void Server::park(Connection* c) {
+  parked_.push_back(c);
+  shard_.blocked_clients = parked_.size() + router_.parked_mesh_clients();
+}
+
+void Server::on_pause_timer(uv_timer_t* h) {
+  auto* self = static_cast<Server*>(h->data);
+  self->refresh_clock();
+  self->check_pause();
+}
+
+// Called once per loop turn (and by the end timer): one compare while nothing changed.
+void Server::check_pause() {
+  ClientPause& pause = shard_.client_pause;
+  const std::int64_t now = shard_.now_ms();
+  pause.expire(now);
+  if (pause.version() == pause_version_) {
+    shard_.blocked_clients = parked_.size() + router_.parked_mesh_clients();
+    return;
+  }
+  pause_version_ = pause.version();
+  if (pause.paused(now)) {
+    // Fire just after the end: the pause holds while now <= end.
+    auto wait = static_cast<std::uint64_t>(pause.end_ms() - now + 1);
+    uv_timer_start(&pause_timer_, on_pause_timer, wait, 0);
+  } else {
+    uv_timer_stop(&pause_timer_);
+    resume_parked();
+  }
+  shard_.blocked_clients = parked_.size() + router_.parked_mesh_clients();
+}
+
+// In parking order, as Redis unblocks postponed clients; a client whose command must wait
+// again (a new pause began meanwhile) parks again behind the others.
+void Server::resume_parked() {
+  std::vector<Connection*> list;
+  list.swap(parked_);
+  for (Connection* c : list) {
+    if (!c->closing()) c->resume();
+  }
+  router_.resume_parked();
 }
 
 void Server::refresh_clock() {
@@ -186,6 +231,7 @@ proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
 }
 
 void Server::on_connection_closed(Connection* c) {
+  std::erase(parked_, c);
   pubsub_.forget(c->info());
   router_.forget(*c);
   clients_.erase(c->info().id);
@@ -203,6 +249,9 @@ void Server::mark_dirty(Connection* c) {
 void Server::on_check(uv_check_t* h) {
   auto* self = static_cast<Server*>(h->data);
   // This turn's WAL records reach the file (under `always`, the disk) before any reply.
+  // A command of this turn may have paused or unpaused clients; what resumed clients write
+  // is journaled below with the rest of the turn, before any reply leaves.
+  self->check_pause();
   if (self->persistence_) self->persistence_->on_turn();
   while (self->dirty_head_ != nullptr || self->mesh_dirty_) {
     if (self->mesh_dirty_) {
@@ -233,12 +282,14 @@ void Server::housekeeping() {
   refresh_clock();
   std::int64_t now = shard_.now_ms();
   std::size_t expired = 0;
+  // CLIENT PAUSE freezes the keyspace: no key expires while it holds (Redis 7.0).
+  const bool frozen = shard_.client_pause.paused(now);
   // Like Redis's active expire cycle: keep sampling a database while more than a tenth of
   // what was sampled had expired, within a time limit per tick (a quarter of the tick).
   std::uint64_t deadline = uv_hrtime() + kExpireTimeLimitNs;
   for (int i = 0; i < shard_.databases(); ++i) {
     store::Db& db = shard_.db(i);
-    while (db.expires_size() > 0) {
+    while (!frozen && db.expires_size() > 0) {
       std::size_t n = db.expire_cycle(now, kExpireBudget);
       expired += n;
       if (n < kExpireBudget / 10 || uv_hrtime() > deadline) break;

@@ -42,12 +42,15 @@ class Server final : public RouteHost {
   void mark_dirty(Connection* c);
   void refresh_clock() override;
 
-  // Routes one command of a client connection (the proxy layer).
-  void dispatch(Connection& c, std::span<const std::string_view> args);
+  // Routes one command of a client connection (the proxy layer). False: CLIENT PAUSE holds
+  // it; the connection is parked (park()) and runs it again when resumed.
+  bool dispatch(Connection& c, std::span<const std::string_view> args);
+  // A connection whose next command waits for CLIENT PAUSE to end.
+  void park(Connection* c);
   // A request that arrived over the mesh (or a local part of a split/fan-out).
-  void run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+  bool run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
                         proto::ReplyWriter& out) override {
-    router_.serve(kind, client, args, out);
+    return router_.serve(kind, client, args, out, true);
   }
   // An answer from a peer for a client's reserved reply slot.
   void deliver(const MeshWaiter& waiter, std::string_view reply) override;
@@ -65,6 +68,10 @@ class Server final : public RouteHost {
   void accept(uv_stream_t* listener, bool cluster_mode);
   static void on_check(uv_check_t* h);
   static void on_timer(uv_timer_t* h);
+  static void on_pause_timer(uv_timer_t* h);
+  // CLIENT PAUSE changed or may have ended: re-arm the end timer or resume parked clients.
+  void check_pause();
+  void resume_parked();
   static void on_control_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_control_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
   static void on_signal(uv_signal_t* h, int signum);
@@ -89,6 +96,9 @@ class Server final : public RouteHost {
   char control_buf_[4096];
   uv_check_t check_{};
   uv_timer_t timer_{};
+  uv_timer_t pause_timer_{};
+  std::uint64_t pause_version_ = 0;  // ClientPause::version() last acted on
+  std::vector<Connection*> parked_;  // in the order they were parked
   uv_signal_t sigterm_{};
   uv_signal_t sigint_{};
   std::unordered_map<std::uint64_t, Connection*> clients_;

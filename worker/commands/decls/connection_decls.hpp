@@ -55,6 +55,26 @@ inline constexpr Arg client_list_args[] = {
 inline constexpr CommandDecl client_list{
     .tips = client_list_tips, .history = client_list_history, .args = client_list_args};
 
+inline constexpr History client_pause_history[] = {
+    {"6.2.0", "`CLIENT PAUSE WRITE` mode added along with the `mode` option."},
+};
+inline constexpr Arg client_pause_args_1[] = {
+    {.name = "write", .type = ArgType::kPureToken, .token = "WRITE"},
+    {.name = "all", .type = ArgType::kPureToken, .token = "ALL"},
+};
+inline constexpr Arg client_pause_args[] = {
+    {.name = "timeout", .type = ArgType::kInteger},
+    {.name = "mode",
+     .type = ArgType::kOneof,
+     .since = "6.2.0",
+     .flags = kArgOptional,
+     .args = client_pause_args_1},
+};
+inline constexpr CommandDecl client_pause{.history = client_pause_history,
+                                          .args = client_pause_args};
+
+inline constexpr CommandDecl client_unpause{};
+
 inline constexpr CommandDecl client_help{};
 
 inline constexpr Tip ping_tips[] = {Tip::kRequestAllShards, Tip::kResponseAllSucceeded};

@@ -1,0 +1,136 @@
+// libFuzzer target: the mesh frame decoders (proto/mesh_frame.hpp) must give the same frames
+// and the same final verdict whether a stream arrives in one piece or split at fuzzer-chosen
+// points (moved between reads), never read outside the input, and every decoded request
+// must encode back to the bytes it came from.
+//
+//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
+//       tests/fuzz/fuzz_mesh_frame.cpp proto/mesh_frame.cpp proto/resp_parser.cpp \
+//       proto/reply_scan.cpp -o fuzz_mesh_frame
+//
+// Input layout: byte 0 = flags (bit 0: reply stream instead of request stream, bit 1: small
+// frame limit), byte 1 = number of split points k, bytes 2..2+2k = split offsets (u16),
+// rest = wire bytes.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/mesh_frame.hpp"
+
+namespace {
+
+using namespace ruvio::proto;
+
+struct Outcome {
+  std::vector<std::string> frames;  // each decoded frame, re-encoded
+  FrameStatus last = FrameStatus::kNeedMore;
+  FrameError error = FrameError::kNone;
+  std::size_t leftover = 0;
+};
+
+void check(bool ok) {
+  if (!ok) std::abort();
+}
+
+struct Stream {
+  bool replies;
+  std::size_t max_frame;
+  MeshRequestDecoder requests;
+
+  Stream(bool r, std::size_t max) : replies(r), max_frame(max), requests(max) {}
+
+  // Decodes everything in buf; returns false once an error ends the link.
+  bool drain(std::string& buf, Outcome& o) {
+    for (;;) {
+      // An exact-size heap copy (at a new address each call) so ASan sees any read past it.
+      std::unique_ptr<char[]> exact(new char[buf.size()]);
+      if (!buf.empty()) std::memcpy(exact.get(), buf.data(), buf.size());
+      std::string_view in(exact.get(), buf.size());
+      FrameResult r;
+      std::string again;
+      if (replies) {
+        MeshReply m;
+        r = decode_mesh_reply(in, m, max_frame);
+        if (r.status == FrameStatus::kFrame) {
+          std::size_t at = begin_mesh_reply(again, m.request_id);
+          again.append(m.reply);
+          end_mesh_frame(again, at);
+        }
+      } else {
+        MeshRequest m;
+        r = requests.decode(in, m);
+        if (r.status == FrameStatus::kFrame) encode_mesh_request(again, m.header, m.args);
+      }
+      o.last = r.status;
+      if (r.status == FrameStatus::kError) {
+        check(r.error != FrameError::kNone);
+        o.error = r.error;
+        return false;
+      }
+      if (r.status == FrameStatus::kNeedMore) {
+        if (r.need != 0) check(r.need > buf.size());
+        return true;
+      }
+      check(r.consumed > 0 && r.consumed <= buf.size());
+      // Replies are copied through as they are; requests re-encode to the same bytes unless
+      // the body used a spelling the encoder does not (e.g. "$04" lengths), which the
+      // decoder accepts as Redis does: then at least the arguments must survive.
+      if (replies) check(again == in.substr(0, r.consumed));
+      o.frames.push_back(std::move(again));
+      buf.erase(0, r.consumed);
+    }
+  }
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 2) return 0;
+  const std::uint8_t flags = data[0];
+  const bool replies = flags & 1;
+  const std::size_t max_frame = (flags & 2) ? 64 : kMeshMaxFrame;
+  const std::size_t k = data[1] % 16;
+  if (size < 2 + 2 * k) return 0;
+  std::vector<std::size_t> cuts;
+  for (std::size_t i = 0; i < k; ++i) cuts.push_back(data[2 + 2 * i] | (data[3 + 2 * i] << 8));
+  const std::string_view wire(reinterpret_cast<const char*>(data) + 2 + 2 * k, size - 2 - 2 * k);
+  for (auto& c : cuts) c = wire.empty() ? 0 : c % (wire.size() + 1);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.push_back(wire.size());
+
+  Outcome whole;
+  {
+    Stream s(replies, max_frame);
+    std::string buf(wire);
+    s.drain(buf, whole);
+    whole.leftover = buf.size();
+  }
+
+  Outcome split;
+  {
+    Stream s(replies, max_frame);
+    std::string buf;
+    std::size_t at = 0;
+    bool alive = true;
+    for (std::size_t c : cuts) {
+      if (!alive) break;
+      std::string next = buf;  // a new address every read
+      next.append(wire.substr(at, c - at));
+      at = c;
+      buf.swap(next);
+      alive = s.drain(buf, split);
+    }
+    split.leftover = buf.size();
+  }
+
+  check(whole.frames == split.frames);
+  check(whole.last == split.last);
+  check(whole.error == split.error);
+  if (whole.last == FrameStatus::kNeedMore) check(whole.leftover == split.leftover);
+  return 0;
+}
