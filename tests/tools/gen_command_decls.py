@@ -229,7 +229,10 @@ def main():
     ap.add_argument("--root", default=".")
     opts = ap.parse_args()
     r = Resp(opts.port)
-    r.call("HELLO", "3")
+    hello = dict(r.call("HELLO", "3")[1])
+    if hello["version"][1] != "7.0.15":
+        sys.exit("redis-server 7.0.15 expected (COMMAND INFO/DOCS are compared with it), got "
+                 + hello["version"][1])
     out_dir = os.path.join(opts.root, "worker", "commands", "decls")
     os.makedirs(out_dir, exist_ok=True)
     for path in sorted(glob.glob(os.path.join(opts.root, "worker/commands/*_commands.cpp"))):
