@@ -261,3 +261,36 @@ TEST_CASE("transaction and subscribed-mode roles are declared flags") {
   CHECK_FALSE((flags("get") & kSubscribedOk));
   CHECK_FALSE((flags("exec") & kSubscribedOk));
 }
+
+namespace {
+
+void check_args(std::span<const Arg> args, std::size_t nkeys) {
+  for (const Arg& a : args) {
+    CAPTURE(a.name);
+    CHECK(a.key_spec_index < static_cast<int>(nkeys));
+    CHECK((a.type == ArgType::kKey) == (a.key_spec_index >= 0));
+    CHECK((a.type == ArgType::kOneof || a.type == ArgType::kBlock) == !a.args.empty());
+    check_args(a.args, nkeys);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every declared command has a consistent declaration") {
+  auto check = [](const CommandDef& def) {
+    CAPTURE(def.name);
+    REQUIRE(def.decl != nullptr);
+    check_args(def.decl->args, def.decl->keys.size());
+    for (const KeySpec& k : def.decl->keys) {
+      if (k.find.type == FindKeys::kRange) CHECK(k.find.b > 0);
+      if (k.find.type == FindKeys::kKeynum) CHECK(k.find.c > 0);
+    }
+    const Routing r = routing_of(def);
+    CHECK(r.where != Where::kTips);
+    CHECK(r.merge != Merge::kTips);
+  };
+  for (const CommandDef* def : command_table().all()) {
+    check(*def);
+    for (const CommandDef& sub : def->subcommands) check(sub);
+  }
+}
