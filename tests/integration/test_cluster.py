@@ -223,11 +223,27 @@ class SingleNode(itest.RuvioCase):
                  ("SELECT", "1"), ("SELECT", "x"), ("SELECT", "0"), ("ASKING",),
                  ("READONLY",), ("READWRITE",), ("MSET", "a", "1", "b", "2"),
                  ("SWAPDB", "0", "1"), ("MOVE", "a", "1"), ("COPY", "a", "{a}b", "DB", "1"),
-                 ("COPY", "a", "{a}b", "DB", "0"), ("COPY", "a", "b")]
+                 ("COPY", "a", "{a}b", "DB", "0"), ("COPY", "a", "b"),
+                 ("SELECT", "4294967296"), ("SELECT", "99999999999999999999"), ("SELECT", "-1"),
+                 ("MOVE", "a", "4294967296"), ("COPY", "a", "{a}b", "DB", "-4294967296"), ("SELECT", "99"),
+                 ("SWAPDB", "x", "1"), ("MOVE", "a", "x"), ("MOVE", "a", "0"),
+                 ("COPY", "a", "{a}b", "DB", "99"), ("COPY", "a", "{a}b", "DB", "x"),
+                 ("COPY", "a", "{a}b", "DB", "1", "BOGUS"), ("COPY", "a", "a", "DB", "0")]
         ref = cluster_redis_port()
         for args in cases:
             with self.subTest(args=args):
                 self.assertEqual(self.dcall(*args), call(ref, *args))
+
+    def test_db_refusals_inside_multi_match_redis(self):
+        """SELECT n / SWAPDB / MOVE / COPY ... DB n are refused when they run (at EXEC), not
+        when queued, as redis-server's handlers do."""
+        ref = cluster_redis_port()
+        script = [("MULTI",), ("SELECT", "1"), ("SWAPDB", "0", "1"), ("MOVE", "a", "1"),
+                  ("COPY", "a", "{a}b", "DB", "1"), ("EXEC",)]
+        with Raw(self.direct) as c, Raw(ref) as r:
+            for args in script:
+                with self.subTest(args=args):
+                    self.assertEqual(c.call(*args), r.call(*args))
 
     def test_proxy_port_is_standalone(self):
         plain = standalone_redis_port()

@@ -132,6 +132,12 @@ class KeyCases:
         self.assertError(DB_RANGE, "SELECT", "16")
         self.assertError(DB_RANGE, "SELECT", "-1")
         self.assertError(NOT_INT, "SELECT", "abc")
+        # An int64 outside int's range has getIntFromObjectOrReply's own text.
+        int_range = "ERR value is out of range, value must between -2147483648 and 2147483647"
+        self.assertError(int_range, "SELECT", "4294967296")
+        self.assertError(int_range, "MOVE", "x", "-4294967296")
+        self.assertError(int_range, "COPY", "x", "y", "DB", "4294967296")
+        self.assertError(NOT_INT, "SELECT", "99999999999999999999")
         # SWAPDB: db1 has k and x; db0 has x.
         self.assertEqual(self.raw_call("SWAPDB", "0", "1"), b"+OK\r\n")
         self.assertEqual(self.raw_call("DBSIZE"), b":1\r\n")  # this connection is in db1

@@ -160,5 +160,6 @@ TEST_CASE("cluster_check: local, MOVED, CROSSSLOT, SELECT") {
   CHECK_FALSE(check({"ping"}));
   CHECK_FALSE(check({"select", "0"}));
   CHECK_FALSE(check({"select", "x"}));
-  CHECK(*check({"select", "1"}) == "ERR SELECT is not allowed in cluster mode");
+  // SELECT n, SWAPDB, MOVE, COPY ... DB n refuse themselves in their handlers (test_cluster.py).
+  CHECK_FALSE(check({"select", "1"}));
 }

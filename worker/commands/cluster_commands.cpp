@@ -47,32 +47,10 @@ std::string moved(int slot, const ClusterNode& node) {
   return e;
 }
 
-// Commands Redis refuses in cluster mode because they reach another database. Looked up once;
-// the check is a pointer compare.
-struct DbCommands {
-  const CommandDef* select = command_table().find("select");
-  const CommandDef* swapdb = command_table().find("swapdb");
-  const CommandDef* move = command_table().find("move");
-  const CommandDef* copy = command_table().find("copy");
-};
-
-const DbCommands& db_commands() {
-  static const DbCommands commands;
-  return commands;
-}
-
-// Like Redis: a valid int other than 0 is refused; anything else is the command's own error.
-bool other_db(std::string_view arg) {
-  const auto id = parse_int64(arg);
-  return id && *id != 0 && *id >= std::numeric_limits<int>::min() &&
-         *id <= std::numeric_limits<int>::max();
-}
-
 }  // namespace
 
 std::optional<std::string> cluster_check(const Topology& topology, int self, const CommandDef& def,
                                          std::span<const std::string_view> args) {
-  const DbCommands& dbs = db_commands();
   // Shard channels (SPUBLISH, SSUBSCRIBE) are NOT_KEY specs that hash like keys, as in Redis.
   int slot = -1;
   bool cross = false;
@@ -87,25 +65,11 @@ std::optional<std::string> cluster_check(const Topology& topology, int self, con
   // Malformed key arguments (a bad numkeys): no keys, the command answers its own error here.
   if (found == KeysFound::kInvalid) slot = -1;
   if (found != KeysFound::kInvalid && cross) return std::string(kCrossSlot);
-  if (slot < 0) {
-    if (&def == dbs.select && args.size() == 2 && other_db(args[1])) {
-      return std::string("ERR SELECT is not allowed in cluster mode");
-    }
-    if (&def == dbs.swapdb) return std::string("ERR SWAPDB is not allowed in cluster mode");
-    return std::nullopt;
-  }
+  // Commands that reach another database (SELECT n, SWAPDB, MOVE, COPY ... DB n) refuse
+  // themselves in their handlers on a cluster-mode connection, as Redis's do.
+  if (slot < 0) return std::nullopt;
   const int owner = topology.node_of_slot(static_cast<std::uint16_t>(slot));
-  if (owner == self) {
-    if (&def == dbs.move) return std::string("ERR MOVE is not allowed in cluster mode");
-    if (&def == dbs.copy) {
-      for (std::size_t i = 3; i + 1 < args.size(); ++i) {
-        if (iequals(args[i], "db") && other_db(args[i + 1])) {
-          return std::string("ERR Copying to another database is not allowed in cluster mode");
-        }
-      }
-    }
-    return std::nullopt;
-  }
+  if (owner == self) return std::nullopt;
   if (owner < 0) return std::string("CLUSTERDOWN Hash slot not served");
   return moved(slot, topology.nodes[static_cast<std::size_t>(owner)]);
 }

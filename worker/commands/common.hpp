@@ -11,6 +11,9 @@ namespace ruvio::worker {
 namespace err {
 inline constexpr std::string_view kSyntax = "ERR syntax error";
 inline constexpr std::string_view kNotInt = "ERR value is not an integer or out of range";
+// getIntFromObjectOrReply's text for an int64 outside int's range.
+inline constexpr std::string_view kIntRange =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kWrongType =

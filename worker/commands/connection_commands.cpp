@@ -1,6 +1,7 @@
 // Connection family: PING, ECHO, QUIT, HELLO, AUTH, SELECT, RESET, CLIENT …
 // These change only the connection's own state (ClientInfo); they never touch keys.
 #include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -155,9 +156,14 @@ void hello(Context& ctx) {
 }
 
 void select(Context& ctx) {
+  // Redis's getIntFromObjectOrReply: an int, not only an int64.
   auto idx = parse_int64(ctx.args[1]);
-  if (!idx) {
-    ctx.out.error(err::kNotInt);
+  if (!idx || *idx < INT_MIN || *idx > INT_MAX) {
+    ctx.out.error(idx ? err::kIntRange : err::kNotInt);
+    return;
+  }
+  if (ctx.client.cluster_mode && *idx != 0) {
+    ctx.out.error("ERR SELECT is not allowed in cluster mode");
     return;
   }
   if (*idx < 0 || *idx >= ctx.shard.databases()) {

@@ -27,7 +27,7 @@ namespace {
 bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
   const auto v = parse_int64(arg);
   if (!v || *v < INT_MIN || *v > INT_MAX) {
-    ctx.out.error(err::kNotInt);
+    ctx.out.error(v ? err::kIntRange : err::kNotInt);
     return false;
   }
   if (*v < 0 || *v >= ctx.shard.databases()) {
@@ -126,6 +126,10 @@ void cmd_copy(Context& ctx) {
       return;
     }
   }
+  if (ctx.client.cluster_mode && (ctx.client.db != 0 || target != 0)) {
+    ctx.out.error("ERR Copying to another database is not allowed in cluster mode");
+    return;
+  }
   const std::string_view src = ctx.args[1];
   const std::string_view dst = ctx.args[2];
   if (target == ctx.client.db && src == dst) {
@@ -151,6 +155,10 @@ void cmd_copy(Context& ctx) {
 }
 
 void cmd_move(Context& ctx) {
+  if (ctx.client.cluster_mode) {
+    ctx.out.error("ERR MOVE is not allowed in cluster mode");
+    return;
+  }
   int target = 0;
   if (!parse_db_index(ctx, ctx.args[2], target)) return;
   if (target == ctx.client.db) {

@@ -65,6 +65,10 @@ void cmd_flushall(Context& ctx) {
 }
 
 void cmd_swapdb(Context& ctx) {
+  if (ctx.client.cluster_mode) {
+    ctx.out.error("ERR SWAPDB is not allowed in cluster mode");
+    return;
+  }
   const auto a = parse_int64(ctx.args[1]);
   if (!a || *a < INT_MIN || *a > INT_MAX) {
     ctx.out.error("ERR invalid first DB index");
