@@ -120,6 +120,22 @@ const types::ValueOps kToyOps = {
       return toy_make(heap, items);
     },
     {},
+    // release_some: frees blocks from the end, then the toy itself.
+    [](Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
+      auto* t = static_cast<Toy*>(o);
+      std::size_t spent = 0;
+      while (t->count > 0 && spent < budget) {
+        heap.release(t->blocks[--t->count]);
+        ++spent;
+      }
+      *done = t->count == 0;
+      if (*done) {
+        heap.release(t->blocks);
+        heap.release(t);
+        spent += 2;
+      }
+      return spent;
+    },
 };
 
 struct Registered {
@@ -311,6 +327,37 @@ TEST_CASE("value types: lazy free of large values and FLUSHALL ASYNC keep used_m
   CHECK(b.shard.lazyfree_pending() == 0);
   CHECK(b.used() == base);
   CHECK(b.db().lazyfreed_total() == 302);
+}
+
+TEST_CASE("value types: one huge value is lazily freed in bounded steps (release_some)") {
+  Registered reg;
+  Bench b;
+  b.shard.config().lazyfree_lazy_user_del = true;
+  const std::size_t base = b.used();
+  b.put("huge", 5000);
+  b.put("huge2", 3000);
+  CHECK(b.run({"unlink", "huge"}) == ":1\r\n");
+  CHECK(b.run({"exists", "huge"}) == ":0\r\n");
+  CHECK(b.shard.lazyfree_pending() == 1);
+  std::size_t last = b.used();
+  int steps = 0;
+  while (b.db().lazyfree_step(100)) {
+    ++steps;
+    CHECK(b.used() < last);  // every step gives memory back
+    last = b.used();
+    if (steps > 1000) break;
+  }
+  CHECK(steps >= 49);  // 5002 units at 100 a step
+  CHECK(b.shard.lazyfree_pending() == 0);
+  CHECK(b.db().lazyfreed_total() == 1);
+  // FLUSHALL ASYNC: the huge value met in the flushed table is released in steps as well.
+  CHECK(b.run({"flushall", "async"}) == "+OK\r\n");
+  CHECK(b.shard.lazyfree_pending() == 1);
+  steps = 0;
+  while (b.db().lazyfree_step(100) && steps < 1000) ++steps;
+  CHECK(steps >= 29);
+  CHECK(b.shard.lazyfree_pending() == 0);
+  CHECK(b.used() == base);
 }
 
 TEST_CASE("value types: snapshot save/load and WAL replay through the ops table") {

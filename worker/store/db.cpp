@@ -126,6 +126,14 @@ struct Db::Impl {
     return types::ops_of(o).free_effort(o);
   }
 
+  // The type's stepwise release of a value object, or null.
+  using ReleaseSome = std::size_t (*)(Heap&, types::Object*, std::size_t, bool*);
+  static ReleaseSome stepwise(const Record* r) {
+    if (r->enc() != Enc::kObject) [[likely]]
+      return nullptr;
+    return types::ops_of(r->object()).release_some;
+  }
+
   // Frees an unlinked record now, or queues it when `lazy` and its value is large.
   void dispose(Record* r, bool lazy) {
     if (lazy && free_effort(r) > types::kLazyFreeThreshold) [[unlikely]] {
@@ -144,14 +152,28 @@ struct Db::Impl {
     };
     while (!lazy_values.empty() && spent < effort) {
       Record* r = lazy_values.back();
+      if (const auto step = stepwise(r)) {
+        bool done = false;
+        spent += step(heap, r->object(), effort - spent, &done);
+        if (!done) break;  // the rest in a later step
+        lazy_values.pop_back();
+        Record::destroy_shallow(heap, r);  // the value is gone: only the record block is left
+        ++lazyfreed;
+        continue;
+      }
       lazy_values.pop_back();
       free_one(r);
     }
     while (!lazy_tables.empty() && spent < effort) {
       Table& t = *lazy_tables.front();
       const bool more = t.walk(&lazy_table_pos, effort - spent, [&](Record* r) {
-        free_one(r);
         --lazy_table_left;
+        if (stepwise(r) != nullptr && free_effort(r) > types::kLazyFreeThreshold) {
+          lazy_values.push_back(r);  // a huge value of a flushed table: freed in steps too
+          spent += 1;
+          return;
+        }
+        free_one(r);
       });
       if (!more) {
         lazy_tables.erase(lazy_tables.begin());  // its destructor frees the arrays

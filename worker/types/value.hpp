@@ -68,6 +68,12 @@ struct ValueOps {
   void (*save)(const Object* o, std::string& out);
   Object* (*load)(store::Heap& heap, std::uint8_t enc, std::string_view bytes);
   RdbHooks rdb;
+  // Lazy free of one huge value in bounded steps (a 1M-element collection must not stall the
+  // loop): frees about `budget` units of free effort of the object's insides and returns the
+  // units spent; sets *done once the object itself is freed too. Null: the queue frees the
+  // value with destroy() in one step.
+  std::size_t (*release_some)(store::Heap& heap, Object* o, std::size_t budget,
+                              bool* done) = nullptr;
 };
 
 // Installs (or, with null, removes) the table of a type id.
