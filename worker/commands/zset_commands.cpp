@@ -708,12 +708,9 @@ void zpop_minmax(Context& ctx, bool max) {
   }
   std::int64_t count = -1;
   if (ctx.argc() == 3) {
+    // getPositiveLongFromObjectOrReply: a non-number gets the same message.
     auto v = parse_int64(ctx.args[2]);
-    if (!v) {
-      ctx.out.error(err::kNotInt);
-      return;
-    }
-    if (*v < 0) {
+    if (!v || *v < 0) {
       ctx.out.error("ERR value is out of range, must be positive");
       return;
     }
@@ -855,11 +852,7 @@ void zsetop_generic(Context& ctx, std::size_t numkeys_idx, bool store, SetOp op,
       withscores = true;
     } else if (cardinality_only && remaining >= 2 && iequals(a, "limit")) {
       auto v = parse_int64(ctx.args[j + 1]);
-      if (!v) {
-        ctx.out.error(err::kNotInt);
-        return;
-      }
-      if (*v < 0) {
+      if (!v || *v < 0) {
         ctx.out.error("ERR LIMIT can't be negative");
         return;
       }
@@ -926,13 +919,15 @@ void zsetop_generic(Context& ctx, std::size_t numkeys_idx, bool store, SetOp op,
         std::string_view m = c.member(ib);
         double score = s.weight * c.score();
         if (std::isnan(score)) score = 0;
-        if (auto cur = types::zset_score(dst, m)) {
-          double v = *cur;
+        auto* sl = static_cast<types::Skiplist*>(dst->ptr);
+        if (types::ZNode* n = sl->find(m)) {
+          double v = n->score;
           aggregate(v, score, agg);
-          unsigned out = 0;
-          // Same value (also -0 vs 0) leaves the element alone, as the accumulator would.
-          types::zset_add(heap, dst, v, m, types::kZXx, &out, nullptr, big);
-          if (std::isnan(v)) continue;
+          if (v == n->score) {
+            n->score = v;  // the same place in the order, but 0 and -0 differ in print
+          } else {
+            sl->update_score(n, v);
+          }
         } else {
           put(m, score);
         }
@@ -1118,6 +1113,7 @@ void zscan(Context& ctx) {
   }
   const ZSet* z = zset_of(e);
   std::vector<std::pair<std::string, double>> found;
+  auto text = z->enc == types::kZListpack ? types::score_text : types::score_text_g17;
   std::uint64_t next = 0;
   Listpack::IntBuf ib;
   if (z->enc == types::kZListpack) {
@@ -1136,7 +1132,8 @@ void zscan(Context& ctx) {
   std::size_t kept = 0;
   for (auto& f : found) {
     if (use_pattern && !glob_match(pattern, f.first)) continue;
-    found[kept++] = std::move(f);
+    if (&found[kept] != &f) found[kept] = std::move(f);
+    ++kept;
   }
   found.resize(kept);
   ctx.out.array(2);
@@ -1148,7 +1145,7 @@ void zscan(Context& ctx) {
   ctx.out.array(found.size() * 2);
   for (const auto& f : found) {
     ctx.out.bulk(f.first);
-    ctx.out.bulk(types::score_text(f.second, buf));
+    ctx.out.bulk(text(f.second, buf));
   }
 }
 

@@ -17,12 +17,22 @@ namespace ruvio::types {
 std::string_view score_text(double d, char* buf) {
   if (std::isnan(d)) return "nan";
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  if (d == 0) return std::signbit(d) ? "-0" : "0";
-  if (d > -4503599627370495.0 && d < 4503599627370496.0 &&
-      d == static_cast<double>(static_cast<long long>(d))) {
-    auto r = std::to_chars(buf, buf + 32, static_cast<long long>(d));
-    return {buf, static_cast<std::size_t>(r.ptr - buf)};
+  // double2ll: an integral value within +-LLONG_MAX/2 prints as an integer (so -0 is "0").
+  constexpr double kHalf = static_cast<double>(INT64_MAX / 2);
+  if (d >= -kHalf && d <= kHalf) {
+    const auto ll = static_cast<long long>(d);
+    if (static_cast<double>(ll) == d) {
+      auto r = std::to_chars(buf, buf + 32, ll);
+      return {buf, static_cast<std::size_t>(r.ptr - buf)};
+    }
   }
+  auto r = std::to_chars(buf, buf + 32, d, std::chars_format::general, 17);
+  return {buf, static_cast<std::size_t>(r.ptr - buf)};
+}
+
+std::string_view score_text_g17(double d, char* buf) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   auto r = std::to_chars(buf, buf + 32, d, std::chars_format::general, 17);
   return {buf, static_cast<std::size_t>(r.ptr - buf)};
 }

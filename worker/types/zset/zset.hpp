@@ -9,8 +9,8 @@
 //     bytes 8..15 ptr   kZListpack: the listpack blob; kZSkiplist: a Skiplist (its own block)
 //
 //   listpack encoding: [member][score][member][score]... in (score, member) order, the score
-//   written as Redis's d2string does (an integral |score| < 2^52 as an integer, otherwise
-//   "%.17g" text, "inf"/"-inf"/"-0"), so the blob is byte for byte Redis 7.0's.
+//   written as Redis 7.0's d2string does (score_text: an integral score within +-2^62 as an
+//   integer, otherwise "%.17g" text or "inf"/"-inf"), so the blob is byte for byte 7.0's.
 //
 // Conversion: listpack -> skiplist when an add would pass zset-max-listpack-entries or
 // brings a member longer than zset-max-listpack-value (Redis's zsetAdd), or when ZADD brings
@@ -48,9 +48,12 @@ static_assert(sizeof(ZSet) == 16);
 enum ZAddIn : unsigned { kZIncr = 1, kZNx = 2, kZXx = 4, kZGt = 8, kZLt = 16 };
 enum ZAddOut : unsigned { kZNan = 1, kZAdded = 2, kZUpdated = 4, kZNop = 8 };
 
-// Redis's d2string: the text a score is stored as (listpack) and shown as (ZSCAN). `buf`
-// needs 32 bytes.
+// Redis 7.0's d2string: the text a score is stored as in a listpack and shown as by ZSCAN of
+// a listpack (an integral value within +-2^62 as an integer, so -0 is "0"; else "%.17g").
+// `buf` needs 32 bytes.
 std::string_view score_text(double d, char* buf);
+// "%.17g" (with inf/-inf): ZSCAN of a skiplist (createStringObjectFromLongDouble).
+std::string_view score_text_g17(double d, char* buf);
 
 // A position in score order, valid until the zset is next written.
 class ZCursor {
