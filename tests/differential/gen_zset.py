@@ -142,6 +142,17 @@ class ZsetGenerator:
         self.pending.append(Cmd([b"ZCARD", k]))
         return Cmd([b"ZADD", k, *pairs])
 
+    def g_lex_bulk(self):
+        """A lex key past the threshold: equal scores on a skiplist."""
+        k = self.lex_key()
+        n = self.pick([100, 129, 150])
+        base = self.r.randrange(1000)
+        pairs = []
+        for i in range(n):
+            pairs += [b"0", b"b%d" % (base + i)]
+        self.pending.append(Cmd([b"OBJECT", b"ENCODING", k]))
+        return Cmd([b"ZADD", k, *pairs])
+
     def g_zincrby(self):
         return Cmd([b"ZINCRBY", self.key(), self.score(), self.member()])
 
@@ -305,7 +316,9 @@ class ZsetGenerator:
 
     def g_generic(self):
         k = self.key()
-        c = self.r.randrange(9)
+        c = self.r.randrange(10)
+        if c == 9:
+            return Cmd([b"TTL", self.tkey()], kind="ttl_s")
         if c == 0:
             return Cmd([b"DEL", k])
         if c == 1:
@@ -350,5 +363,5 @@ WEIGHTS = {
     "zadd": 22, "zadd_bulk": 2, "zincrby": 5, "zrem": 6, "zcard": 3, "zscore": 5, "zrank": 4,
     "zcount": 5, "zrange": 10, "zrange_old": 6, "zrangestore": 3, "zremrange": 4, "zpop": 4,
     "zmpop": 2, "zsetop": 5, "zintercard": 2, "zrandmember": 3, "zscan": 2, "generic": 6,
-    "wrongtype": 1, "arity": 2, "lex_add": 4,
+    "wrongtype": 1, "arity": 2, "lex_add": 4, "lex_bulk": 1,
 }

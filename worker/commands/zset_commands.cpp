@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -1063,11 +1064,23 @@ void zrandmember(Context& ctx) {
     }
     return;
   }
-  // Distinct ranks: a partial Fisher-Yates over the rank space.
-  std::vector<std::size_t> ranks(size);
-  for (std::size_t i = 0; i < size; ++i) ranks[i] = i;
-  for (std::size_t i = 0; i < count; ++i) {
-    std::swap(ranks[i], ranks[i + rng()() % (size - i)]);
+  // Distinct ranks: a partial Fisher-Yates when the count is a large part of the zset,
+  // otherwise random draws with the repeats thrown back (no O(size) buffer for a big zset).
+  static thread_local std::vector<std::size_t> ranks;
+  ranks.clear();
+  if (count * 3 > size) {
+    ranks.resize(size);
+    for (std::size_t i = 0; i < size; ++i) ranks[i] = i;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::swap(ranks[i], ranks[i + rng()() % (size - i)]);
+    }
+    ranks.resize(count);
+  } else {
+    std::unordered_set<std::size_t> seen;
+    while (ranks.size() < count) {
+      const std::size_t r = rng()() % size;
+      if (seen.insert(r).second) ranks.push_back(r);
+    }
   }
   reply_header(ctx, count, withscores);
   for (std::size_t i = 0; i < count; ++i) {
