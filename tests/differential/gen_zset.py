@@ -177,8 +177,9 @@ class ZsetGenerator:
 
     def _limit(self):
         if self.chance(0.3):
-            return [b"LIMIT", self.pick([b"0", b"1", b"2", b"-1", b"5", b"200"]),
-                    self.pick([b"-1", b"0", b"1", b"3", b"10", b"-5"])]
+            return [b"LIMIT", self.pick([b"0", b"1", b"2", b"-1", b"5", b"200",
+                                         b"9223372036854775807", b"x"]),
+                    self.pick([b"-1", b"0", b"1", b"3", b"10", b"-5", b"9223372036854775807"])]
         return []
 
     def g_zrange(self):
@@ -252,7 +253,8 @@ class ZsetGenerator:
         k = self.key()
         cmd = [self.pick([b"ZPOPMIN", b"ZPOPMAX"]), k]
         if self.chance(0.6):
-            cmd.append(self.pick([b"0", b"1", b"2", b"5", b"100", b"-1", b"abc"]))
+            cmd.append(self.pick([b"0", b"1", b"2", b"5", b"100", b"-1", b"abc",
+                                  b"9223372036854775807", b"-9223372036854775808"]))
         if self.chance(0.02):
             cmd.append(b"1")
         return Cmd(cmd)
@@ -263,7 +265,8 @@ class ZsetGenerator:
         numkeys = b"%d" % n if self.chance(0.95) else self.pick([b"0", b"-1", b"abc", b"99"])
         cmd = [b"ZMPOP", numkeys, *keys, self.pick([b"MIN", b"max", b"MAX", b"middle"])]
         if self.chance(0.5):
-            cmd += [b"COUNT", self.pick([b"1", b"2", b"10", b"0", b"-1", b"x"])]
+            cmd += [b"COUNT", self.pick([b"1", b"2", b"10", b"0", b"-1", b"x",
+                                         b"9223372036854775807"])]
         return Cmd(cmd)
 
     def _setop_tail(self, n, store, diff):
@@ -301,7 +304,9 @@ class ZsetGenerator:
         k = self.key()
         if self.chance(0.3):
             return Cmd([b"ZRANDMEMBER", k], kind="zrand")
-        cmd = [b"ZRANDMEMBER", k, self.pick([b"1", b"3", b"-3", b"0", b"500", b"-5", b"x"])]
+        cmd = [b"ZRANDMEMBER", k, self.pick([b"1", b"3", b"-3", b"0", b"500", b"-5", b"x",
+                                              b"9223372036854775807",
+                                              b"-9223372036854775808"])]
         if self.chance(0.4):
             cmd.append(b"WITHSCORES")
         return Cmd(cmd, kind="zrand")
