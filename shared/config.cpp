@@ -107,7 +107,7 @@ std::optional<std::string> apply_yes_no(const std::string& v, Config& c, Given&)
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 24> kOptions = {{
+const std::array<OptionSpec, 28> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -268,6 +268,36 @@ const std::array<OptionSpec, 24> kOptions = {{
      apply_yes_no<&Config::lazyfree_lazy_server_del>},
     {"lazyfree-lazy-user-del", "yes|no", "DEL frees large values lazily, as UNLINK (default no)",
      apply_yes_no<&Config::lazyfree_lazy_user_del>},
+    {"zset-max-listpack-entries", "N",
+     "sorted sets up to N members stay listpack-encoded (default 128)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
+       if (!n) return "a non-negative integer";
+       c.zset_max_listpack_entries = static_cast<std::size_t>(*n);
+       return std::nullopt;
+     }},
+    {"zset-max-listpack-value", "N",
+     "sorted-set members up to N bytes stay listpack-encoded (default 64)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
+       if (!n) return "a non-negative integer";
+       c.zset_max_listpack_value = static_cast<std::size_t>(*n);
+       return std::nullopt;
+     }},
+    {"zset-max-ziplist-entries", "N", "alias of zset-max-listpack-entries",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
+       if (!n) return "a non-negative integer";
+       c.zset_max_listpack_entries = static_cast<std::size_t>(*n);
+       return std::nullopt;
+     }},
+    {"zset-max-ziplist-value", "N", "alias of zset-max-listpack-value",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
+       if (!n) return "a non-negative integer";
+       c.zset_max_listpack_value = static_cast<std::size_t>(*n);
+       return std::nullopt;
+     }},
     {"lazyfree-lazy-user-flush", "yes|no",
      "FLUSHDB/FLUSHALL without SYNC|ASYNC free lazily (default no)",
      apply_yes_no<&Config::lazyfree_lazy_user_flush>},

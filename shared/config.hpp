@@ -4,6 +4,7 @@
 // parses flags of its own.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +42,9 @@ struct Config {
   bool lazyfree_lazy_server_del = false;
   bool lazyfree_lazy_user_del = false;
   bool lazyfree_lazy_user_flush = false;
+  // zset-max-listpack-entries / -value (zset-max-ziplist-* are aliases).
+  std::size_t zset_max_listpack_entries = 128;
+  std::size_t zset_max_listpack_value = 64;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -48,7 +52,8 @@ struct Config {
        sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot, maxmemory,
        maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config,
        lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
-       lazyfree_lazy_user_del, lazyfree_lazy_user_flush);
+       lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
+       zset_max_listpack_value);
   }
 };
 

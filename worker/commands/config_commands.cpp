@@ -56,6 +56,20 @@ std::optional<std::string> set_policy(Shard& s, std::string_view v, bool apply) 
       "volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction");
 }
 
+// A size_t config (zset-max-listpack-*): 0..LLONG_MAX, as Redis's numeric configs.
+template <std::size_t Config::*F>
+std::string get_size(Shard& s) {
+  return std::to_string(s.config().*F);
+}
+template <std::size_t Config::*F>
+std::optional<std::string> set_size(Shard& s, std::string_view v, bool apply) {
+  auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) s.config().*F = static_cast<std::size_t>(*n);
+  return std::nullopt;
+}
+
 std::optional<std::string> set_requirepass(Shard& s, std::string_view v, bool apply) {
   if (apply) s.config().requirepass = std::string(v);
   return std::nullopt;
@@ -147,8 +161,14 @@ const Param kParams[] = {
     {"hash-max-listpack-value", [](Shard&) { return fixed("64"); }, nullptr},
     {"list-max-listpack-size", [](Shard&) { return fixed("-2"); }, nullptr},
     {"set-max-intset-entries", [](Shard&) { return fixed("512"); }, nullptr},
-    {"zset-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},
-    {"zset-max-listpack-value", [](Shard&) { return fixed("64"); }, nullptr},
+    {"zset-max-listpack-entries", get_size<&Config::zset_max_listpack_entries>,
+     set_size<&Config::zset_max_listpack_entries>},
+    {"zset-max-listpack-value", get_size<&Config::zset_max_listpack_value>,
+     set_size<&Config::zset_max_listpack_value>},
+    {"zset-max-ziplist-entries", get_size<&Config::zset_max_listpack_entries>,
+     set_size<&Config::zset_max_listpack_entries>},
+    {"zset-max-ziplist-value", get_size<&Config::zset_max_listpack_value>,
+     set_size<&Config::zset_max_listpack_value>},
     {"slowlog-log-slower-than", [](Shard&) { return fixed("10000"); }, nullptr},
     {"slowlog-max-len", [](Shard&) { return fixed("128"); }, nullptr},
     {"io-threads", [](Shard&) { return fixed("1"); }, nullptr},

@@ -140,6 +140,16 @@ class HashTable {
   void clear();
 
   void swap(HashTable& o);
+  // Where the arrays come from: a value object moved to another Db (MOVE, SWAPDB) follows its
+  // new Db's heap.
+  void set_heap(Heap* heap) { heap_ = heap; }
+  // mi_usable_size of the arrays (not the entries): a collection's MEMORY USAGE counts them.
+  std::size_t alloc_bytes() const {
+    std::size_t n = 0;
+    for (const Arr& a : t_)
+      if (a.nb != 0) n += mi_usable_size(a.slots) + mi_usable_size(a.ovf);
+    return n;
+  }
 
   // Recomputes counts and overflow bytes from the slots (tests): true when consistent.
   bool check_invariants() const;

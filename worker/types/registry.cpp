@@ -3,6 +3,7 @@
 #include <array>
 
 #include "worker/types/value.hpp"
+#include "worker/types/zset/zset.hpp"
 
 namespace ruvio::types {
 namespace {
@@ -20,6 +21,7 @@ void register_type(TypeId id, const ValueOps* ops) {
 
 void register_builtin_types() {
   // The collection types (list, set, zset, hash, stream) register here as they land.
+  register_type(kTypeZSet, &kZSetOps);
 }
 
 const ValueOps* find_ops(std::uint8_t id) {
