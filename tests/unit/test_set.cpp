@@ -257,3 +257,20 @@ TEST_CASE("set: model check against std::set across every conversion") {
   set::destroy(h, s);
   CHECK(h.used == 0);
 }
+
+TEST_CASE("set: a hashtable set moved to another heap keeps both heaps exact") {
+  Heap a, b;
+  SetObject* s = set::create(a, "m", 1);
+  fill(a, s, 300, "m");
+  REQUIRE(enc(s) == "hashtable");
+  a.transfer(b, set::memory_usage(s));  // what Db::move_to does
+  CHECK(a.used == 0);
+  fill(b, s, 300, "n");
+  CHECK(a.used == 0);
+  CHECK(b.used == set::memory_usage(s));
+  CHECK(set::remove(b, s, "m1"));
+  CHECK(b.used == set::memory_usage(s));
+  set::destroy(b, s);
+  CHECK(a.used == 0);
+  CHECK(b.used == 0);
+}

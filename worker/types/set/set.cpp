@@ -45,14 +45,37 @@ SetHash* hash_create(store::Heap& heap) {
   return h;
 }
 
+// After a MOVE the value's bytes count in `heap` but the table still allocates from the old
+// Db's heap: rebuild the arrays from `heap` (members stay), and hand the old arrays' freed
+// bytes back so that both heaps stay exact.
+void rehome(store::Heap& heap, SetHash* h) {
+  if (h->heap == &heap) return;
+  store::Heap* old = h->heap;
+  const std::size_t before_new = heap.used;
+  SetTable fresh(&heap);
+  h->table.for_each([&](SetMember* m) {
+    const std::string_view k = SetMemberTraits::key(m);
+    fresh.insert(m, fresh.hash(k));
+  });
+  const std::size_t before_old = old->used;
+  h->table.clear();
+  const std::size_t freed = before_old - old->used;
+  heap.transfer(*old, freed);
+  h->table.swap(fresh);  // fresh now holds the emptied table of the old heap
+  h->heap = &heap;
+  h->mem = h->mem - freed + (heap.used - before_new + freed);
+}
+
 // Inserts a member known to be absent.
 void hash_insert(store::Heap& heap, SetHash* h, std::string_view s) {
+  rehome(heap, h);
   const std::size_t before = heap.used;
   h->table.insert(member_make(heap, s), h->table.hash(s));
   h->mem += heap.used - before;
 }
 
 bool hash_add(store::Heap& heap, SetHash* h, std::string_view s) {
+  rehome(heap, h);
   const std::uint64_t hv = h->table.hash(s);
   if (h->table.find(s, hv)) return false;
   const std::size_t before = heap.used;
@@ -62,6 +85,7 @@ bool hash_add(store::Heap& heap, SetHash* h, std::string_view s) {
 }
 
 void hash_destroy(store::Heap& heap, SetHash* h) {
+  rehome(heap, h);
   h->table.for_each([&](SetMember* m) { heap.release(m); });
   h->~SetHash();  // frees the arrays
   heap.release(h);
@@ -258,6 +282,7 @@ bool remove(store::Heap& heap, SetObject* s, std::string_view member) {
     }
     default: {
       SetHash* h = hash_of(s);
+      rehome(heap, h);
       const std::size_t before = heap.used;
       SetMember* m = h->table.erase(member, h->table.hash(member));
       if (m == nullptr) return false;

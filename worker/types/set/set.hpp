@@ -8,7 +8,8 @@
 //     bytes 8..15 data    intset blob (intset.hpp) | listpack blob (listpack.hpp, one entry per
 //                         member, integers stored as integers) | SetHash*
 //
-//   SetHash (one heap block): a HashTable<SetMemberTraits> of member blocks plus `mem`, the
+//   SetHash (one heap block): a HashTable<SetMemberTraits> of member blocks, its heap, and `mem`,
+//   the
 //     allocator-usable bytes of everything the hashtable encoding owns (this block, the
 //     table's arrays, every member), kept exact by measuring the heap around each write.
 //
@@ -62,8 +63,11 @@ struct SetMemberTraits {
 using SetTable = store::HashTable<SetMemberTraits>;
 
 struct SetHash {
-  explicit SetHash(store::Heap* heap) : table(heap) {}
+  explicit SetHash(store::Heap* h) : table(h), heap(h) {}
   SetTable table;
+  // The heap the table's arrays come from: MOVE hands the value (and its bytes of
+  // accounting) to another Db's heap, and the next write re-homes the arrays there.
+  store::Heap* heap;
   std::size_t mem = 0;
 };
 
