@@ -27,7 +27,7 @@ from cmdgen import Cmd  # noqa: E402
 from resp_raw import RawConn, encode, parse  # noqa: E402
 
 SEGMENT = 2500  # commands per protocol segment; every third segment runs in RESP3
-HISTORY = 15
+HISTORY = int(os.environ.get("RUVIO_DIFF_HISTORY", "15"))
 CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same slot\r\n"
 HASHTABLE = b"$9\r\nhashtable\r\n"
 LISTPACK = b"$8\r\nlistpack\r\n"
