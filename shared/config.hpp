@@ -41,6 +41,10 @@ struct Config {
   bool lazyfree_lazy_server_del = false;
   bool lazyfree_lazy_user_del = false;
   bool lazyfree_lazy_user_flush = false;
+  // Set encodings' thresholds (Redis 7.2's names; CONFIG SET changes them at run time).
+  std::uint64_t set_max_intset_entries = 512;
+  std::uint64_t set_max_listpack_entries = 128;
+  std::uint64_t set_max_listpack_value = 64;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -48,7 +52,8 @@ struct Config {
        sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot, maxmemory,
        maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config,
        lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
-       lazyfree_lazy_user_del, lazyfree_lazy_user_flush);
+       lazyfree_lazy_user_del, lazyfree_lazy_user_flush, set_max_intset_entries,
+       set_max_listpack_entries, set_max_listpack_value);
   }
 };
 

@@ -106,6 +106,30 @@ class SetDurability(unittest.TestCase):
         r.close()
 
 
+class SetStartConfig(unittest.TestCase):
+    def test_thresholds_from_the_command_line(self):
+        with harness.Server(kind="ruvio", args=["--workers", "1", "--set-max-listpack-entries",
+                                                "2", "--set-max-intset-entries", "3",
+                                                "--set-max-listpack-value", "5"]) as srv:
+            r = srv.client(decode_responses=True)
+            self.assertEqual(r.config_get("set-max-*"), {
+                "set-max-intset-entries": "3", "set-max-listpack-entries": "2",
+                "set-max-listpack-value": "5"})
+            r.sadd("a", "x", "y")
+            self.assertEqual(r.object("encoding", "a"), "listpack")
+            r.sadd("a", "z")
+            self.assertEqual(r.object("encoding", "a"), "hashtable")
+            r.sadd("i", 1, 2, 3)
+            self.assertEqual(r.object("encoding", "i"), "intset")
+            r.sadd("i", 4)
+            self.assertEqual(r.object("encoding", "i"), "hashtable")
+            r.sadd("v", "123456")
+            self.assertEqual(r.object("encoding", "v"), "intset")
+            r.sadd("w", "abcdef")
+            self.assertEqual(r.object("encoding", "w"), "hashtable")
+            r.close()
+
+
 class SetServer(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
