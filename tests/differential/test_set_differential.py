@@ -274,9 +274,11 @@ class SetDiffRun:
         return self.stats
 
 
-def run_set_differential(seed, count, workers=1):
+def run_set_differential(seed, count, workers=1, against="ruvio"):
     with harness.Server(kind="redis") as ref:
-        with harness.Server(kind="ruvio", args=["--workers", str(workers)]) as cand:
+        cand_server = (harness.Server(kind="redis") if against == "redis" else
+                       harness.Server(kind="ruvio", args=["--workers", str(workers)]))
+        with cand_server as cand:
             if workers > 1:
                 harness.wait_mesh_up(cand.port, workers)
             run = SetDiffRun(seed, ref.port, cand.port, count, workers)
@@ -318,6 +320,12 @@ class SetDifferentialTest(unittest.TestCase):
         self.assertEqual(owners, {0, 1})
         stats = self._run(2)
         self.assertGreater(stats["crossslot"], 0)
+
+    def test_harness_redis_vs_redis(self):
+        """Two redis-servers agree under the same comparisons: the tolerances cover every
+        legitimately random reply, so a mismatch against Ruvio is Ruvio's."""
+        stats = run_set_differential(_seed(), 3000, against="redis")
+        self.assertGreaterEqual(stats["sent"], 3000)
 
     def test_comparator(self):
         run = SetDiffRun.__new__(SetDiffRun)
