@@ -107,7 +107,16 @@ std::optional<std::string> apply_yes_no(const std::string& v, Config& c, Given&)
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 28> kOptions = {{
+// Redis's size_t parameters (0 .. LONG_MAX).
+template <std::uint64_t Config::*Field>
+std::optional<std::string> apply_size(const std::string& v, Config& c, Given&) {
+  const auto n = parse_int(v, 0, std::numeric_limits<long long>::max());
+  if (!n) return "an integer of at least 0";
+  c.*Field = static_cast<std::uint64_t>(*n);
+  return std::nullopt;
+}
+
+const std::array<OptionSpec, 31> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -301,6 +310,13 @@ const std::array<OptionSpec, 28> kOptions = {{
     {"lazyfree-lazy-user-flush", "yes|no",
      "FLUSHDB/FLUSHALL without SYNC|ASYNC free lazily (default no)",
      apply_yes_no<&Config::lazyfree_lazy_user_flush>},
+    {"set-max-intset-entries", "N", "sets of integers up to N members are intsets (default 512)",
+     apply_size<&Config::set_max_intset_entries>},
+    {"set-max-listpack-entries", "N", "sets up to N members are listpacks (default 128)",
+     apply_size<&Config::set_max_listpack_entries>},
+    {"set-max-listpack-value", "N",
+     "sets whose members are at most N bytes are listpacks (default 64)",
+     apply_size<&Config::set_max_listpack_value>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

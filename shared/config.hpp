@@ -45,6 +45,10 @@ struct Config {
   // zset-max-listpack-entries / -value (zset-max-ziplist-* are aliases).
   std::size_t zset_max_listpack_entries = 128;
   std::size_t zset_max_listpack_value = 64;
+  // Set encodings' thresholds (Redis 7.2's names; CONFIG SET changes them at run time).
+  std::uint64_t set_max_intset_entries = 512;
+  std::uint64_t set_max_listpack_entries = 128;
+  std::uint64_t set_max_listpack_value = 64;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -53,7 +57,8 @@ struct Config {
        maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config,
        lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
        lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
-       zset_max_listpack_value);
+       zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
+       set_max_listpack_value);
   }
 };
 

@@ -11,6 +11,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/commands/subcommand.hpp"
+#include "worker/types/set/set.hpp"
 
 namespace ruvio::worker::srvfam {
 namespace {
@@ -108,6 +109,20 @@ std::optional<std::string> set_lazyfree(Shard& s, std::string_view v, bool apply
   return std::nullopt;
 }
 
+// Redis's size_t configs (createSizeTConfig, 0..LONG_MAX) held by a value type's limits.
+template <std::size_t types::SetLimits::*F>
+std::string get_set_limit(Shard&) {
+  return std::to_string(types::set_limits().*F);
+}
+template <std::size_t types::SetLimits::*F>
+std::optional<std::string> set_set_limit(Shard&, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) types::set_limits().*F = static_cast<std::size_t>(*n);
+  return std::nullopt;
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -160,7 +175,12 @@ const Param kParams[] = {
     {"hash-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},
     {"hash-max-listpack-value", [](Shard&) { return fixed("64"); }, nullptr},
     {"list-max-listpack-size", [](Shard&) { return fixed("-2"); }, nullptr},
-    {"set-max-intset-entries", [](Shard&) { return fixed("512"); }, nullptr},
+    {"set-max-intset-entries", get_set_limit<&types::SetLimits::max_intset_entries>,
+     set_set_limit<&types::SetLimits::max_intset_entries>},
+    {"set-max-listpack-entries", get_set_limit<&types::SetLimits::max_listpack_entries>,
+     set_set_limit<&types::SetLimits::max_listpack_entries>},
+    {"set-max-listpack-value", get_set_limit<&types::SetLimits::max_listpack_value>,
+     set_set_limit<&types::SetLimits::max_listpack_value>},
     {"zset-max-listpack-entries", get_size<&Config::zset_max_listpack_entries>,
      set_size<&Config::zset_max_listpack_entries>},
     {"zset-max-listpack-value", get_size<&Config::zset_max_listpack_value>,

@@ -30,6 +30,8 @@ struct Context {
   void log_as(std::initializer_list<std::string_view> effect) const {
     persist::effect().assign(effect);
   }
+  // log_as for an effect of variable length (SPOP with a count: SREM of what was popped).
+  void log_as(std::span<const std::string_view> effect) const { persist::effect().assign(effect); }
 };
 
 }  // namespace ruvio::worker

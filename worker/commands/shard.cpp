@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "worker/types/set/set.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::worker {
@@ -26,6 +27,10 @@ Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(
   dbs_.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>(&events_));
   apply_lazyfree();
+  types::SetLimits& sets = types::set_limits();
+  sets.max_intset_entries = config_.set_max_intset_entries;
+  sets.max_listpack_entries = config_.set_max_listpack_entries;
+  sets.max_listpack_value = config_.set_max_listpack_value;
 }
 
 std::size_t Shard::used_memory() const {
