@@ -298,5 +298,6 @@ std::span<const CommandDef> transaction_commands();
 std::span<const CommandDef> key_commands();
 std::span<const CommandDef> server_commands();
 std::span<const CommandDef> persist_commands();
+std::span<const CommandDef> hash_commands();
 
 }  // namespace ruvio::worker

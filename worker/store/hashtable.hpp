@@ -139,6 +139,17 @@ class HashTable {
   // Frees the arrays (not the records) and returns to the empty state.
   void clear();
 
+  // Allocator-usable bytes of the slot and overflow arrays (not of the entries).
+  std::size_t arrays_usable() const {
+    std::size_t n = 0;
+    for (const Arr& a : t_)
+      if (a.nb != 0) n += mi_usable_size(a.slots) + mi_usable_size(a.ovf);
+    return n;
+  }
+  // A collection's table follows its value to another Db's heap (MOVE hands the object over
+  // with its accounting; the next allocation must count there).
+  void set_heap(Heap* heap) { heap_ = heap; }
+
   void swap(HashTable& o);
 
   // Recomputes counts and overflow bytes from the slots (tests): true when consistent.
