@@ -8,7 +8,7 @@
 //     has_ttl        the record ends with the field's absolute expiry in Unix ms (unaligned,
 //                    little-endian); a field without a TTL pays no byte for it (the flag
 //                    rides in the length's low bit)
-//   Example "f" -> "v1": 02 02 66 76 31 (5 bytes, a 16-byte bin); with a TTL 02 .. +8 bytes.
+//   Example "f" -> "v1": 02 02 66 76 31 (5 bytes, an 8-byte bin); with a TTL 02 .. +8 bytes.
 //
 //   FieldTable (the object the Hash points at, one block):
 //     [HashTable<FieldTraits> table][u64 entry_bytes][u32 ttl_fields]

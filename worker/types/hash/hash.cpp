@@ -329,8 +329,10 @@ Object* ops_load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
   h->enc = kHashtable;
   FieldTable* ft = new_table(heap);
   h->data = ft;
-  while (!in.empty()) {
+  bool ok = true;
+  while (ok && !in.empty()) {
     std::uint64_t a, vlen;
+    ok = false;
     if (!read_varint(in, &a) || !read_varint(in, &vlen)) break;
     const std::uint64_t flen = a >> 1;
     const bool ttl = (a & 1) != 0;
@@ -344,8 +346,9 @@ Object* ops_load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
     const std::uint64_t hv = ft->table.hash(f);
     if (ft->table.find(f, hv) || (ttl && at < 0)) break;
     add_field(ft, make_field(heap, f, v, at), hv);
+    ok = true;
   }
-  if (!in.empty()) {
+  if (!ok) {
     ops_destroy(heap, h);
     return nullptr;
   }
