@@ -91,6 +91,17 @@ class HashDiffRun(td.DiffRun):
         super().__init__(*a, **kw)
         self.gen = gen_hash.HashGenerator(self.seed)
         self.stats["hrand"] = 0
+        self.stats["hashtable"] = 0  # OBJECT ENCODING replies naming each encoding
+        self.stats["listpack"] = 0
+
+    def run_batch(self, cmds):
+        replies = td.DiffRun.run_batch(self, cmds)
+        for r in replies:
+            if r == b"$9\r\nhashtable\r\n":
+                self.stats["hashtable"] += 1
+            elif r == b"$8\r\nlistpack\r\n":
+                self.stats["listpack"] += 1
+        return replies
 
     def _scan_rest(self, conn, name, cmd, raw):
         """Follows one server's HSCAN from its first reply to cursor 0: the pairs seen."""
@@ -141,8 +152,12 @@ class HashDiffRun(td.DiffRun):
 td.replies_match = hash_replies_match
 
 
+# redis-server's compiled-in default is 512 (its redis.conf says 128, as Ruvio's default).
+REDIS_ARGS = ["--hash-max-listpack-entries", "128", "--hash-max-listpack-value", "64"]
+
+
 def run_hash_differential(seed, count, workers=1):
-    with harness.Server(kind="redis") as ref:
+    with harness.Server(kind="redis", args=REDIS_ARGS) as ref:
         cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
         if workers > 1:
             harness.wait_mesh_up(cand.port, workers)
@@ -172,6 +187,8 @@ class HashDifferentialTest(unittest.TestCase):
         self.assertGreaterEqual(stats["sent"], count)
         self.assertGreater(stats["resp3"], 0)
         self.assertGreater(stats["hrand"], 0)
+        self.assertGreater(stats["hashtable"], 100)  # both encodings were met, often
+        self.assertGreater(stats["listpack"], 100)
 
     def test_hash_against_redis(self):
         self._run(1)

@@ -169,8 +169,11 @@ TEST_CASE("hash: field TTLs live in the hashtable; fields without one pay no byt
   Listpack::IntBuf buf;
   CHECK(H::get(fx.h, "f1", buf, kNow + 1000));
   CHECK_FALSE(H::get(fx.h, "f1", buf, kNow + 1001));
-  CHECK(H::expire_fields(fx.heap, fx.h, kNow + 1000, 10) == 0);
-  CHECK(H::expire_fields(fx.heap, fx.h, kNow + 1001, 10) == 1);
+  CHECK_FALSE(H::needs_purge(fx.h, kNow + 1000));
+  CHECK(H::needs_purge(fx.h, kNow + 1001));
+  CHECK(H::expire_fields(fx.heap, fx.h, kNow + 1000) == 0);
+  CHECK(H::expire_fields(fx.heap, fx.h, kNow + 1001) == 1);
+  CHECK_FALSE(H::needs_purge(fx.h, kNow + 5000));
   CHECK(H::length(fx.h) == 2);
   CHECK(H::ttl_fields(fx.h) == 0);
   H::set_field_expire(fx.heap, fx.h, "f2", kNow + 5);
@@ -178,8 +181,10 @@ TEST_CASE("hash: field TTLs live in the hashtable; fields without one pay no byt
   CHECK(H::ttl_fields(fx.h) == 0);
   CHECK(H::field_expire(fx.h, "f2", kNow) == -1);
   CHECK(usage(fx.h) == fx.heap.used);
-  // HSET drops the TTL of the field it writes (Redis 7.4).
+  // HINCRBY keeps the TTL, HSET drops it (Redis 7.4).
   H::set_field_expire(fx.heap, fx.h, "f2", kNow + 5);
+  H::set(fx.heap, fx.h, "f2", "7", fx.lim, true);
+  CHECK(H::field_expire(fx.h, "f2", kNow) == kNow + 5);
   H::set(fx.heap, fx.h, "f2", "new", fx.lim);
   CHECK(H::field_expire(fx.h, "f2", kNow) == -1);
   CHECK(H::ttl_fields(fx.h) == 0);

@@ -299,5 +299,6 @@ std::span<const CommandDef> key_commands();
 std::span<const CommandDef> server_commands();
 std::span<const CommandDef> persist_commands();
 std::span<const CommandDef> hash_commands();
+std::span<const CommandDef> hash_ttl_commands();
 
 }  // namespace ruvio::worker

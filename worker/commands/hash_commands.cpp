@@ -41,6 +41,17 @@ H::Limits hash_limits(Context&) {
   return {};
 }
 
+void hash_purge(Context& ctx, std::string_view key) {
+  store::Entry e = ctx.db().peek(key);
+  if (!e || e.type() != Type::kHash) return;
+  if (!H::needs_purge(static_cast<const Hash*>(e.object()), ctx.now_ms())) return;
+  store::WriteHandle w = ctx.db().open(key, Type::kHash, ctx.now_ms());
+  if (!w) return;
+  auto* h = w.as<Hash>();
+  H::expire_fields(w.heap(), h, ctx.now_ms());
+  if (H::length(h) == 0) w.remove();
+}
+
 const Hash* hash_read(Context& ctx, std::string_view key, bool* wrong_type) {
   Typed t = lookup_as(ctx, key, Type::kHash, Access::kRead);
   *wrong_type = t.wrong_type;
@@ -49,7 +60,13 @@ const Hash* hash_read(Context& ctx, std::string_view key, bool* wrong_type) {
     return nullptr;
   }
   if (!t) return nullptr;
-  return static_cast<const Hash*>(t.entry.object());
+  const auto* h = static_cast<const Hash*>(t.entry.object());
+  if (H::needs_purge(h, ctx.now_ms())) {  // lazy field expiry, before anything is counted
+    hash_purge(ctx, key);
+    store::Entry e = ctx.db().peek(key);
+    return e ? static_cast<const Hash*>(e.object()) : nullptr;
+  }
+  return h;
 }
 
 namespace {
@@ -57,6 +74,7 @@ namespace {
 // hashTypeLookupWriteOrCreate: the handle, with the key made when missing; false (WRONGTYPE
 // sent) for a key of another type.
 bool open_or_create(Context& ctx, std::string_view key, store::WriteHandle& w) {
+  hash_purge(ctx, key);
   w = ctx.db().open(key, Type::kHash, ctx.now_ms());
   if (w.wrong_type()) {
     ctx.out.error(err::kWrongType);
@@ -68,6 +86,7 @@ bool open_or_create(Context& ctx, std::string_view key, store::WriteHandle& w) {
 
 // lookupKeyWrite for a command that does not create: null when missing or WRONGTYPE (sent).
 bool open_existing(Context& ctx, std::string_view key, store::WriteHandle& w, bool* wrong) {
+  hash_purge(ctx, key);
   w = ctx.db().open(key, Type::kHash, ctx.now_ms());
   *wrong = w.wrong_type();
   if (*wrong) {
@@ -255,7 +274,7 @@ void hincrby(Context& ctx) {
   }
   value += *incr;
   char text[24];
-  H::set(w.heap(), w.as<Hash>(), ctx.args[2], format_int64(value, text), hash_limits(ctx));
+  H::set(w.heap(), w.as<Hash>(), ctx.args[2], format_int64(value, text), hash_limits(ctx), true);
   ctx.out.integer(value);
 }
 
@@ -288,9 +307,13 @@ void hincrbyfloat(Context& ctx) {
   }
   char text[kMaxLongDoubleChars];
   std::string_view s = format_long_double_human(value, text, sizeof text);
-  H::set(w.heap(), w.as<Hash>(), ctx.args[2], s, hash_limits(ctx));
+  H::set(w.heap(), w.as<Hash>(), ctx.args[2], s, hash_limits(ctx), true);
   ctx.out.bulk(s);
-  ctx.log_as({"HSET", ctx.args[1], ctx.args[2], s});  // the result, not a float sum to redo
+  // The result, not a float sum to redo. HSET would drop a field TTL that HINCRBYFLOAT keeps:
+  // such a field is logged as the command itself (the same binary replays the same sum).
+  if (H::field_expire(peek_hash(w), ctx.args[2], ctx.now_ms()).value_or(-1) < 0) {
+    ctx.log_as({"HSET", ctx.args[1], ctx.args[2], s});
+  }
 }
 
 std::mt19937_64& rng() {

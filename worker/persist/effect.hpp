@@ -22,6 +22,10 @@ class Effect {
   bool is_set() const { return set_; }
 
   void assign(std::initializer_list<std::string_view> args) {
+    assign(std::span<const std::string_view>(args.begin(), args.size()));
+  }
+  // An effect whose length the command learns as it runs (HEXPIRE: the fields it changed).
+  void assign(std::span<const std::string_view> args) {
     bytes_.clear();
     ends_.clear();
     for (auto a : args) {

@@ -11,10 +11,12 @@
 //   Example "f" -> "v1": 02 02 66 76 31 (5 bytes, an 8-byte bin); with a TTL 02 .. +8 bytes.
 //
 //   FieldTable (the object the Hash points at, one block):
-//     [HashTable<FieldTraits> table][u64 entry_bytes][u32 ttl_fields]
+//     [HashTable<FieldTraits> table][u64 entry_bytes][i64 min_expire][u32 ttl_fields]
 //     entry_bytes    mi_usable_size summed over the records, kept as they come and go, so
 //                    MEMORY USAGE and MOVE's accounting are O(1) and exact
-//     ttl_fields     records with has_ttl set (0: HTTL & co. and active expiry skip the hash)
+//     min_expire     no field expires before this (a lower bound: a purge walks the table
+//                    only once the clock passes it, and recomputes it exactly)
+//     ttl_fields     records with has_ttl set (0: lookups and active expiry skip the hash)
 #pragma once
 
 #include <cstddef>
@@ -119,6 +121,7 @@ struct FieldTable {
   explicit FieldTable(store::Heap* heap) : table(heap) {}
   Table table;
   std::size_t entry_bytes = 0;
+  std::int64_t min_expire = INT64_MAX;
   std::uint32_t ttl_fields = 0;
 };
 

@@ -16,6 +16,14 @@ template class HashTable<types::hash::FieldTraits>;
 namespace ruvio::types::hash {
 namespace {
 
+bool g_ttls_seen = false;  // a worker is one thread: a plain flag
+
+void note_ttl(FieldTable* ft, std::int64_t at) {
+  ++ft->ttl_fields;
+  if (at < ft->min_expire) ft->min_expire = at;
+  g_ttls_seen = true;
+}
+
 void free_field(store::Heap& heap, FieldTable* ft, FieldRec* r) {
   ft->entry_bytes -= mi_usable_size(r);
   if (view(r).has_ttl) --ft->ttl_fields;
@@ -24,7 +32,8 @@ void free_field(store::Heap& heap, FieldTable* ft, FieldRec* r) {
 
 void add_field(FieldTable* ft, FieldRec* r, std::uint64_t hv) {
   ft->entry_bytes += mi_usable_size(r);
-  if (view(r).has_ttl) ++ft->ttl_fields;
+  FieldView v = view(r);
+  if (v.has_ttl) note_ttl(ft, v.expire_at);
   ft->table.insert(r, hv);
 }
 
@@ -50,7 +59,7 @@ void replace_field(store::Heap& heap, FieldTable* ft, Table::Ref ref, std::strin
   FieldRec* old = ref.get();
   FieldRec* fresh = make_field(heap, view(old).field, value, expire_at);
   ft->entry_bytes += mi_usable_size(fresh);
-  if (expire_at >= 0) ++ft->ttl_fields;
+  if (expire_at >= 0) note_ttl(ft, expire_at);
   ref.set(fresh);
   free_field(heap, ft, old);
 }
@@ -118,7 +127,7 @@ void try_conversion(store::Heap& heap, Hash* h, std::span<const std::string_view
 }
 
 bool set(store::Heap& heap, Hash* h, std::string_view field, std::string_view value,
-         const Limits& lim) {
+         const Limits& lim, bool keep_ttl) {
   // hashTypeSet converts on its own for a long field or value (HINCRBY's field, HINCRBYFLOAT's
   // result), whatever the caller checked.
   if (h->enc == kListpack && (field.size() > lim.max_value || value.size() > lim.max_value)) {
@@ -143,7 +152,8 @@ bool set(store::Heap& heap, Hash* h, std::string_view field, std::string_view va
   const std::uint64_t hv = ft->table.hash(field);
   Table::Ref ref = ft->table.find(field, hv);
   if (ref) {
-    replace_field(heap, ft, ref, value, -1);
+    FieldView old = view(ref.get());
+    replace_field(heap, ft, ref, value, keep_ttl && old.has_ttl ? old.expire_at : -1);
     return false;
   }
   add_field(ft, make_field(heap, field, value, -1), hv);
@@ -195,6 +205,7 @@ void set_field_expire(store::Heap& heap, Hash* h, std::string_view field, std::i
   if (!v.has_ttl && at < 0) return;
   if (v.has_ttl && at >= 0) {  // same size: rewrite in place
     std::memcpy(const_cast<char*>(v.value.data() + v.value.size()), &at, 8);
+    if (at < ft->min_expire) ft->min_expire = at;
     return;
   }
   replace_field(heap, ft, ref, v.value, at);
@@ -204,20 +215,36 @@ std::uint32_t ttl_fields(const Hash* h) {
   return h->enc == kHashtable ? ft_of(h)->ttl_fields : 0;
 }
 
-std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms, std::size_t budget) {
+bool field_ttls_seen() {
+  return g_ttls_seen;
+}
+
+bool needs_purge(const Hash* h, std::int64_t now_ms) {
+  if (h->enc != kHashtable) return false;
+  const FieldTable* ft = ft_of(h);
+  return ft->ttl_fields != 0 && now_ms > ft->min_expire;
+}
+
+std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms) {
   if (h->enc != kHashtable || ft_of(h)->ttl_fields == 0) return 0;
   FieldTable* ft = ft_of(h);
   ft->table.set_heap(&heap);
   std::vector<std::string> gone;
+  std::int64_t min = INT64_MAX;
   ft->table.for_each([&](FieldRec* r) {
-    if (gone.size() >= budget) return;
     FieldView v = view(r);
-    if (expired(v, now_ms)) gone.emplace_back(v.field);
+    if (!v.has_ttl) return;
+    if (expired(v, now_ms)) {
+      gone.emplace_back(v.field);
+    } else if (v.expire_at < min) {
+      min = v.expire_at;
+    }
   });
   for (const std::string& f : gone) {
     FieldRec* r = ft->table.erase(f, ft->table.hash(f));
     if (r != nullptr) free_field(heap, ft, r);
   }
+  ft->min_expire = min;
   return gone.size();
 }
 

@@ -55,10 +55,11 @@ void try_conversion(store::Heap& heap, Hash* h, std::span<const std::string_view
                     const Limits& lim);
 void convert_to_hashtable(store::Heap& heap, Hash* h);
 
-// Sets field to value (dropping any TTL of the field, as Redis 7.4's HSET does). True when the
-// field was new. Converts once the listpack holds more than max_entries fields.
+// Sets field to value, dropping any TTL of the field as Redis 7.4's HSET does (keep_ttl: as
+// its HINCRBY/HINCRBYFLOAT, keeping it). True when the field was new. Converts once the
+// listpack holds more than max_entries fields.
 bool set(store::Heap& heap, Hash* h, std::string_view field, std::string_view value,
-         const Limits& lim);
+         const Limits& lim, bool keep_ttl = false);
 // True when the field was there.
 bool del(store::Heap& heap, Hash* h, std::string_view field);
 
@@ -80,9 +81,13 @@ std::optional<std::int64_t> field_expire(const Hash* h, std::string_view field,
 // Sets (at >= 0) or removes (at < 0) the field's TTL; the field must exist. Converts a
 // listpack first.
 void set_field_expire(store::Heap& heap, Hash* h, std::string_view field, std::int64_t at);
-// Deletes up to `budget` fields expired at now_ms; returns how many went.
-std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms, std::size_t budget);
+// Whether some field may have expired at now_ms (then purge before reading the hash).
+bool needs_purge(const Hash* h, std::int64_t now_ms);
+// Deletes every field expired at now_ms; returns how many went.
+std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms);
 std::uint32_t ttl_fields(const Hash* h);
+// Whether any hash of this process ever held a field TTL (active expiry sweeps only then).
+bool field_ttls_seen();
 
 extern const ValueOps kHashOps;
 
