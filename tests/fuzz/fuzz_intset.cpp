@@ -5,6 +5,7 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_intset.cpp worker/types/intset/intset.cpp \
 //       worker/store/record.cpp worker/store/alloc_sampler.cpp worker/types/registry.cpp \
+//       worker/types/hash/hash.cpp worker/store/table.cpp worker/types/listpack/listpack.cpp \
 //       -lmimalloc -o fuzz_intset
 //
 // Input: the intset bytes, as they are (seed with the DUMP bodies from test_intset.cpp).

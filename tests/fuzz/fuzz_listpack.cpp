@@ -5,6 +5,7 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_listpack.cpp worker/types/listpack/listpack.cpp \
 //       worker/store/record.cpp worker/store/alloc_sampler.cpp worker/types/registry.cpp \
+//       worker/types/hash/hash.cpp worker/store/table.cpp \
 //       -lmimalloc -o fuzz_listpack
 //
 // Input: the listpack bytes, as they are (seed with any DUMP body from test_listpack.cpp).
