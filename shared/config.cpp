@@ -98,6 +98,15 @@ constexpr std::array<const char*, 8> kPolicies = {"noeviction",      "allkeys-lr
                                                   "allkeys-random",  "volatile-lru", "volatile-lfu",
                                                   "volatile-random", "volatile-ttl"};
 
+// Redis's size_t parameters (the listpack thresholds): 0 .. LONG_MAX.
+template <std::int64_t Config::*Field>
+std::optional<std::string> apply_size(const std::string& v, Config& c, Given&) {
+  const auto n = parse_int(v, 0, std::numeric_limits<long long>::max());
+  if (!n) return "an integer of at least 0";
+  c.*Field = *n;
+  return std::nullopt;
+}
+
 // Redis's bool parameters: yes or no, any case.
 template <bool Config::*Field>
 std::optional<std::string> apply_yes_no(const std::string& v, Config& c, Given&) {
@@ -107,7 +116,7 @@ std::optional<std::string> apply_yes_no(const std::string& v, Config& c, Given&)
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 24> kOptions = {{
+const std::array<OptionSpec, 28> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -271,6 +280,15 @@ const std::array<OptionSpec, 24> kOptions = {{
     {"lazyfree-lazy-user-flush", "yes|no",
      "FLUSHDB/FLUSHALL without SYNC|ASYNC free lazily (default no)",
      apply_yes_no<&Config::lazyfree_lazy_user_flush>},
+    {"hash-max-listpack-entries", "N", "most fields of a listpack-encoded hash (default 128)",
+     apply_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-listpack-value", "BYTES",
+     "longest field or value of a listpack-encoded hash (default 64)",
+     apply_size<&Config::hash_max_listpack_value>},
+    {"hash-max-ziplist-entries", "N", "alias of hash-max-listpack-entries",
+     apply_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-ziplist-value", "BYTES", "alias of hash-max-listpack-value",
+     apply_size<&Config::hash_max_listpack_value>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -41,6 +41,10 @@ struct Config {
   bool lazyfree_lazy_server_del = false;
   bool lazyfree_lazy_user_del = false;
   bool lazyfree_lazy_user_flush = false;
+  // Redis's hash-max-listpack-entries / -value (redis.conf's 128 / 64; *-ziplist-* aliases):
+  // a hash stays a listpack up to this many fields, each field and value up to this many bytes.
+  std::int64_t hash_max_listpack_entries = 128;
+  std::int64_t hash_max_listpack_value = 64;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -48,7 +52,8 @@ struct Config {
        sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot, maxmemory,
        maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config,
        lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
-       lazyfree_lazy_user_del, lazyfree_lazy_user_flush);
+       lazyfree_lazy_user_del, lazyfree_lazy_user_flush, hash_max_listpack_entries,
+       hash_max_listpack_value);
   }
 };
 

@@ -96,6 +96,28 @@ class HashCases:
         self.assertEqual(c("OBJECT", "ENCODING", v), b"$9\r\nhashtable\r\n")
         self.assertEqual(c("TYPE", v), b"+hash\r\n")
 
+    def test_config_thresholds(self):
+        c = self.raw_call
+        h = self.k("h")
+        self.addCleanup(self.cmd, "CONFIG", "SET", "hash-max-listpack-entries", "128",
+                        "hash-max-listpack-value", "64")
+        self.assertEqual(c("CONFIG", "SET", "hash-max-ziplist-entries", "3"), b"+OK\r\n")
+        self.assertEqual(c("CONFIG", "GET", "hash-max-listpack-entries"),
+                         b"*2\r\n$25\r\nhash-max-listpack-entries\r\n$1\r\n3\r\n")
+        self.assertError("ERR CONFIG SET failed (possibly related to argument "
+                         "'hash-max-listpack-value') - argument must be a memory value",
+                         "CONFIG", "SET", "hash-max-listpack-value", "x")
+        self.assertError("ERR CONFIG SET failed (possibly related to argument "
+                         "'hash-max-listpack-entries') - argument couldn't be parsed into an "
+                         "integer", "CONFIG", "SET", "hash-max-listpack-entries", "1kb")
+        self.assertEqual(c("CONFIG", "SET", "hash-max-listpack-value", "1kb"), b"+OK\r\n")
+        self.assertEqual(c("CONFIG", "GET", "hash-max-ziplist-value"),
+                         b"*2\r\n$22\r\nhash-max-ziplist-value\r\n$4\r\n1024\r\n")
+        c("HSET", h, "a", "1", "b", "2", "c", "3")
+        self.assertEqual(c("OBJECT", "ENCODING", h), b"$8\r\nlistpack\r\n")
+        c("HSET", h, "d", "4")
+        self.assertEqual(c("OBJECT", "ENCODING", h), b"$9\r\nhashtable\r\n")
+
 
 itest.bind(HashCases, globals())
 # redis-server's compiled-in default is 512; its redis.conf (and Ruvio) say 128.
@@ -177,6 +199,22 @@ class HashTtlCases:
 
 class RuvioTtl(HashTtlCases, itest.RuvioCase):
     pass
+
+
+class RuvioThresholdFlags(itest.RuvioCase):
+    """The thresholds as start flags, under their ziplist alias too."""
+    server_args = ("--hash-max-ziplist-entries", "2", "--hash-max-listpack-value", "5")
+
+    def test_flags(self):
+        c = self.raw_call
+        c("HSET", "h", "a", "1", "b", "2")
+        self.assertEqual(c("OBJECT", "ENCODING", "h"), b"$8\r\nlistpack\r\n")
+        c("HSET", "h", "c", "3")
+        self.assertEqual(c("OBJECT", "ENCODING", "h"), b"$9\r\nhashtable\r\n")
+        c("HSET", "v", "a", "123456")
+        self.assertEqual(c("OBJECT", "ENCODING", "v"), b"$9\r\nhashtable\r\n")
+        self.assertEqual(c("CONFIG", "GET", "hash-max-listpack-value"),
+                         b"*2\r\n$23\r\nhash-max-listpack-value\r\n$1\r\n5\r\n")
 
 
 class RuvioProxyTtl(HashTtlCases, itest.RuvioProxyCase):

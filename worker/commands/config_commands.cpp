@@ -94,6 +94,32 @@ std::optional<std::string> set_lazyfree(Shard& s, std::string_view v, bool apply
   return std::nullopt;
 }
 
+template <std::int64_t Config::*F>
+std::string get_size(Shard& s) {
+  return std::to_string(s.config().*F);
+}
+
+// Redis's createSizeTConfig(…, 0, LONG_MAX, …, INTEGER_CONFIG): a plain integer, no units.
+template <std::int64_t Config::*F>
+std::optional<std::string> set_size(Shard& s, std::string_view v, bool apply) {
+  const std::optional<std::int64_t> n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) s.config().*F = *n;
+  return std::nullopt;
+}
+
+// createSizeTConfig(…, MEMORY_CONFIG): a size with optional units (hash-max-listpack-value).
+template <std::int64_t Config::*F>
+std::optional<std::string> set_memory_size(Shard& s, std::string_view v, bool apply) {
+  const auto bytes = parse_memory(std::string(v));
+  if (!bytes || *bytes > static_cast<std::uint64_t>(INT64_MAX)) {
+    return std::string("argument must be a memory value");
+  }
+  if (apply) s.config().*F = static_cast<std::int64_t>(*bytes);
+  return std::nullopt;
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -143,8 +169,14 @@ const Param kParams[] = {
      set_lazyfree<&Config::lazyfree_lazy_user_flush>},
     {"lfu-log-factor", [](Shard&) { return fixed("10"); }, nullptr},
     {"lfu-decay-time", [](Shard&) { return fixed("1"); }, nullptr},
-    {"hash-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},
-    {"hash-max-listpack-value", [](Shard&) { return fixed("64"); }, nullptr},
+    {"hash-max-listpack-entries", get_size<&Config::hash_max_listpack_entries>,
+     set_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-ziplist-entries", get_size<&Config::hash_max_listpack_entries>,
+     set_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-listpack-value", get_size<&Config::hash_max_listpack_value>,
+     set_memory_size<&Config::hash_max_listpack_value>},
+    {"hash-max-ziplist-value", get_size<&Config::hash_max_listpack_value>,
+     set_memory_size<&Config::hash_max_listpack_value>},
     {"list-max-listpack-size", [](Shard&) { return fixed("-2"); }, nullptr},
     {"set-max-intset-entries", [](Shard&) { return fixed("512"); }, nullptr},
     {"zset-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},

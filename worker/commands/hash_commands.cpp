@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "shared/config.hpp"
 #include "shared/glob.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
@@ -37,8 +38,10 @@ std::string arity_error(Context& ctx) {
 
 }  // namespace
 
-H::Limits hash_limits(Context&) {
-  return {};
+H::Limits hash_limits(Context& ctx) {
+  const Config& c = ctx.shard.config();
+  return {static_cast<std::size_t>(c.hash_max_listpack_entries),
+          static_cast<std::size_t>(c.hash_max_listpack_value)};
 }
 
 void hash_purge(Context& ctx, std::string_view key) {
