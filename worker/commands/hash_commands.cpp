@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "shared/config.hpp"
@@ -325,24 +326,18 @@ std::mt19937_64& rng() {
 }
 
 void hrandfield(Context& ctx) {
+  Listpack::IntBuf fb, vb;
+  std::string_view f, v;
   if (ctx.argc() < 3) {
     bool wrong;
     const Hash* h = hash_read(ctx, ctx.args[1], &wrong);
     if (wrong) return;
-    if (h == nullptr || H::length(h) == 0) {
+    if (h == nullptr) {
       ctx.out.null();
       return;
     }
-    std::size_t pick = std::uniform_int_distribution<std::size_t>(0, H::length(h) - 1)(rng());
-    std::size_t i = 0;
-    bool done = false;
-    H::for_each(h, ctx.now_ms(), [&](std::string_view f, std::string_view) {
-      if (!done && i++ == pick) {
-        ctx.out.bulk(f);
-        done = true;
-      }
-    });
-    if (!done) ctx.out.null();
+    H::random_pair(h, rng(), fb, vb, &f, &v);
+    ctx.out.bulk(f);
     return;
   }
   std::optional<std::int64_t> count = parse_int64(ctx.args[2]);
@@ -375,40 +370,48 @@ void hrandfield(Context& ctx) {
     ctx.out.array(0);
     return;
   }
-  std::vector<std::pair<std::string, std::string>> all;
-  all.reserve(H::length(h));
-  H::for_each(h, ctx.now_ms(), [&](std::string_view f, std::string_view v) {
-    all.emplace_back(std::string(f), withvalues ? std::string(v) : std::string());
-  });
+  // hrandfieldWithCountCommand's cases. RESP3 WITHVALUES: an array of [field, value] pairs.
   const bool resp3_pairs = withvalues && ctx.out.protocol() > 2;
-  auto emit = [&](const std::pair<std::string, std::string>& p) {
+  auto emit = [&](std::string_view field, std::string_view value) {
     if (resp3_pairs) ctx.out.array(2);
-    ctx.out.bulk(p.first);
-    if (withvalues) ctx.out.bulk(p.second);
+    ctx.out.bulk(field);
+    if (withvalues) ctx.out.bulk(value);
   };
   auto header = [&](std::size_t n) { ctx.out.array(withvalues && !resp3_pairs ? n * 2 : n); };
-  if (all.empty()) {
-    ctx.out.array(0);
-    return;
-  }
+  const std::size_t size = H::length(h);
   if (*count < 0 || *count == 1) {  // with repetitions
     const auto n = static_cast<std::size_t>(*count < 0 ? -*count : 1);
     header(n);
-    std::uniform_int_distribution<std::size_t> d(0, all.size() - 1);
-    for (std::size_t i = 0; i < n; ++i) emit(all[d(rng())]);
+    for (std::size_t i = 0; i < n; ++i) {
+      H::random_pair(h, rng(), fb, vb, &f, &v);
+      emit(f, v);
+    }
     return;
   }
-  if (static_cast<std::uint64_t>(*count) >= all.size()) {
-    header(all.size());
-    for (const auto& p : all) emit(p);
+  if (static_cast<std::uint64_t>(*count) >= size) {  // the whole hash
+    header(size);
+    H::for_each(h, ctx.now_ms(), emit);
     return;
   }
   const auto n = static_cast<std::size_t>(*count);
+  header(n);
+  if (h->enc == H::kHashtable && n * 3 <= size) {  // few of many: pick until distinct
+    std::unordered_set<std::string_view> seen;
+    while (seen.size() < n) {
+      H::random_pair(h, rng(), fb, vb, &f, &v);
+      if (seen.insert(f).second) emit(f, v);
+    }
+    return;
+  }
+  std::vector<std::pair<std::string, std::string>> all;  // many of the hash: a partial shuffle
+  all.reserve(size);
+  H::for_each(h, ctx.now_ms(), [&](std::string_view a, std::string_view b) {
+    all.emplace_back(std::string(a), withvalues ? std::string(b) : std::string());
+  });
   for (std::size_t i = 0; i < n; ++i) {
     std::swap(all[i], all[std::uniform_int_distribution<std::size_t>(i, all.size() - 1)(rng())]);
+    emit(all[i].first, all[i].second);
   }
-  header(n);
-  for (std::size_t i = 0; i < n; ++i) emit(all[i]);
 }
 
 void hscan(Context& ctx) {

@@ -215,6 +215,37 @@ std::uint32_t ttl_fields(const Hash* h) {
   return h->enc == kHashtable ? ft_of(h)->ttl_fields : 0;
 }
 
+void random_pair(const Hash* h, std::mt19937_64& rng, Listpack::IntBuf& fb, Listpack::IntBuf& vb,
+                 std::string_view* field, std::string_view* value) {
+  if (h->enc == kListpack) {
+    Listpack lp = lp_of(h);
+    const std::uint64_t i = rng() % (lp.count() / 2);
+    Listpack::Pos p = lp.seek(static_cast<std::int64_t>(2 * i));
+    *field = lp.get_str(p, fb);
+    *value = lp.get_str(lp.next(p), vb);
+    return;
+  }
+  const Table& t = ft_of(h)->table;
+  FieldRec* got[Table::kSlotsPerBucket];
+  // A table is at least 1/8 full (it shrinks below that), so tries rarely exceed a few.
+  for (int tries = 0; tries < 10000; ++tries) {
+    const std::size_t n = t.sample_bucket(rng(), got);
+    if (n == 0) continue;
+    FieldView v = view(got[rng() % n]);
+    *field = v.field;
+    *value = v.value;
+    return;
+  }
+  bool done = false;
+  t.for_each([&](FieldRec* r) {
+    if (done) return;
+    FieldView v = view(r);
+    *field = v.field;
+    *value = v.value;
+    done = true;
+  });
+}
+
 bool field_ttls_seen() {
   return g_ttls_seen;
 }

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <span>
 #include <string_view>
 
@@ -72,6 +73,13 @@ void for_each(const Hash* h, std::int64_t now_ms, F&& f);
 template <class F>
 std::uint64_t scan(const Hash* h, std::uint64_t cursor, std::size_t count, std::int64_t now_ms,
                    F&& f);
+
+// A random field and its value (HRANDFIELD): uniform over a listpack; on a hashtable a
+// random entry of a random non-empty bucket, about uniform as Redis's dictGetFairRandomKey.
+// The hash must not be empty nor hold expired fields (purge first). Views are valid until
+// the next write; integer entries are formatted into fb / vb.
+void random_pair(const Hash* h, std::mt19937_64& rng, Listpack::IntBuf& fb, Listpack::IntBuf& vb,
+                 std::string_view* field, std::string_view* value);
 
 // ---- field TTLs (hashtable encoding only) ----------------------------------------------------
 
