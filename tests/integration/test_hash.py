@@ -185,6 +185,21 @@ class HashTtlCases:
           "HPERSIST", h, "FIELD", "1", "a")
         self.assertEqual(self.raw_call("HTTL", h, "FIELDS", "1", "a"), b"*1\r\n:-1\r\n")
 
+    def test_lazy_expiry_on_access(self):
+        c = self.raw_call
+        h = self.k("h")
+        c("HSET", h, "a", "1", "b", "2")
+        c("HPEXPIRE", h, "1", "FIELDS", "1", "a")
+        time.sleep(0.01)
+        self.assertEqual(c("HGET", h, "a"), b"$-1\r\n")
+        self.assertEqual(c("HLEN", h), b":1\r\n")
+        self.assertEqual(c("HDEL", h, "a"), b":0\r\n")
+        self.assertEqual(c("HTTL", h, "FIELDS", "1", "a"), b"*1\r\n:-2\r\n")
+        c("HPEXPIRE", h, "1", "FIELDS", "1", "b")
+        time.sleep(0.01)
+        self.assertEqual(c("HSET", h, "c", "3"), b":1\r\n")  # a fresh hash
+        self.assertEqual(c("HGETALL", h), b"*2\r\n$1\r\nc\r\n$1\r\n3\r\n")
+
     def test_active_expiry_of_untouched_fields(self):
         c = self.raw_call
         h, keep = self.k("h"), self.k("keep")

@@ -77,26 +77,35 @@ namespace {
 
 // hashTypeLookupWriteOrCreate: the handle, with the key made when missing; false (WRONGTYPE
 // sent) for a key of another type.
+// Lazy field expiry through an open handle (no second lookup on the write path): the key
+// goes when no field is left, and the handle then reads as missing.
+void purge_open(Context& ctx, store::WriteHandle& w) {
+  if (!w || !H::needs_purge(static_cast<const Hash*>(w.peek()), ctx.now_ms())) return;
+  auto* h = w.as<Hash>();
+  H::expire_fields(w.heap(), h, ctx.now_ms());
+  if (H::length(h) == 0) w.remove();
+}
+
 bool open_or_create(Context& ctx, std::string_view key, store::WriteHandle& w) {
-  hash_purge(ctx, key);
   w = ctx.db().open(key, Type::kHash, ctx.now_ms());
   if (w.wrong_type()) {
     ctx.out.error(err::kWrongType);
     return false;
   }
+  purge_open(ctx, w);
   if (!w) w.set(H::create(w.heap()));
   return true;
 }
 
 // lookupKeyWrite for a command that does not create: null when missing or WRONGTYPE (sent).
 bool open_existing(Context& ctx, std::string_view key, store::WriteHandle& w, bool* wrong) {
-  hash_purge(ctx, key);
   w = ctx.db().open(key, Type::kHash, ctx.now_ms());
   *wrong = w.wrong_type();
   if (*wrong) {
     ctx.out.error(err::kWrongType);
     return false;
   }
+  purge_open(ctx, w);
   return bool(w);
 }
 
