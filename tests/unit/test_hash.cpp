@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/store/db.hpp"
 #include "worker/types/hash/hash.hpp"
 
 using namespace ruvio;
@@ -215,4 +216,31 @@ TEST_CASE("hash: field records are as small as drawn") {
   CHECK(v.expire_at == 42);
   heap.release(r);
   CHECK(heap.used == 0);
+}
+
+TEST_CASE("hash: a hashtable moved to another Db allocates and frees from that Db's heap") {
+  types::register_builtin_types();
+  store::Db a, b;
+  H::Limits lim;
+  {
+    store::WriteHandle w = a.open("h", store::Type::kHash, kNow);
+    w.set(H::create(w.heap()));
+    for (int i = 0; i < 200; ++i)
+      H::set(w.heap(), w.as<H::Hash>(), "f" + std::to_string(i), "v", lim);
+  }
+  REQUIRE(a.peek("h").object()->enc == H::kHashtable);
+  const std::size_t a_before = a.used_memory();
+  const std::size_t b_before = b.used_memory();
+  const std::size_t usage = a.peek("h").memory_usage();
+  REQUIRE(a.move_to("h", b));
+  {
+    store::WriteHandle w = b.open("h", store::Type::kHash, kNow);
+    for (int i = 200; i < 2000; ++i)  // grows the table: new arrays from b's heap
+      H::set(w.heap(), w.as<H::Hash>(), "f" + std::to_string(i), "v", lim);
+  }
+  CHECK(a.used_memory() <= a_before - usage);
+  CHECK(b.used_memory() - b_before >= b.peek("h").memory_usage());
+  b.erase("h");
+  CHECK(b.used_memory() <= b_before + 64 * 1024);  // only b's own (shrinking) table remains
+  CHECK(a.used_memory() <= a_before - usage);
 }
