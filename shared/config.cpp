@@ -107,7 +107,7 @@ std::optional<std::string> apply_yes_no(const std::string& v, Config& c, Given&)
   return std::nullopt;
 }
 
-// Redis's size_t parameters (0 .. LONG_MAX).
+// Redis's size_t parameters (the listpack/intset thresholds): 0 .. LONG_MAX.
 template <std::uint64_t Config::*Field>
 std::optional<std::string> apply_size(const std::string& v, Config& c, Given&) {
   const auto n = parse_int(v, 0, std::numeric_limits<long long>::max());
@@ -116,7 +116,7 @@ std::optional<std::string> apply_size(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 31> kOptions = {{
+const std::array<OptionSpec, 35> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -317,6 +317,15 @@ const std::array<OptionSpec, 31> kOptions = {{
     {"set-max-listpack-value", "N",
      "sets whose members are at most N bytes are listpacks (default 64)",
      apply_size<&Config::set_max_listpack_value>},
+    {"hash-max-listpack-entries", "N", "most fields of a listpack-encoded hash (default 128)",
+     apply_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-listpack-value", "BYTES",
+     "longest field or value of a listpack-encoded hash (default 64)",
+     apply_size<&Config::hash_max_listpack_value>},
+    {"hash-max-ziplist-entries", "N", "alias of hash-max-listpack-entries",
+     apply_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-ziplist-value", "BYTES", "alias of hash-max-listpack-value",
+     apply_size<&Config::hash_max_listpack_value>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

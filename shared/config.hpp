@@ -49,6 +49,10 @@ struct Config {
   std::uint64_t set_max_intset_entries = 512;
   std::uint64_t set_max_listpack_entries = 128;
   std::uint64_t set_max_listpack_value = 64;
+  // Redis's hash-max-listpack-entries / -value (redis.conf's 128 / 64; *-ziplist-* aliases):
+  // a hash stays a listpack up to this many fields, each field and value up to this many bytes.
+  std::size_t hash_max_listpack_entries = 128;
+  std::size_t hash_max_listpack_value = 64;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -58,7 +62,7 @@ struct Config {
        lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
        lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
-       set_max_listpack_value);
+       set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value);
   }
 };
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -141,6 +142,22 @@ std::string_view format_int64(std::int64_t v, char* buf) {
   std::size_t len = 0;
   if (v < 0) buf[len++] = '-';
   while (n > 0) buf[len++] = tmp[--n];
+  return {buf, len};
+}
+
+// ld2string(LD_STR_HUMAN): "%.17Lf", then trailing zeros (and a bare '.') trimmed, "-0" → "0".
+std::string_view format_long_double_human(long double v, char* buf, std::size_t cap) {
+  int n = std::snprintf(buf, cap, "%.17Lf", v);
+  if (n <= 0 || static_cast<std::size_t>(n) >= cap) return {};
+  auto len = static_cast<std::size_t>(n);
+  if (std::memchr(buf, '.', len) != nullptr) {
+    while (buf[len - 1] == '0') --len;
+    if (buf[len - 1] == '.') --len;
+  }
+  if (len == 2 && buf[0] == '-' && buf[1] == '0') {
+    buf[0] = '0';
+    len = 1;
+  }
   return {buf, len};
 }
 

@@ -2,6 +2,7 @@
 // own, word for word: clients match on them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -38,6 +39,10 @@ std::optional<std::uint64_t> parse_scan_cursor(std::string_view s);
 
 // Case-insensitive ASCII comparison, for option keywords.
 bool iequals(std::string_view a, std::string_view b);
+
+// Formats like Redis's ld2string(LD_STR_HUMAN) into `buf` ("%.17Lf", trailing zeros and a bare
+// '.' trimmed, "-0" as "0"); empty when it does not fit `cap`.
+std::string_view format_long_double_human(long double v, char* buf, std::size_t cap);
 
 // Formats like Redis's ll2string into `buf` (at least 21 bytes); returns the view.
 std::string_view format_int64(std::int64_t v, char* buf);

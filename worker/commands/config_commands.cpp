@@ -123,6 +123,17 @@ std::optional<std::string> set_set_limit(Shard&, std::string_view v, bool apply)
   return std::nullopt;
 }
 
+// createSizeTConfig(…, MEMORY_CONFIG): a size with optional units (hash-max-listpack-value).
+template <std::size_t Config::*F>
+std::optional<std::string> set_memory_size(Shard& s, std::string_view v, bool apply) {
+  const auto bytes = parse_memory(std::string(v));
+  if (!bytes || *bytes > static_cast<std::uint64_t>(INT64_MAX)) {
+    return std::string("argument must be a memory value");
+  }
+  if (apply) s.config().*F = static_cast<std::size_t>(*bytes);
+  return std::nullopt;
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -172,8 +183,14 @@ const Param kParams[] = {
      set_lazyfree<&Config::lazyfree_lazy_user_flush>},
     {"lfu-log-factor", [](Shard&) { return fixed("10"); }, nullptr},
     {"lfu-decay-time", [](Shard&) { return fixed("1"); }, nullptr},
-    {"hash-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},
-    {"hash-max-listpack-value", [](Shard&) { return fixed("64"); }, nullptr},
+    {"hash-max-listpack-entries", get_size<&Config::hash_max_listpack_entries>,
+     set_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-ziplist-entries", get_size<&Config::hash_max_listpack_entries>,
+     set_size<&Config::hash_max_listpack_entries>},
+    {"hash-max-listpack-value", get_size<&Config::hash_max_listpack_value>,
+     set_memory_size<&Config::hash_max_listpack_value>},
+    {"hash-max-ziplist-value", get_size<&Config::hash_max_listpack_value>,
+     set_memory_size<&Config::hash_max_listpack_value>},
     {"list-max-listpack-size", [](Shard&) { return fixed("-2"); }, nullptr},
     {"set-max-intset-entries", get_set_limit<&types::SetLimits::max_intset_entries>,
      set_set_limit<&types::SetLimits::max_intset_entries>},

@@ -24,6 +24,7 @@ class Effect {
   void assign(std::initializer_list<std::string_view> args) {
     assign(std::span<const std::string_view>(args.begin(), args.size()));
   }
+  // An effect whose length the command learns as it runs (HEXPIRE: the fields it changed).
   void assign(std::span<const std::string_view> args) {
     bytes_.clear();
     ends_.clear();

@@ -13,6 +13,7 @@
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/commands/hash_family.hpp"
 #include "worker/commands/subcommand.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/stats_reporter.hpp"
@@ -24,6 +25,8 @@ constexpr std::uint64_t kHousekeepingMs = 100;  // Redis's hz 10
 // Active expiry: samples per database per housekeeping tick (Redis: 20 keys × up to 16 loops,
 // bounded by time; ours is bounded by count, which is the same kind of limit).
 constexpr std::size_t kExpireBudget = 200;
+// Keys per database the hash-field expiry sweep walks per tick (only once a field TTL exists).
+constexpr std::size_t kHashFieldSweepKeys = 1000;
 constexpr std::uint64_t kExpireTimeLimitNs = 25'000'000;
 constexpr std::size_t kMassExpiry = 1000;  // keys expired in one tick
 // Idle-time resize work, on top of what each write does, so a table that stops being written
@@ -296,6 +299,7 @@ void Server::housekeeping() {
     }
     db.rehash_step(kRehashBucketsPerTick);
   }
+  if (!frozen) hash_field_expire_step(shard_, now, kHashFieldSweepKeys);
   bool lazy_freed = false;
   bool lazy_left = false;
   deadline = uv_hrtime() + kLazyFreeTimeLimitNs;

@@ -2,6 +2,7 @@
 // tests for their toy types; read whenever a value object is destroyed, copied or measured.
 #include <array>
 
+#include "worker/types/hash/hash.hpp"
 #include "worker/types/set/set.hpp"
 #include "worker/types/value.hpp"
 #include "worker/types/zset/zset.hpp"
@@ -24,6 +25,7 @@ void register_builtin_types() {
   // The collection types (list, set, zset, hash, stream) register here as they land.
   register_type(kTypeZSet, &kZSetOps);
   register_type(kTypeSet, &kSetOps);
+  register_type(kTypeHash, &hash::kHashOps);
 }
 
 const ValueOps* find_ops(std::uint8_t id) {

@@ -1,0 +1,423 @@
+// The hash type's semantics over its two encodings (hash.hpp) and its ValueOps table.
+#include "worker/types/hash/hash.hpp"
+
+#include <mimalloc.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "worker/store/hashtable_impl.hpp"
+
+namespace ruvio::store {
+template class HashTable<types::hash::FieldTraits>;
+}
+
+namespace ruvio::types::hash {
+namespace {
+
+bool g_ttls_seen = false;  // a worker is one thread: a plain flag
+
+void note_ttl(FieldTable* ft, std::int64_t at) {
+  ++ft->ttl_fields;
+  if (at < ft->min_expire) ft->min_expire = at;
+  g_ttls_seen = true;
+}
+
+void free_field(store::Heap& heap, FieldTable* ft, FieldRec* r) {
+  ft->entry_bytes -= mi_usable_size(r);
+  if (view(r).has_ttl) --ft->ttl_fields;
+  heap.release(r);
+}
+
+void add_field(FieldTable* ft, FieldRec* r, std::uint64_t hv) {
+  ft->entry_bytes += mi_usable_size(r);
+  FieldView v = view(r);
+  if (v.has_ttl) note_ttl(ft, v.expire_at);
+  ft->table.insert(r, hv);
+}
+
+FieldTable* new_table(store::Heap& heap) {
+  void* p = heap.alloc(sizeof(FieldTable));
+  return new (p) FieldTable(&heap);
+}
+
+void destroy_table(store::Heap& heap, FieldTable* ft) {
+  ft->table.set_heap(&heap);
+  ft->table.for_each([&](FieldRec* r) { heap.release(r); });
+  ft->~FieldTable();
+  heap.release(ft);
+}
+
+bool expired(const FieldView& v, std::int64_t now_ms) {
+  return v.has_ttl && now_ms > v.expire_at;
+}
+
+// Replaces the record of an existing field (its ref) with a new one.
+void replace_field(store::Heap& heap, FieldTable* ft, Table::Ref ref, std::string_view value,
+                   std::int64_t expire_at) {
+  FieldRec* old = ref.get();
+  FieldRec* fresh = make_field(heap, view(old).field, value, expire_at);
+  ft->entry_bytes += mi_usable_size(fresh);
+  if (expire_at >= 0) note_ttl(ft, expire_at);
+  ref.set(fresh);
+  free_field(heap, ft, old);
+}
+
+}  // namespace
+
+Hash* create(store::Heap& heap) {
+  void* p = heap.alloc(sizeof(Hash));
+  Hash* h = new (p) Hash;
+  h->type_id = kTypeHash;
+  h->enc = kListpack;
+  h->data = Listpack::create(heap).blob();
+  return h;
+}
+
+std::size_t length(const Hash* h) {
+  if (h->enc == kListpack) return lp_of(h).count() / 2;
+  return ft_of(h)->table.size();
+}
+
+std::optional<std::string_view> get(const Hash* h, std::string_view field, Listpack::IntBuf& buf,
+                                    std::int64_t now_ms) {
+  if (h->enc == kListpack) {
+    Listpack lp = lp_of(h);
+    Listpack::Pos p = lp.find(lp.first(), field, 1);
+    if (p == Listpack::kNone) return std::nullopt;
+    return lp.get_str(lp.next(p), buf);
+  }
+  const Table& t = ft_of(h)->table;
+  Table::Ref ref = t.find(field, t.hash(field));
+  if (!ref) return std::nullopt;
+  FieldView v = view(ref.get());
+  if (expired(v, now_ms)) return std::nullopt;
+  return v.value;
+}
+
+void convert_to_hashtable(store::Heap& heap, Hash* h) {
+  if (h->enc != kListpack) return;
+  Listpack lp = lp_of(h);
+  FieldTable* ft = new_table(heap);
+  Listpack::IntBuf fb, vb;
+  for (Listpack::Pos p = lp.first(); p != Listpack::kNone;) {
+    Listpack::Pos q = lp.next(p);
+    std::string_view f = lp.get_str(p, fb);
+    add_field(ft, make_field(heap, f, lp.get_str(q, vb), -1), ft->table.hash(f));
+    p = lp.next(q);
+  }
+  lp.destroy(heap);
+  h->data = ft;
+  h->enc = kHashtable;
+}
+
+void try_conversion(store::Heap& heap, Hash* h, std::span<const std::string_view> args,
+                    const Limits& lim) {
+  if (h->enc != kListpack) return;
+  std::size_t sum = 0;
+  for (std::string_view a : args) {
+    if (a.size() > lim.max_value) {
+      convert_to_hashtable(heap, h);
+      return;
+    }
+    sum += a.size();
+  }
+  if (!lp_of(h).safe_to_add(sum)) convert_to_hashtable(heap, h);
+}
+
+bool set(store::Heap& heap, Hash* h, std::string_view field, std::string_view value,
+         const Limits& lim, bool keep_ttl) {
+  // hashTypeSet converts on its own for a long field or value (HINCRBY's field, HINCRBYFLOAT's
+  // result), whatever the caller checked.
+  if (h->enc == kListpack && (field.size() > lim.max_value || value.size() > lim.max_value)) {
+    convert_to_hashtable(heap, h);
+  }
+  if (h->enc == kListpack) {
+    Listpack lp = lp_of(h);
+    Listpack::Pos p = lp.find(lp.first(), field, 1);
+    if (p != Listpack::kNone) {
+      lp.replace(heap, lp.next(p), value);
+      h->data = lp.blob();
+      return false;
+    }
+    lp.append(heap, field);
+    lp.append(heap, value);
+    h->data = lp.blob();
+    if (lp.count() / 2 > lim.max_entries) convert_to_hashtable(heap, h);
+    return true;
+  }
+  FieldTable* ft = ft_of(h);
+  ft->table.set_heap(&heap);
+  const std::uint64_t hv = ft->table.hash(field);
+  Table::Ref ref = ft->table.find(field, hv);
+  if (ref) {
+    FieldView old = view(ref.get());
+    replace_field(heap, ft, ref, value, keep_ttl && old.has_ttl ? old.expire_at : -1);
+    return false;
+  }
+  add_field(ft, make_field(heap, field, value, -1), hv);
+  return true;
+}
+
+bool del(store::Heap& heap, Hash* h, std::string_view field) {
+  if (h->enc == kListpack) {
+    Listpack lp = lp_of(h);
+    Listpack::Pos p = lp.find(lp.first(), field, 1);
+    if (p == Listpack::kNone) return false;
+    lp.erase(heap, p, 2);
+    h->data = lp.blob();
+    return true;
+  }
+  FieldTable* ft = ft_of(h);
+  ft->table.set_heap(&heap);
+  FieldRec* r = ft->table.erase(field, ft->table.hash(field));
+  if (r == nullptr) return false;
+  free_field(heap, ft, r);
+  return true;
+}
+
+std::optional<std::int64_t> field_expire(const Hash* h, std::string_view field,
+                                         std::int64_t now_ms) {
+  if (h->enc == kListpack) {
+    Listpack lp = lp_of(h);
+    if (lp.find(lp.first(), field, 1) == Listpack::kNone) return std::nullopt;
+    return -1;
+  }
+  const Table& t = ft_of(h)->table;
+  Table::Ref ref = t.find(field, t.hash(field));
+  if (!ref) return std::nullopt;
+  FieldView v = view(ref.get());
+  if (expired(v, now_ms)) return std::nullopt;
+  return v.has_ttl ? v.expire_at : -1;
+}
+
+void set_field_expire(store::Heap& heap, Hash* h, std::string_view field, std::int64_t at) {
+  if (h->enc == kListpack) {
+    if (at < 0) return;
+    convert_to_hashtable(heap, h);
+  }
+  FieldTable* ft = ft_of(h);
+  ft->table.set_heap(&heap);
+  Table::Ref ref = ft->table.find(field, ft->table.hash(field));
+  if (!ref) return;
+  FieldView v = view(ref.get());
+  if (!v.has_ttl && at < 0) return;
+  if (v.has_ttl && at >= 0) {  // same size: rewrite in place
+    std::memcpy(const_cast<char*>(v.value.data() + v.value.size()), &at, 8);
+    if (at < ft->min_expire) ft->min_expire = at;
+    return;
+  }
+  replace_field(heap, ft, ref, v.value, at);
+}
+
+std::uint32_t ttl_fields(const Hash* h) {
+  return h->enc == kHashtable ? ft_of(h)->ttl_fields : 0;
+}
+
+void random_pair(const Hash* h, std::mt19937_64& rng, Listpack::IntBuf& fb, Listpack::IntBuf& vb,
+                 std::string_view* field, std::string_view* value) {
+  if (h->enc == kListpack) {
+    Listpack lp = lp_of(h);
+    const std::uint64_t i = rng() % (lp.count() / 2);
+    Listpack::Pos p = lp.seek(static_cast<std::int64_t>(2 * i));
+    *field = lp.get_str(p, fb);
+    *value = lp.get_str(lp.next(p), vb);
+    return;
+  }
+  const Table& t = ft_of(h)->table;
+  FieldRec* got[Table::kSlotsPerBucket];
+  // A table is at least 1/8 full (it shrinks below that), so tries rarely exceed a few.
+  for (int tries = 0; tries < 10000; ++tries) {
+    const std::size_t n = t.sample_bucket(rng(), got);
+    if (n == 0) continue;
+    FieldView v = view(got[rng() % n]);
+    *field = v.field;
+    *value = v.value;
+    return;
+  }
+  bool done = false;
+  t.for_each([&](FieldRec* r) {
+    if (done) return;
+    FieldView v = view(r);
+    *field = v.field;
+    *value = v.value;
+    done = true;
+  });
+}
+
+bool field_ttls_seen() {
+  return g_ttls_seen;
+}
+
+bool needs_purge(const Hash* h, std::int64_t now_ms) {
+  if (h->enc != kHashtable) return false;
+  const FieldTable* ft = ft_of(h);
+  return ft->ttl_fields != 0 && now_ms > ft->min_expire;
+}
+
+std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms) {
+  if (h->enc != kHashtable || ft_of(h)->ttl_fields == 0) return 0;
+  FieldTable* ft = ft_of(h);
+  ft->table.set_heap(&heap);
+  std::vector<std::string> gone;
+  std::int64_t min = INT64_MAX;
+  ft->table.for_each([&](FieldRec* r) {
+    FieldView v = view(r);
+    if (!v.has_ttl) return;
+    if (expired(v, now_ms)) {
+      gone.emplace_back(v.field);
+    } else if (v.expire_at < min) {
+      min = v.expire_at;
+    }
+  });
+  for (const std::string& f : gone) {
+    FieldRec* r = ft->table.erase(f, ft->table.hash(f));
+    if (r != nullptr) free_field(heap, ft, r);
+  }
+  ft->min_expire = min;
+  return gone.size();
+}
+
+// ---- ValueOps --------------------------------------------------------------------------------
+
+namespace {
+
+void ops_destroy(store::Heap& heap, Object* o) {
+  auto* h = static_cast<Hash*>(o);
+  if (h->enc == kListpack) {
+    Listpack lp = lp_of(h);
+    lp.destroy(heap);
+  } else {
+    destroy_table(heap, ft_of(h));
+  }
+  h->~Hash();
+  heap.release(h);
+}
+
+Object* ops_copy(store::Heap& heap, const Object* o) {
+  const auto* src = static_cast<const Hash*>(o);
+  void* p = heap.alloc(sizeof(Hash));
+  Hash* h = new (p) Hash;
+  h->type_id = kTypeHash;
+  h->enc = src->enc;
+  if (src->enc == kListpack) {
+    h->data = lp_of(src).clone(heap).blob();
+    return h;
+  }
+  FieldTable* ft = new_table(heap);
+  ft_of(src)->table.for_each([&](FieldRec* r) {
+    FieldView v = view(r);
+    add_field(ft, make_field(heap, v.field, v.value, v.has_ttl ? v.expire_at : -1),
+              ft->table.hash(v.field));
+  });
+  h->data = ft;
+  return h;
+}
+
+std::size_t ops_memory(const Object* o) {
+  const auto* h = static_cast<const Hash*>(o);
+  std::size_t n = mi_usable_size(h);
+  if (h->enc == kListpack) return n + lp_of(h).alloc_size();
+  const FieldTable* ft = ft_of(h);
+  return n + mi_usable_size(ft) + ft->table.alloc_bytes() + ft->entry_bytes;
+}
+
+std::string_view ops_encoding(const Object* o) {
+  return o->enc == kListpack ? "listpack" : "hashtable";
+}
+
+std::size_t ops_free_effort(const Object* o) {
+  const auto* h = static_cast<const Hash*>(o);
+  return h->enc == kListpack ? 1 : length(h);
+}
+
+// Snapshot bytes: the listpack blob as it is, or the field records one after another (their
+// own bytes, drawn in field_table.hpp, are self-delimiting).
+void ops_save(const Object* o, std::string& out) {
+  const auto* h = static_cast<const Hash*>(o);
+  if (h->enc == kListpack) {
+    std::span<const std::uint8_t> s = lp_of(h).span();
+    out.append(reinterpret_cast<const char*>(s.data()), s.size());
+    return;
+  }
+  ft_of(h)->table.for_each([&](FieldRec* r) {
+    FieldView v = view(r);
+    const std::size_t n =
+        static_cast<std::size_t>(v.value.data() + v.value.size() - reinterpret_cast<char*>(r)) +
+        (v.has_ttl ? 8 : 0);
+    out.append(reinterpret_cast<const char*>(r), n);
+  });
+}
+
+bool read_varint(std::string_view& in, std::uint64_t* v) {
+  std::uint64_t r = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    if (in.empty()) return false;
+    const auto b = static_cast<std::uint8_t>(in[0]);
+    in.remove_prefix(1);
+    r |= std::uint64_t(b & 0x7F) << shift;
+    if ((b & 0x80) == 0) {
+      *v = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+Object* ops_load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
+  if (enc == kListpack) {
+    std::size_t count = 0;
+    std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(in.data()),
+                                        in.size());
+    if (!Listpack::validate(bytes, &count) || count % 2 != 0) return nullptr;
+    std::optional<Listpack> lp = Listpack::load(heap, bytes);
+    if (!lp) return nullptr;
+    void* p = heap.alloc(sizeof(Hash));
+    Hash* h = new (p) Hash;
+    h->type_id = kTypeHash;
+    h->enc = kListpack;
+    h->data = lp->blob();
+    return h;
+  }
+  if (enc != kHashtable) return nullptr;
+  void* p = heap.alloc(sizeof(Hash));
+  Hash* h = new (p) Hash;
+  h->type_id = kTypeHash;
+  h->enc = kHashtable;
+  FieldTable* ft = new_table(heap);
+  h->data = ft;
+  bool ok = true;
+  while (ok && !in.empty()) {
+    std::uint64_t a, vlen;
+    ok = false;
+    if (!read_varint(in, &a) || !read_varint(in, &vlen)) break;
+    const std::uint64_t flen = a >> 1;
+    const bool ttl = (a & 1) != 0;
+    if (flen > in.size() || vlen > in.size() - flen || (ttl && in.size() - flen - vlen < 8)) {
+      break;
+    }
+    std::string_view f = in.substr(0, flen), v = in.substr(flen, vlen);
+    std::int64_t at = -1;
+    if (ttl) std::memcpy(&at, in.data() + flen + vlen, 8);
+    in.remove_prefix(flen + vlen + (ttl ? 8 : 0));
+    const std::uint64_t hv = ft->table.hash(f);
+    if (ft->table.find(f, hv) || (ttl && at < 0)) break;
+    add_field(ft, make_field(heap, f, v, at), hv);
+    ok = true;
+  }
+  if (!ok) {
+    ops_destroy(heap, h);
+    return nullptr;
+  }
+  return h;
+}
+
+}  // namespace
+
+const ValueOps kHashOps = {
+    "hash",       store::Type::kHash, ops_destroy, ops_copy, ops_memory,
+    ops_encoding, ops_free_effort,    ops_save,    ops_load, {},
+};
+
+}  // namespace ruvio::types::hash
