@@ -17,6 +17,7 @@
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/key_decls.hpp"
 #include "worker/commands/key_family.hpp"
+#include "worker/commands/scan_options.hpp"
 #include "worker/commands/subcommand.hpp"
 
 namespace ruvio::worker {
@@ -209,35 +210,13 @@ void cmd_scan(Context& ctx) {
     return;
   }
   const std::uint64_t cursor = *parsed;
-  std::int64_t count = 10;
-  std::string_view pattern;
-  std::string_view type;
-  bool use_pattern = false;
-  bool use_type = false;
-  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
-    const bool has_value = i + 1 < ctx.argc();
-    if (iequals(ctx.args[i], "count") && has_value) {
-      const auto v = parse_int64(ctx.args[i + 1]);
-      if (!v) {
-        ctx.out.error(err::kNotInt);
-        return;
-      }
-      if (*v < 1) {
-        ctx.out.error(err::kSyntax);
-        return;
-      }
-      count = *v;
-    } else if (iequals(ctx.args[i], "match") && has_value) {
-      pattern = ctx.args[i + 1];
-      use_pattern = pattern != "*";
-    } else if (iequals(ctx.args[i], "type") && has_value) {
-      type = ctx.args[i + 1];
-      use_type = true;
-    } else {
-      ctx.out.error(err::kSyntax);
-      return;
-    }
-  }
+  const auto opts = parse_scan_options(ctx, 2, true);
+  if (!opts) return;
+  const std::int64_t count = opts->count;
+  const std::string_view pattern = opts->pattern;
+  const bool use_pattern = opts->use_pattern;
+  const std::string_view type = opts->type;
+  const bool use_type = opts->use_type;
   const std::int64_t now = ctx.now_ms();
   std::vector<std::string_view> keys;
   std::vector<std::string> stale;  // expired keys met on the way, reclaimed after the scan

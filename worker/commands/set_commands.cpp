@@ -19,6 +19,7 @@
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/set_decls.hpp"
 #include "worker/commands/lookup.hpp"
+#include "worker/commands/scan_options.hpp"
 #include "worker/types/set/set.hpp"
 
 namespace ruvio::worker {
@@ -525,30 +526,11 @@ void cmd_sscan(Context& ctx) {
     ctx.out.array(0);
     return;
   }
-  std::int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (std::size_t i = 3; i < ctx.argc(); i += 2) {
-    const bool has_value = i + 1 < ctx.argc();
-    if (iequals(ctx.args[i], "count") && has_value) {
-      const auto v = parse_int64(ctx.args[i + 1]);
-      if (!v) {
-        ctx.out.error(err::kNotInt);
-        return;
-      }
-      if (*v < 1) {
-        ctx.out.error(err::kSyntax);
-        return;
-      }
-      count = *v;
-    } else if (iequals(ctx.args[i], "match") && has_value) {
-      pattern = ctx.args[i + 1];
-      use_pattern = pattern != "*";
-    } else {
-      ctx.out.error(err::kSyntax);
-      return;
-    }
-  }
+  const auto opts = parse_scan_options(ctx, 3, false);
+  if (!opts) return;
+  const std::int64_t count = opts->count;
+  const std::string_view pattern = opts->pattern;
+  const bool use_pattern = opts->use_pattern;
   static std::vector<SetElem> found;
   found.clear();
   std::uint64_t next = 0;

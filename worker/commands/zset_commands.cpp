@@ -24,6 +24,7 @@
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/zset_decls.hpp"
 #include "worker/commands/lookup.hpp"
+#include "worker/commands/scan_options.hpp"
 #include "worker/types/zset/zset.hpp"
 
 namespace ruvio::worker {
@@ -1103,27 +1104,11 @@ void zscan(Context& ctx) {
     ctx.out.array(0);
     return;
   }
-  std::int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (std::size_t i = 3; i < ctx.argc();) {
-    const std::size_t j = ctx.argc() - i;
-    if (iequals(ctx.args[i], "count") && j >= 2) {
-      if (!get_long(ctx, ctx.args[i + 1], count)) return;
-      if (count < 1) {
-        ctx.out.error(err::kSyntax);
-        return;
-      }
-      i += 2;
-    } else if (iequals(ctx.args[i], "match") && j >= 2) {
-      pattern = ctx.args[i + 1];
-      use_pattern = !(pattern.size() == 1 && pattern[0] == '*');
-      i += 2;
-    } else {
-      ctx.out.error(err::kSyntax);
-      return;
-    }
-  }
+  const auto opts = parse_scan_options(ctx, 3, false);
+  if (!opts) return;
+  const std::int64_t count = opts->count;
+  const std::string_view pattern = opts->pattern;
+  const bool use_pattern = opts->use_pattern;
   const ZSet* z = zset_of(e);
   std::vector<std::pair<std::string, double>> found;
   auto text = z->enc == types::kZListpack ? types::score_text : types::score_text_g17;
