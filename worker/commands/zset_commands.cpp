@@ -25,6 +25,7 @@
 #include "worker/commands/decls/zset_decls.hpp"
 #include "worker/commands/lookup.hpp"
 #include "worker/commands/scan_options.hpp"
+#include "worker/types/set/set.hpp"
 #include "worker/types/zset/zset.hpp"
 
 namespace ruvio::worker {
@@ -777,10 +778,37 @@ void zmpop(Context& ctx) {
 enum class SetOp { kUnion, kInter, kDiff };
 enum class Aggregate { kSum, kMin, kMax };
 
+// A source of ZUNION/ZINTER/ZDIFF: a sorted set, or a plain set whose members all score 1
+// (Redis's zuiInitIterator/zuiFind over OBJ_SET), or a missing key (empty).
 struct Source {
   const ZSet* z = nullptr;
+  const types::SetObject* set = nullptr;
   double weight = 1;
-  std::size_t size() const { return z == nullptr ? 0 : types::zset_size(z); }
+  std::size_t size() const {
+    if (z != nullptr) return types::zset_size(z);
+    return set == nullptr ? 0 : types::set::size(set);
+  }
+  bool same(const Source& o) const {
+    return z != nullptr ? z == o.z : set != nullptr && set == o.set;
+  }
+  std::optional<double> score(std::string_view m) const {
+    if (z != nullptr) return types::zset_score(z, m);
+    if (set != nullptr && types::set::contains(set, m)) return 1.0;
+    return std::nullopt;
+  }
+  // f(member, score) for every member; the member view lasts for the call.
+  template <class F>
+  void each(F&& f) const {
+    if (z != nullptr) {
+      Listpack::IntBuf ib;
+      for (ZCursor c = types::zset_at(z, 0); c.valid(); c.next()) f(c.member(ib), c.score());
+    } else if (set != nullptr) {
+      types::set::for_each(set, [&](const types::SetElem& e) {
+        Listpack::IntBuf ib;
+        f(e.text(ib), 1.0);
+      });
+    }
+  }
 };
 
 void aggregate(double& target, double val, Aggregate a) {
@@ -811,12 +839,15 @@ void zsetop_generic(Context& ctx, std::size_t numkeys_idx, bool store, SetOp op,
   std::vector<Source> src(static_cast<std::size_t>(setnum));
   std::size_t j = numkeys_idx + 1;
   for (std::size_t i = 0; i < src.size(); ++i, ++j) {
-    Entry e;
-    if (!lookup_or_wrongtype(ctx, ctx.args[j], Type::kZSet, store ? Access::kWrite : Access::kRead,
-                             e)) {
+    const Entry e = lookup(ctx, ctx.args[j], store ? Access::kWrite : Access::kRead);
+    if (e && e.type() == Type::kZSet) {
+      src[i].z = zset_of(e);
+    } else if (e && e.type() == Type::kSet) {
+      src[i].set = static_cast<const types::SetObject*>(e.object());
+    } else if (e) {
+      ctx.out.error(err::kWrongType);
       return;
     }
-    src[i].z = e ? zset_of(e) : nullptr;
   }
   Aggregate agg = Aggregate::kSum;
   bool withscores = false;
@@ -889,37 +920,37 @@ void zsetop_generic(Context& ctx, std::size_t numkeys_idx, bool store, SetOp op,
 
   if (op == SetOp::kInter) {
     if (src[0].size() != 0) {
-      for (ZCursor c = types::zset_at(src[0].z, 0); c.valid(); c.next()) {
-        std::string_view m = c.member(ib);
-        double score = src[0].weight * c.score();
+      bool done = false;
+      src[0].each([&](std::string_view m, double own) {
+        if (done) return;
+        double score = src[0].weight * own;
         if (std::isnan(score)) score = 0;
         std::size_t k = 1;
         for (; k < src.size(); ++k) {
           double value;
-          if (src[k].z == src[0].z) {
-            value = c.score() * src[k].weight;
-          } else if (auto s = src[k].z == nullptr ? std::nullopt : types::zset_score(src[k].z, m)) {
+          if (src[k].same(src[0])) {
+            value = own * src[k].weight;
+          } else if (auto s = src[k].score(m)) {
             value = *s * src[k].weight;
           } else {
             break;
           }
           aggregate(score, value, agg);
         }
-        if (k != src.size()) continue;
+        if (k != src.size()) return;
         if (cardinality_only) {
           ++cardinality;
-          if (limit != 0 && cardinality == limit) break;
+          done = limit != 0 && cardinality == limit;
         } else {
           put(m, score);
         }
-      }
+      });
     }
   } else if (op == SetOp::kUnion) {
     for (const Source& s : src) {
       if (s.size() == 0) continue;
-      for (ZCursor c = types::zset_at(s.z, 0); c.valid(); c.next()) {
-        std::string_view m = c.member(ib);
-        double score = s.weight * c.score();
+      s.each([&](std::string_view m, double own) {
+        double score = s.weight * own;
         if (std::isnan(score)) score = 0;
         auto* sl = static_cast<types::Skiplist*>(dst->ptr);
         if (types::ZNode* n = sl->find(m)) {
@@ -933,17 +964,14 @@ void zsetop_generic(Context& ctx, std::size_t numkeys_idx, bool store, SetOp op,
         } else {
           put(m, score);
         }
-      }
+      });
     }
   } else if (src[0].size() != 0) {
-    for (ZCursor c = types::zset_at(src[0].z, 0); c.valid(); c.next()) {
-      std::string_view m = c.member(ib);
+    src[0].each([&](std::string_view m, double own) {
       bool found = false;
-      for (std::size_t k = 1; k < src.size() && !found; ++k) {
-        found = src[k].z != nullptr && types::zset_score(src[k].z, m).has_value();
-      }
-      if (!found) put(m, c.score());
-    }
+      for (std::size_t k = 1; k < src.size() && !found; ++k) found = src[k].score(m).has_value();
+      if (!found) put(m, own);
+    });
   }
 
   if (cardinality_only) {
