@@ -41,6 +41,9 @@ struct Config {
   bool lazyfree_lazy_server_del = false;
   bool lazyfree_lazy_user_del = false;
   bool lazyfree_lazy_user_flush = false;
+  // Redis's list-max-listpack-size (alias list-max-ziplist-size) and list-compress-depth.
+  int list_max_listpack_size = -2;
+  int list_compress_depth = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -48,7 +51,8 @@ struct Config {
        sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot, maxmemory,
        maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config,
        lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
-       lazyfree_lazy_user_del, lazyfree_lazy_user_flush);
+       lazyfree_lazy_user_del, lazyfree_lazy_user_flush, list_max_listpack_size,
+       list_compress_depth);
   }
 };
 

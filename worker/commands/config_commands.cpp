@@ -94,6 +94,22 @@ std::optional<std::string> set_lazyfree(Shard& s, std::string_view v, bool apply
   return std::nullopt;
 }
 
+// Redis's int configs: a canonical integer within [min, max].
+template <int Config::*F, long long Min>
+std::optional<std::string> set_int(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < Min || *n > INT32_MAX) {
+    return "argument must be between " + std::to_string(Min) + " and 2147483647 inclusive";
+  }
+  if (apply) s.config().*F = static_cast<int>(*n);
+  return std::nullopt;
+}
+template <int Config::*F>
+std::string get_int(Shard& s) {
+  return std::to_string(s.config().*F);
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -145,7 +161,12 @@ const Param kParams[] = {
     {"lfu-decay-time", [](Shard&) { return fixed("1"); }, nullptr},
     {"hash-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},
     {"hash-max-listpack-value", [](Shard&) { return fixed("64"); }, nullptr},
-    {"list-max-listpack-size", [](Shard&) { return fixed("-2"); }, nullptr},
+    {"list-max-listpack-size", get_int<&Config::list_max_listpack_size>,
+     set_int<&Config::list_max_listpack_size, INT32_MIN>},
+    {"list-max-ziplist-size", get_int<&Config::list_max_listpack_size>,
+     set_int<&Config::list_max_listpack_size, INT32_MIN>},
+    {"list-compress-depth", get_int<&Config::list_compress_depth>,
+     set_int<&Config::list_compress_depth, 0>},
     {"set-max-intset-entries", [](Shard&) { return fixed("512"); }, nullptr},
     {"zset-max-listpack-entries", [](Shard&) { return fixed("128"); }, nullptr},
     {"zset-max-listpack-value", [](Shard&) { return fixed("64"); }, nullptr},

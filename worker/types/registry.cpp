@@ -2,6 +2,7 @@
 // tests for their toy types; read whenever a value object is destroyed, copied or measured.
 #include <array>
 
+#include "worker/types/list/list.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::types {
@@ -20,6 +21,7 @@ void register_type(TypeId id, const ValueOps* ops) {
 
 void register_builtin_types() {
   // The collection types (list, set, zset, hash, stream) register here as they land.
+  register_list_type();
 }
 
 const ValueOps* find_ops(std::uint8_t id) {
