@@ -179,6 +179,12 @@ class Generator(cmdgen.Generator):
             return Cmd([self.case("GET"), k])
         return Cmd([self.case("PERSIST"), k])
 
+    def l_config(self):
+        """A new node limit (both servers answer OK): nodes split and fill differently from
+        here on, which no reply may show."""
+        return Cmd([b"CONFIG", b"SET", self.pick([b"list-max-listpack-size", b"list-max-ziplist-size"]),
+                    self.pick([b"-2", b"-2", b"-1", b"-5", b"1", b"2", b"7", b"128"])])
+
     def l_arity(self):
         cases = [["LPUSH"], ["LPUSH", self.key()], ["RPUSHX", self.key()], ["LPOP"],
                  ["RPOP", self.key(), b"1", b"2"], ["LLEN"], ["LLEN", self.key(), b"x"],
@@ -194,4 +200,5 @@ class Generator(cmdgen.Generator):
 WEIGHTS = {
     "push": 22, "pop": 10, "llen": 5, "lrange": 10, "lindex": 6, "lset": 5, "linsert": 6,
     "lrem": 5, "ltrim": 4, "lpos": 7, "lmove": 6, "lmpop": 4, "generic": 9, "arity": 1,
+    "config": 0.2,
 }

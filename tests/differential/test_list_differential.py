@@ -31,8 +31,8 @@ def _lmpop_keys(args):
 
 
 MULTI_KEY = {
-    b"LMOVE": lambda a: a[1:3],
-    b"RPOPLPUSH": lambda a: a[1:3],
+    b"LMOVE": lambda a: a[1:3] if len(a) == 5 else [],  # a wrong arity is answered first
+    b"RPOPLPUSH": lambda a: a[1:3] if len(a) == 3 else [],
     b"LMPOP": _lmpop_keys,
     b"RENAME": lambda a: a[1:3],
     b"RENAMENX": lambda a: a[1:3],

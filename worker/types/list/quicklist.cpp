@@ -145,6 +145,10 @@ void Quicklist::split_if_needed(std::uint32_t at) {
   src.erase_range(*heap_, keep, left.count - keep);
   left.lp = src.blob();
   left.count = keep;
+  // A huge entry may still share a half with others: halve again until every node fits or
+  // holds one entry (log2 of the node's count levels at most).
+  split_if_needed(at + 1);
+  split_if_needed(at);
 }
 
 ListPos Quicklist::first() const {

@@ -117,7 +117,7 @@ class Quicklist {
   // Makes room for a new node at index `at` (an empty blob) and returns it.
   ListNode& insert_node(std::uint32_t at);
   void remove_node(std::uint32_t at);
-  // Splits a node that went past the fill limit in two halves.
+  // Splits a node that went past the fill limit in halves until each part fits.
   void split_if_needed(std::uint32_t at);
 
   store::Heap* heap_;
