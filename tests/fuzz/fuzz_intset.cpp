@@ -4,7 +4,10 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_intset.cpp worker/types/intset/intset.cpp \
+//       worker/types/listpack/listpack.cpp \
 //       worker/store/record.cpp worker/store/alloc_sampler.cpp worker/types/registry.cpp \
+//       worker/types/list/quicklist.cpp worker/types/list/list.cpp \
+//       worker/types/list/list_type.cpp \
 //       -lmimalloc -o fuzz_intset
 //
 // Input: the intset bytes, as they are (seed with the DUMP bodies from test_intset.cpp).

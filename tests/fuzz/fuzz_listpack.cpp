@@ -5,6 +5,8 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_listpack.cpp worker/types/listpack/listpack.cpp \
 //       worker/store/record.cpp worker/store/alloc_sampler.cpp worker/types/registry.cpp \
+//       worker/types/list/quicklist.cpp worker/types/list/list.cpp \
+//       worker/types/list/list_type.cpp \
 //       -lmimalloc -o fuzz_listpack
 //
 // Input: the listpack bytes, as they are (seed with any DUMP body from test_listpack.cpp).
