@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "worker/commands/blocking.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
@@ -203,13 +204,18 @@ void rpop(Context& ctx) {
   pop_generic(ctx, ListEnd::kTail);
 }
 
-// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
-void lmpop(Context& ctx) {
+// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] (numkeys at `numkeys_idx`)
+void mpop_generic(Context& ctx, std::size_t numkeys_idx) {
   std::int64_t numkeys = 0;
-  if (!parse_range(ctx, ctx.args[1], 1, INT64_MAX, numkeys, "numkeys should be greater than 0")) {
+  if (!parse_range(ctx, ctx.args[numkeys_idx], 1, INT64_MAX, numkeys,
+                   "numkeys should be greater than 0")) {
     return;
   }
-  const std::uint64_t where_idx = 1 + static_cast<std::uint64_t>(numkeys) + 1;
+  if (static_cast<std::uint64_t>(numkeys) > ctx.argc()) {
+    ctx.out.error(err::kSyntax);
+    return;
+  }
+  const std::uint64_t where_idx = numkeys_idx + static_cast<std::uint64_t>(numkeys) + 1;
   if (where_idx >= ctx.argc()) {
     ctx.out.error(err::kSyntax);
     return;
@@ -230,7 +236,7 @@ void lmpop(Context& ctx) {
     }
   }
   if (count == -1) count = 1;
-  for (std::size_t k = 2; k < where_idx; ++k) {
+  for (std::size_t k = numkeys_idx + 1; k < where_idx; ++k) {
     store::WriteHandle h = ctx.db().open(ctx.args[k], Type::kList, ctx.now_ms());
     if (h.wrong_type()) {
       ctx.out.error(err::kWrongType);
@@ -240,9 +246,17 @@ void lmpop(Context& ctx) {
     ctx.out.array(2);
     ctx.out.bulk(ctx.args[k]);
     pop_and_reply(ctx, h, end, static_cast<std::uint64_t>(count), false);
+    if (numkeys_idx != 1) {
+      char buf[24];
+      ctx.log_as({end == ListEnd::kHead ? "LPOP" : "RPOP", ctx.args[k], format_int64(count, buf)});
+    }
     return;
   }
   ctx.out.null_array();
+}
+
+void lmpop(Context& ctx) {
+  mpop_generic(ctx, 1);
 }
 
 // ---- reads ----------------------------------------------------------------------------------
@@ -506,6 +520,89 @@ void rpoplpush(Context& ctx) {
   move_generic(ctx, ctx.args[1], ctx.args[2], ListEnd::kTail, ListEnd::kHead);
 }
 
+// ---- blocking forms ---------------------------------------------------------------------------
+// The executor parks these while every key they wait on is empty (blocking.hpp); when they
+// run, they serve what is there or answer the empty reply: the timeout's, or, inside MULTI
+// (where Redis never blocks), the non-blocking one.
+
+bool timeout_ok(Context& ctx, std::string_view arg) {
+  const Timeout t = parse_timeout(arg, ctx.now_ms());
+  if (!t.error.empty()) {
+    ctx.out.error(t.error);
+    return false;
+  }
+  return true;
+}
+
+bool timed_out(Context& ctx) {
+  return ctx.shard.blocking().take_timed_out(ctx.shard.watcher_of(ctx.client));
+}
+
+// BLPOP / BRPOP key [key ...] timeout: [key, element] from the first non-empty list.
+void bpop_generic(Context& ctx, ListEnd end) {
+  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1])) return;
+  timed_out(ctx);
+  for (std::size_t j = 1; j + 1 < ctx.argc(); ++j) {
+    store::WriteHandle h = ctx.db().open(ctx.args[j], Type::kList, ctx.now_ms());
+    if (h.wrong_type()) {
+      ctx.out.error(err::kWrongType);
+      return;
+    }
+    if (!h) continue;
+    ctx.out.array(2);
+    ctx.out.bulk(ctx.args[j]);
+    pop_and_reply(ctx, h, end, 1, true);
+    ctx.log_as({end == ListEnd::kHead ? "LPOP" : "RPOP", ctx.args[j]});
+    return;
+  }
+  ctx.out.null_array();
+}
+
+void blpop(Context& ctx) {
+  bpop_generic(ctx, ListEnd::kHead);
+}
+void brpop(Context& ctx) {
+  bpop_generic(ctx, ListEnd::kTail);
+}
+
+void bmove_generic(Context& ctx, ListEnd from, ListEnd to, std::string_view timeout) {
+  if (!timeout_ok(ctx, timeout)) return;
+  const bool expired = timed_out(ctx);
+  store::Entry se;
+  if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kList, Access::kWrite, se)) return;
+  if (!se) {
+    // Redis: the timeout answers a null array, MULTI's immediate answer a null bulk.
+    if (expired) {
+      ctx.out.null_array();
+    } else {
+      ctx.out.null();
+    }
+    return;
+  }
+  move_generic(ctx, ctx.args[1], ctx.args[2], from, to);
+  ctx.log_as({"LMOVE", ctx.args[1], ctx.args[2], from == ListEnd::kHead ? "LEFT" : "RIGHT",
+              to == ListEnd::kHead ? "LEFT" : "RIGHT"});
+}
+
+// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
+void blmove(Context& ctx) {
+  ListEnd from;
+  ListEnd to;
+  if (!parse_end(ctx, ctx.args[3], from) || !parse_end(ctx, ctx.args[4], to)) return;
+  bmove_generic(ctx, from, to, ctx.args[5]);
+}
+
+void brpoplpush(Context& ctx) {
+  bmove_generic(ctx, ListEnd::kTail, ListEnd::kHead, ctx.args[3]);
+}
+
+// BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
+void blmpop(Context& ctx) {
+  if (!timeout_ok(ctx, ctx.args[1])) return;
+  timed_out(ctx);
+  mpop_generic(ctx, 2);
+}
+
 // ---------------------------------------------------------------------------------------
 // The declaration table: arity, flags, key spec and docs as Redis 7.0's COMMAND INFO/DOCS.
 
@@ -532,6 +629,11 @@ const CommandDef kListCommands[] = {
     {"lrem", 4, kW, &decl::lrem, lrem, "list", "Remove elements from a list", "1.0.0", "O(N+M) where N is the length of the list and M is the number of elements removed.", "write list slow"},
     {"ltrim", 4, kW, &decl::ltrim, ltrim, "list", "Trim a list to the specified range", "1.0.0", "O(N) where N is the number of elements to be removed by the operation.", "write list slow"},
     {"lmove", 5, kW | kD, &decl::lmove, lmove, "list", "Pop an element from a list, push it to another list and return it", "6.2.0", "O(1)", "write list slow"},
+    {"blpop", -3, kW | kNoScript | kBlocking, &decl::blpop, blpop, "list", "Remove and get the first element in a list, or block until one is available", "2.0.0", "O(N) where N is the number of provided keys.", "write list slow blocking"},
+    {"brpop", -3, kW | kNoScript | kBlocking, &decl::brpop, brpop, "list", "Remove and get the last element in a list, or block until one is available", "2.0.0", "O(N) where N is the number of provided keys.", "write list slow blocking"},
+    {"blmove", 6, kW | kD | kNoScript | kBlocking, &decl::blmove, blmove, "list", "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "O(1)", "write list slow blocking"},
+    {"brpoplpush", 4, kW | kD | kNoScript | kBlocking, &decl::brpoplpush, brpoplpush, "list", "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "O(1)", "write list slow blocking"},
+    {"blmpop", -5, kW | kBlocking, &decl::blmpop, blmpop, "list", "Pop elements from a list, or block until one is available", "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned.", "write list slow blocking"},
     {"rpoplpush", 3, kW | kD, &decl::rpoplpush, rpoplpush, "list", "Remove the last element in a list, prepend it to another list and return it", "1.2.0", "O(1)", "write list slow"},
 };
 // clang-format on

@@ -202,6 +202,89 @@ inline constexpr Arg lmove_args[] = {
 };
 inline constexpr CommandDecl lmove{.keys = lmove_keys, .args = lmove_args};
 
+inline constexpr KeySpec blpop_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(-2, 1, 0)},
+};
+inline constexpr History blpop_history[] = {
+    {"6.0.0", "`timeout` is interpreted as a double instead of an integer."},
+};
+inline constexpr Arg blpop_args[] = {
+    {.name = "key", .type = ArgType::kKey, .key_spec_index = 0, .flags = kArgMultiple},
+    {.name = "timeout", .type = ArgType::kDouble},
+};
+inline constexpr CommandDecl blpop{
+    .keys = blpop_keys, .history = blpop_history, .args = blpop_args};
+
+inline constexpr KeySpec brpop_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(-2, 1, 0)},
+};
+inline constexpr History brpop_history[] = {
+    {"6.0.0", "`timeout` is interpreted as a double instead of an integer."},
+};
+inline constexpr Arg brpop_args[] = {
+    {.name = "key", .type = ArgType::kKey, .key_spec_index = 0, .flags = kArgMultiple},
+    {.name = "timeout", .type = ArgType::kDouble},
+};
+inline constexpr CommandDecl brpop{
+    .keys = brpop_keys, .history = brpop_history, .args = brpop_args};
+
+inline constexpr KeySpec blmove_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(0, 1, 0)},
+    {kKeyRW | kKeyInsert, bs_index(2), fk_range(0, 1, 0)},
+};
+inline constexpr Arg blmove_args_2[] = {
+    {.name = "left", .type = ArgType::kPureToken, .token = "LEFT"},
+    {.name = "right", .type = ArgType::kPureToken, .token = "RIGHT"},
+};
+inline constexpr Arg blmove_args_3[] = {
+    {.name = "left", .type = ArgType::kPureToken, .token = "LEFT"},
+    {.name = "right", .type = ArgType::kPureToken, .token = "RIGHT"},
+};
+inline constexpr Arg blmove_args[] = {
+    {.name = "source", .type = ArgType::kKey, .key_spec_index = 0},
+    {.name = "destination", .type = ArgType::kKey, .key_spec_index = 1},
+    {.name = "wherefrom", .type = ArgType::kOneof, .args = blmove_args_2},
+    {.name = "whereto", .type = ArgType::kOneof, .args = blmove_args_3},
+    {.name = "timeout", .type = ArgType::kDouble},
+};
+inline constexpr CommandDecl blmove{.keys = blmove_keys, .args = blmove_args};
+
+inline constexpr KeySpec brpoplpush_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(0, 1, 0)},
+    {kKeyRW | kKeyInsert, bs_index(2), fk_range(0, 1, 0)},
+};
+inline constexpr History brpoplpush_history[] = {
+    {"6.0.0", "`timeout` is interpreted as a double instead of an integer."},
+};
+inline constexpr Arg brpoplpush_args[] = {
+    {.name = "source", .type = ArgType::kKey, .key_spec_index = 0},
+    {.name = "destination", .type = ArgType::kKey, .key_spec_index = 1},
+    {.name = "timeout", .type = ArgType::kDouble},
+};
+inline constexpr CommandDecl brpoplpush{
+    .keys = brpoplpush_keys,
+    .doc_flags = kDocDeprecated,
+    .deprecated_since = "6.2.0",
+    .replaced_by = "`BLMOVE` with the `RIGHT` and `LEFT` arguments",
+    .history = brpoplpush_history,
+    .args = brpoplpush_args};
+
+inline constexpr KeySpec blmpop_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(2), fk_keynum(0, 1, 1)},
+};
+inline constexpr Arg blmpop_args_3[] = {
+    {.name = "left", .type = ArgType::kPureToken, .token = "LEFT"},
+    {.name = "right", .type = ArgType::kPureToken, .token = "RIGHT"},
+};
+inline constexpr Arg blmpop_args[] = {
+    {.name = "timeout", .type = ArgType::kDouble},
+    {.name = "numkeys", .type = ArgType::kInteger},
+    {.name = "key", .type = ArgType::kKey, .key_spec_index = 0, .flags = kArgMultiple},
+    {.name = "where", .type = ArgType::kOneof, .args = blmpop_args_3},
+    {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .flags = kArgOptional},
+};
+inline constexpr CommandDecl blmpop{.keys = blmpop_keys, .args = blmpop_args};
+
 inline constexpr KeySpec rpoplpush_keys[] = {
     {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(0, 1, 0)},
     {kKeyRW | kKeyInsert, bs_index(2), fk_range(0, 1, 0)},
