@@ -12,7 +12,11 @@ inline constexpr History cluster_slots_history[] = {
     {"4.0.0", "Added node IDs."},
     {"7.0.0", "Added additional networking metadata field."},
 };
-inline constexpr CommandDecl cluster_slots{.tips = cluster_slots_tips, .doc_flags = kDocDeprecated, .deprecated_since = "7.0.0", .replaced_by = "`CLUSTER SHARDS`", .history = cluster_slots_history};
+inline constexpr CommandDecl cluster_slots{.tips = cluster_slots_tips,
+                                           .doc_flags = kDocDeprecated,
+                                           .deprecated_since = "7.0.0",
+                                           .replaced_by = "`CLUSTER SHARDS`",
+                                           .history = cluster_slots_history};
 
 inline constexpr Tip cluster_shards_tips[] = {Tip::kNondeterministicOutput};
 inline constexpr CommandDecl cluster_shards{.tips = cluster_shards_tips};
@@ -40,7 +44,8 @@ inline constexpr Arg cluster_getkeysinslot_args[] = {
     {.name = "slot", .type = ArgType::kInteger},
     {.name = "count", .type = ArgType::kInteger},
 };
-inline constexpr CommandDecl cluster_getkeysinslot{.tips = cluster_getkeysinslot_tips, .args = cluster_getkeysinslot_args};
+inline constexpr CommandDecl cluster_getkeysinslot{.tips = cluster_getkeysinslot_tips,
+                                                   .args = cluster_getkeysinslot_args};
 
 inline constexpr CommandDecl cluster_help{};
 

@@ -24,7 +24,8 @@ inline constexpr History client_list_history[] = {
     {"2.8.12", "Added unique client `id` field."},
     {"5.0.0", "Added optional `TYPE` filter."},
     {"6.0.0", "Added `user` field."},
-    {"6.2.0", "Added `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter."},
+    {"6.2.0",
+     "Added `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter."},
     {"7.0.0", "Added `resp`, `multi-mem`, `rbs` and `rbp` fields."},
     {"7.0.3", "Added `ssub` field."},
 };
@@ -38,10 +39,21 @@ inline constexpr Arg client_list_args_1[] = {
     {.name = "client-id", .type = ArgType::kInteger, .flags = kArgMultiple},
 };
 inline constexpr Arg client_list_args[] = {
-    {.name = "normal_master_replica_pubsub", .type = ArgType::kOneof, .token = "TYPE", .since = "5.0.0", .flags = kArgOptional, .args = client_list_args_0},
-    {.name = "id", .type = ArgType::kBlock, .token = "ID", .since = "6.2.0", .flags = kArgOptional, .args = client_list_args_1},
+    {.name = "normal_master_replica_pubsub",
+     .type = ArgType::kOneof,
+     .token = "TYPE",
+     .since = "5.0.0",
+     .flags = kArgOptional,
+     .args = client_list_args_0},
+    {.name = "id",
+     .type = ArgType::kBlock,
+     .token = "ID",
+     .since = "6.2.0",
+     .flags = kArgOptional,
+     .args = client_list_args_1},
 };
-inline constexpr CommandDecl client_list{.tips = client_list_tips, .history = client_list_history, .args = client_list_args};
+inline constexpr CommandDecl client_list{
+    .tips = client_list_tips, .history = client_list_history, .args = client_list_args};
 
 inline constexpr History client_pause_history[] = {
     {"6.2.0", "`CLIENT PAUSE WRITE` mode added along with the `mode` option."},
@@ -52,9 +64,14 @@ inline constexpr Arg client_pause_args_1[] = {
 };
 inline constexpr Arg client_pause_args[] = {
     {.name = "timeout", .type = ArgType::kInteger},
-    {.name = "mode", .type = ArgType::kOneof, .since = "6.2.0", .flags = kArgOptional, .args = client_pause_args_1},
+    {.name = "mode",
+     .type = ArgType::kOneof,
+     .since = "6.2.0",
+     .flags = kArgOptional,
+     .args = client_pause_args_1},
 };
-inline constexpr CommandDecl client_pause{.history = client_pause_history, .args = client_pause_args};
+inline constexpr CommandDecl client_pause{.history = client_pause_history,
+                                          .args = client_pause_args};
 
 inline constexpr CommandDecl client_unpause{};
 
@@ -83,7 +100,9 @@ inline constexpr Arg auth_args[] = {
 inline constexpr CommandDecl auth{.history = auth_history, .args = auth_args};
 
 inline constexpr History hello_history[] = {
-    {"6.2.0", "`protover` made optional; when called without arguments the command reports the current connection's context."},
+    {"6.2.0",
+     "`protover` made optional; when called without arguments the command reports the current "
+     "connection's context."},
 };
 inline constexpr Arg hello_args_0_1[] = {
     {.name = "username", .type = ArgType::kString},
@@ -91,7 +110,11 @@ inline constexpr Arg hello_args_0_1[] = {
 };
 inline constexpr Arg hello_args_0[] = {
     {.name = "protover", .type = ArgType::kInteger},
-    {.name = "username_password", .type = ArgType::kBlock, .token = "AUTH", .flags = kArgOptional, .args = hello_args_0_1},
+    {.name = "username_password",
+     .type = ArgType::kBlock,
+     .token = "AUTH",
+     .flags = kArgOptional,
+     .args = hello_args_0_1},
     {.name = "clientname", .type = ArgType::kString, .token = "SETNAME", .flags = kArgOptional},
 };
 inline constexpr Arg hello_args[] = {

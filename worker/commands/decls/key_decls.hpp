@@ -14,7 +14,8 @@ inline constexpr Tip object_encoding_tips[] = {Tip::kNondeterministicOutput};
 inline constexpr Arg object_encoding_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
 };
-inline constexpr CommandDecl object_encoding{.keys = object_encoding_keys, .tips = object_encoding_tips, .args = object_encoding_args};
+inline constexpr CommandDecl object_encoding{
+    .keys = object_encoding_keys, .tips = object_encoding_tips, .args = object_encoding_args};
 
 inline constexpr KeySpec object_freq_keys[] = {
     {kKeyRO, bs_index(2), fk_range(0, 1, 0)},
@@ -23,7 +24,8 @@ inline constexpr Tip object_freq_tips[] = {Tip::kNondeterministicOutput};
 inline constexpr Arg object_freq_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
 };
-inline constexpr CommandDecl object_freq{.keys = object_freq_keys, .tips = object_freq_tips, .args = object_freq_args};
+inline constexpr CommandDecl object_freq{
+    .keys = object_freq_keys, .tips = object_freq_tips, .args = object_freq_args};
 
 inline constexpr KeySpec object_idletime_keys[] = {
     {kKeyRO, bs_index(2), fk_range(0, 1, 0)},
@@ -32,7 +34,8 @@ inline constexpr Tip object_idletime_tips[] = {Tip::kNondeterministicOutput};
 inline constexpr Arg object_idletime_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
 };
-inline constexpr CommandDecl object_idletime{.keys = object_idletime_keys, .tips = object_idletime_tips, .args = object_idletime_args};
+inline constexpr CommandDecl object_idletime{
+    .keys = object_idletime_keys, .tips = object_idletime_tips, .args = object_idletime_args};
 
 inline constexpr KeySpec object_refcount_keys[] = {
     {kKeyRO, bs_index(2), fk_range(0, 1, 0)},
@@ -41,7 +44,8 @@ inline constexpr Tip object_refcount_tips[] = {Tip::kNondeterministicOutput};
 inline constexpr Arg object_refcount_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
 };
-inline constexpr CommandDecl object_refcount{.keys = object_refcount_keys, .tips = object_refcount_tips, .args = object_refcount_args};
+inline constexpr CommandDecl object_refcount{
+    .keys = object_refcount_keys, .tips = object_refcount_tips, .args = object_refcount_args};
 
 inline constexpr CommandDecl object_help{};
 
@@ -54,13 +58,16 @@ inline constexpr Arg memory_usage_args[] = {
 };
 inline constexpr CommandDecl memory_usage{.keys = memory_usage_keys, .args = memory_usage_args};
 
-inline constexpr Tip memory_stats_tips[] = {Tip::kNondeterministicOutput, Tip::kRequestAllShards, Tip::kResponseSpecial};
+inline constexpr Tip memory_stats_tips[] = {Tip::kNondeterministicOutput, Tip::kRequestAllShards,
+                                            Tip::kResponseSpecial};
 inline constexpr CommandDecl memory_stats{.tips = memory_stats_tips};
 
-inline constexpr Tip memory_doctor_tips[] = {Tip::kNondeterministicOutput, Tip::kRequestAllShards, Tip::kResponseSpecial};
+inline constexpr Tip memory_doctor_tips[] = {Tip::kNondeterministicOutput, Tip::kRequestAllShards,
+                                             Tip::kResponseSpecial};
 inline constexpr CommandDecl memory_doctor{.tips = memory_doctor_tips};
 
-inline constexpr Tip memory_malloc_stats_tips[] = {Tip::kNondeterministicOutput, Tip::kRequestAllShards, Tip::kResponseSpecial};
+inline constexpr Tip memory_malloc_stats_tips[] = {Tip::kNondeterministicOutput,
+                                                   Tip::kRequestAllShards, Tip::kResponseSpecial};
 inline constexpr CommandDecl memory_malloc_stats{.tips = memory_malloc_stats_tips};
 
 inline constexpr Tip memory_purge_tips[] = {Tip::kRequestAllShards, Tip::kResponseAllSucceeded};
@@ -96,7 +103,8 @@ inline constexpr History exists_history[] = {
 inline constexpr Arg exists_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0, .flags = kArgMultiple},
 };
-inline constexpr CommandDecl exists{.keys = exists_keys, .tips = exists_tips, .history = exists_history, .args = exists_args};
+inline constexpr CommandDecl exists{
+    .keys = exists_keys, .tips = exists_tips, .history = exists_history, .args = exists_args};
 
 inline constexpr KeySpec type_keys[] = {
     {kKeyRO, bs_index(1), fk_range(0, 1, 0)},
@@ -121,13 +129,15 @@ inline constexpr KeySpec renamenx_keys[] = {
     {kKeyOW | kKeyInsert, bs_index(2), fk_range(0, 1, 0)},
 };
 inline constexpr History renamenx_history[] = {
-    {"3.2.0", "The command no longer returns an error when source and destination names are the same."},
+    {"3.2.0",
+     "The command no longer returns an error when source and destination names are the same."},
 };
 inline constexpr Arg renamenx_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "newkey", .type = ArgType::kKey, .key_spec_index = 1},
 };
-inline constexpr CommandDecl renamenx{.keys = renamenx_keys, .history = renamenx_history, .args = renamenx_args};
+inline constexpr CommandDecl renamenx{
+    .keys = renamenx_keys, .history = renamenx_history, .args = renamenx_args};
 
 inline constexpr KeySpec copy_keys[] = {
     {kKeyRO | kKeyAccess, bs_index(1), fk_range(0, 1, 0)},
@@ -164,7 +174,11 @@ inline constexpr Arg scan_args[] = {
     {.name = "cursor", .type = ArgType::kInteger},
     {.name = "pattern", .type = ArgType::kPattern, .token = "MATCH", .flags = kArgOptional},
     {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .flags = kArgOptional},
-    {.name = "type", .type = ArgType::kString, .token = "TYPE", .since = "6.0.0", .flags = kArgOptional},
+    {.name = "type",
+     .type = ArgType::kString,
+     .token = "TYPE",
+     .since = "6.0.0",
+     .flags = kArgOptional},
 };
 inline constexpr CommandDecl scan{.tips = scan_tips, .history = scan_history, .args = scan_args};
 
@@ -199,9 +213,14 @@ inline constexpr Arg expire_args_2[] = {
 inline constexpr Arg expire_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "seconds", .type = ArgType::kInteger},
-    {.name = "condition", .type = ArgType::kOneof, .since = "7.0.0", .flags = kArgOptional, .args = expire_args_2},
+    {.name = "condition",
+     .type = ArgType::kOneof,
+     .since = "7.0.0",
+     .flags = kArgOptional,
+     .args = expire_args_2},
 };
-inline constexpr CommandDecl expire{.keys = expire_keys, .history = expire_history, .args = expire_args};
+inline constexpr CommandDecl expire{
+    .keys = expire_keys, .history = expire_history, .args = expire_args};
 
 inline constexpr KeySpec pexpire_keys[] = {
     {kKeyRW | kKeyUpdate, bs_index(1), fk_range(0, 1, 0)},
@@ -218,9 +237,14 @@ inline constexpr Arg pexpire_args_2[] = {
 inline constexpr Arg pexpire_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "milliseconds", .type = ArgType::kInteger},
-    {.name = "condition", .type = ArgType::kOneof, .since = "7.0.0", .flags = kArgOptional, .args = pexpire_args_2},
+    {.name = "condition",
+     .type = ArgType::kOneof,
+     .since = "7.0.0",
+     .flags = kArgOptional,
+     .args = pexpire_args_2},
 };
-inline constexpr CommandDecl pexpire{.keys = pexpire_keys, .history = pexpire_history, .args = pexpire_args};
+inline constexpr CommandDecl pexpire{
+    .keys = pexpire_keys, .history = pexpire_history, .args = pexpire_args};
 
 inline constexpr KeySpec expireat_keys[] = {
     {kKeyRW | kKeyUpdate, bs_index(1), fk_range(0, 1, 0)},
@@ -237,9 +261,14 @@ inline constexpr Arg expireat_args_2[] = {
 inline constexpr Arg expireat_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "unix-time-seconds", .type = ArgType::kUnixTime},
-    {.name = "condition", .type = ArgType::kOneof, .since = "7.0.0", .flags = kArgOptional, .args = expireat_args_2},
+    {.name = "condition",
+     .type = ArgType::kOneof,
+     .since = "7.0.0",
+     .flags = kArgOptional,
+     .args = expireat_args_2},
 };
-inline constexpr CommandDecl expireat{.keys = expireat_keys, .history = expireat_history, .args = expireat_args};
+inline constexpr CommandDecl expireat{
+    .keys = expireat_keys, .history = expireat_history, .args = expireat_args};
 
 inline constexpr KeySpec pexpireat_keys[] = {
     {kKeyRW | kKeyUpdate, bs_index(1), fk_range(0, 1, 0)},
@@ -256,9 +285,14 @@ inline constexpr Arg pexpireat_args_2[] = {
 inline constexpr Arg pexpireat_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "unix-time-milliseconds", .type = ArgType::kUnixTime},
-    {.name = "condition", .type = ArgType::kOneof, .since = "7.0.0", .flags = kArgOptional, .args = pexpireat_args_2},
+    {.name = "condition",
+     .type = ArgType::kOneof,
+     .since = "7.0.0",
+     .flags = kArgOptional,
+     .args = pexpireat_args_2},
 };
-inline constexpr CommandDecl pexpireat{.keys = pexpireat_keys, .history = pexpireat_history, .args = pexpireat_args};
+inline constexpr CommandDecl pexpireat{
+    .keys = pexpireat_keys, .history = pexpireat_history, .args = pexpireat_args};
 
 inline constexpr KeySpec ttl_keys[] = {
     {kKeyRO | kKeyAccess, bs_index(1), fk_range(0, 1, 0)},
@@ -270,7 +304,8 @@ inline constexpr History ttl_history[] = {
 inline constexpr Arg ttl_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
 };
-inline constexpr CommandDecl ttl{.keys = ttl_keys, .tips = ttl_tips, .history = ttl_history, .args = ttl_args};
+inline constexpr CommandDecl ttl{
+    .keys = ttl_keys, .tips = ttl_tips, .history = ttl_history, .args = ttl_args};
 
 inline constexpr KeySpec pttl_keys[] = {
     {kKeyRO | kKeyAccess, bs_index(1), fk_range(0, 1, 0)},
@@ -282,7 +317,8 @@ inline constexpr History pttl_history[] = {
 inline constexpr Arg pttl_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
 };
-inline constexpr CommandDecl pttl{.keys = pttl_keys, .tips = pttl_tips, .history = pttl_history, .args = pttl_args};
+inline constexpr CommandDecl pttl{
+    .keys = pttl_keys, .tips = pttl_tips, .history = pttl_history, .args = pttl_args};
 
 inline constexpr KeySpec expiretime_keys[] = {
     {kKeyRO | kKeyAccess, bs_index(1), fk_range(0, 1, 0)},

@@ -13,7 +13,11 @@ inline constexpr History bgsave_history[] = {
     {"3.2.2", "Added the `SCHEDULE` option."},
 };
 inline constexpr Arg bgsave_args[] = {
-    {.name = "schedule", .type = ArgType::kPureToken, .token = "SCHEDULE", .since = "3.2.2", .flags = kArgOptional},
+    {.name = "schedule",
+     .type = ArgType::kPureToken,
+     .token = "SCHEDULE",
+     .since = "3.2.2",
+     .flags = kArgOptional},
 };
 inline constexpr CommandDecl bgsave{.history = bgsave_history, .args = bgsave_args};
 

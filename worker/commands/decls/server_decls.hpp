@@ -16,7 +16,8 @@ inline constexpr History command_info_history[] = {
 inline constexpr Arg command_info_args[] = {
     {.name = "command-name", .type = ArgType::kString, .flags = kArgOptional | kArgMultiple},
 };
-inline constexpr CommandDecl command_info{.tips = command_info_tips, .history = command_info_history, .args = command_info_args};
+inline constexpr CommandDecl command_info{
+    .tips = command_info_tips, .history = command_info_history, .args = command_info_args};
 
 inline constexpr Tip command_docs_tips[] = {Tip::kNondeterministicOutputOrder};
 inline constexpr Arg command_docs_args[] = {
@@ -31,7 +32,11 @@ inline constexpr Arg command_list_args_0[] = {
     {.name = "pattern", .type = ArgType::kPattern, .token = "PATTERN"},
 };
 inline constexpr Arg command_list_args[] = {
-    {.name = "filterby", .type = ArgType::kOneof, .token = "FILTERBY", .flags = kArgOptional, .args = command_list_args_0},
+    {.name = "filterby",
+     .type = ArgType::kOneof,
+     .token = "FILTERBY",
+     .flags = kArgOptional,
+     .args = command_list_args_0},
 };
 inline constexpr CommandDecl command_list{.tips = command_list_tips, .args = command_list_args};
 
@@ -46,7 +51,10 @@ inline constexpr Arg config_get_args_0[] = {
     {.name = "parameter", .type = ArgType::kString},
 };
 inline constexpr Arg config_get_args[] = {
-    {.name = "parameter", .type = ArgType::kBlock, .flags = kArgMultiple, .args = config_get_args_0},
+    {.name = "parameter",
+     .type = ArgType::kBlock,
+     .flags = kArgMultiple,
+     .args = config_get_args_0},
 };
 inline constexpr CommandDecl config_get{.history = config_get_history, .args = config_get_args};
 
@@ -59,9 +67,13 @@ inline constexpr Arg config_set_args_0[] = {
     {.name = "value", .type = ArgType::kString},
 };
 inline constexpr Arg config_set_args[] = {
-    {.name = "parameter_value", .type = ArgType::kBlock, .flags = kArgMultiple, .args = config_set_args_0},
+    {.name = "parameter_value",
+     .type = ArgType::kBlock,
+     .flags = kArgMultiple,
+     .args = config_set_args_0},
 };
-inline constexpr CommandDecl config_set{.tips = config_set_tips, .history = config_set_history, .args = config_set_args};
+inline constexpr CommandDecl config_set{
+    .tips = config_set_tips, .history = config_set_history, .args = config_set_args};
 
 inline constexpr CommandDecl config_resetstat{};
 
@@ -69,7 +81,8 @@ inline constexpr CommandDecl config_rewrite{};
 
 inline constexpr CommandDecl config_help{};
 
-inline constexpr Tip info_tips[] = {Tip::kNondeterministicOutput, Tip::kRequestAllShards, Tip::kResponseSpecial};
+inline constexpr Tip info_tips[] = {Tip::kNondeterministicOutput, Tip::kRequestAllShards,
+                                    Tip::kResponseSpecial};
 inline constexpr History info_history[] = {
     {"7.0.0", "Added support for taking multiple section arguments."},
 };
@@ -101,7 +114,8 @@ inline constexpr Arg flushdb_args_0[] = {
 inline constexpr Arg flushdb_args[] = {
     {.name = "async", .type = ArgType::kOneof, .flags = kArgOptional, .args = flushdb_args_0},
 };
-inline constexpr CommandDecl flushdb{.tips = flushdb_tips, .history = flushdb_history, .args = flushdb_args};
+inline constexpr CommandDecl flushdb{
+    .tips = flushdb_tips, .history = flushdb_history, .args = flushdb_args};
 
 inline constexpr Tip flushall_tips[] = {Tip::kRequestAllShards, Tip::kResponseAllSucceeded};
 inline constexpr History flushall_history[] = {
@@ -115,7 +129,8 @@ inline constexpr Arg flushall_args_0[] = {
 inline constexpr Arg flushall_args[] = {
     {.name = "async", .type = ArgType::kOneof, .flags = kArgOptional, .args = flushall_args_0},
 };
-inline constexpr CommandDecl flushall{.tips = flushall_tips, .history = flushall_history, .args = flushall_args};
+inline constexpr CommandDecl flushall{
+    .tips = flushall_tips, .history = flushall_history, .args = flushall_args};
 
 inline constexpr Arg swapdb_args[] = {
     {.name = "index1", .type = ArgType::kInteger},
@@ -131,10 +146,25 @@ inline constexpr Arg shutdown_args_0[] = {
     {.name = "save", .type = ArgType::kPureToken, .token = "SAVE"},
 };
 inline constexpr Arg shutdown_args[] = {
-    {.name = "nosave_save", .type = ArgType::kOneof, .flags = kArgOptional, .args = shutdown_args_0},
-    {.name = "now", .type = ArgType::kPureToken, .token = "NOW", .since = "7.0.0", .flags = kArgOptional},
-    {.name = "force", .type = ArgType::kPureToken, .token = "FORCE", .since = "7.0.0", .flags = kArgOptional},
-    {.name = "abort", .type = ArgType::kPureToken, .token = "ABORT", .since = "7.0.0", .flags = kArgOptional},
+    {.name = "nosave_save",
+     .type = ArgType::kOneof,
+     .flags = kArgOptional,
+     .args = shutdown_args_0},
+    {.name = "now",
+     .type = ArgType::kPureToken,
+     .token = "NOW",
+     .since = "7.0.0",
+     .flags = kArgOptional},
+    {.name = "force",
+     .type = ArgType::kPureToken,
+     .token = "FORCE",
+     .since = "7.0.0",
+     .flags = kArgOptional},
+    {.name = "abort",
+     .type = ArgType::kPureToken,
+     .token = "ABORT",
+     .since = "7.0.0",
+     .flags = kArgOptional},
 };
 inline constexpr CommandDecl shutdown{.history = shutdown_history, .args = shutdown_args};
 

@@ -16,7 +16,8 @@ inline constexpr Arg get_args[] = {
 inline constexpr CommandDecl get{.keys = get_keys, .args = get_args};
 
 inline constexpr KeySpec set_keys[] = {
-    {kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, bs_index(1), fk_range(0, 1, 0), "RW and ACCESS due to the optional `GET` argument"},
+    {kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, bs_index(1), fk_range(0, 1, 0),
+     "RW and ACCESS due to the optional `GET` argument"},
 };
 inline constexpr History set_history[] = {
     {"2.6.12", "Added the `EX`, `PX`, `NX` and `XX` options."},
@@ -32,14 +33,25 @@ inline constexpr Arg set_args_4[] = {
     {.name = "seconds", .type = ArgType::kInteger, .token = "EX", .since = "2.6.12"},
     {.name = "milliseconds", .type = ArgType::kInteger, .token = "PX", .since = "2.6.12"},
     {.name = "unix-time-seconds", .type = ArgType::kUnixTime, .token = "EXAT", .since = "6.2.0"},
-    {.name = "unix-time-milliseconds", .type = ArgType::kUnixTime, .token = "PXAT", .since = "6.2.0"},
+    {.name = "unix-time-milliseconds",
+     .type = ArgType::kUnixTime,
+     .token = "PXAT",
+     .since = "6.2.0"},
     {.name = "keepttl", .type = ArgType::kPureToken, .token = "KEEPTTL", .since = "6.0.0"},
 };
 inline constexpr Arg set_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "value", .type = ArgType::kString},
-    {.name = "condition", .type = ArgType::kOneof, .since = "2.6.12", .flags = kArgOptional, .args = set_args_2},
-    {.name = "get", .type = ArgType::kPureToken, .token = "GET", .since = "6.2.0", .flags = kArgOptional},
+    {.name = "condition",
+     .type = ArgType::kOneof,
+     .since = "2.6.12",
+     .flags = kArgOptional,
+     .args = set_args_2},
+    {.name = "get",
+     .type = ArgType::kPureToken,
+     .token = "GET",
+     .since = "6.2.0",
+     .flags = kArgOptional},
     {.name = "expiration", .type = ArgType::kOneof, .flags = kArgOptional, .args = set_args_4},
 };
 inline constexpr CommandDecl set{.keys = set_keys, .history = set_history, .args = set_args};
@@ -80,7 +92,11 @@ inline constexpr Arg getset_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "value", .type = ArgType::kString},
 };
-inline constexpr CommandDecl getset{.keys = getset_keys, .doc_flags = kDocDeprecated, .deprecated_since = "6.2.0", .replaced_by = "`SET` with the `!GET` argument", .args = getset_args};
+inline constexpr CommandDecl getset{.keys = getset_keys,
+                                    .doc_flags = kDocDeprecated,
+                                    .deprecated_since = "6.2.0",
+                                    .replaced_by = "`SET` with the `!GET` argument",
+                                    .args = getset_args};
 
 inline constexpr KeySpec getdel_keys[] = {
     {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(0, 1, 0)},
@@ -91,7 +107,8 @@ inline constexpr Arg getdel_args[] = {
 inline constexpr CommandDecl getdel{.keys = getdel_keys, .args = getdel_args};
 
 inline constexpr KeySpec getex_keys[] = {
-    {kKeyRW | kKeyAccess | kKeyUpdate, bs_index(1), fk_range(0, 1, 0), "RW and UPDATE because it changes the TTL"},
+    {kKeyRW | kKeyAccess | kKeyUpdate, bs_index(1), fk_range(0, 1, 0),
+     "RW and UPDATE because it changes the TTL"},
 };
 inline constexpr Arg getex_args_1[] = {
     {.name = "seconds", .type = ArgType::kInteger, .token = "EX"},
@@ -176,7 +193,11 @@ inline constexpr Arg substr_args[] = {
     {.name = "start", .type = ArgType::kInteger},
     {.name = "end", .type = ArgType::kInteger},
 };
-inline constexpr CommandDecl substr{.keys = substr_keys, .doc_flags = kDocDeprecated, .deprecated_since = "2.0.0", .replaced_by = "`GETRANGE`", .args = substr_args};
+inline constexpr CommandDecl substr{.keys = substr_keys,
+                                    .doc_flags = kDocDeprecated,
+                                    .deprecated_since = "2.0.0",
+                                    .replaced_by = "`GETRANGE`",
+                                    .args = substr_args};
 
 inline constexpr KeySpec setrange_keys[] = {
     {kKeyRW | kKeyUpdate, bs_index(1), fk_range(0, 1, 0)},
@@ -240,7 +261,10 @@ inline constexpr Arg lcs_args[] = {
     {.name = "len", .type = ArgType::kPureToken, .token = "LEN", .flags = kArgOptional},
     {.name = "idx", .type = ArgType::kPureToken, .token = "IDX", .flags = kArgOptional},
     {.name = "len", .type = ArgType::kInteger, .token = "MINMATCHLEN", .flags = kArgOptional},
-    {.name = "withmatchlen", .type = ArgType::kPureToken, .token = "WITHMATCHLEN", .flags = kArgOptional},
+    {.name = "withmatchlen",
+     .type = ArgType::kPureToken,
+     .token = "WITHMATCHLEN",
+     .flags = kArgOptional},
 };
 inline constexpr CommandDecl lcs{.keys = lcs_keys, .args = lcs_args};
 
