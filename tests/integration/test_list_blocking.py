@@ -160,6 +160,28 @@ class Base:
         time.sleep(0.05)
         self.assertEqual(self.r.lrange(KEYS[5], 0, -1), [b"kept"])
 
+    def test_client_unblock_timeout_and_error(self):
+        for reason, want in ((None, {"reply": None}), ("TIMEOUT", {"reply": None}),
+                             ("ERROR", {"error": "UNBLOCKED client unblocked via CLIENT UNBLOCK"})):
+            ids = {}
+
+            def blpop(c):
+                ids["id"] = c.client_id()
+                return c.execute_command("BLPOP", KEYS[1], "0")
+
+            t, out = self.spawn(blpop)
+            self.assertTrue(wait_for(lambda: self.blocked() == 1))
+            args = ["CLIENT", "UNBLOCK", ids["id"]] + ([reason] if reason else [])
+            self.assertEqual(self.r.execute_command(*args), 1)
+            t.join(5)
+            self.assertEqual({k: v for k, v in out.items() if k != "at"}, want)
+            self.assertEqual(self.r.execute_command(*args), 0)  # no longer blocked
+        self.assertEqual(self.r.execute_command("CLIENT", "UNBLOCK", self.r.client_id()), 0)
+        with self.assertRaises(Exception) as cm:
+            self.r.execute_command("CLIENT", "UNBLOCK", "1", "LATER")
+        self.assertEqual(str(cm.exception), "CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+        self.assertEqual(self.blocked(), 0)
+
     def test_bad_timeouts_and_wrongtype(self):
         self.r.set("str", "x")
         cases = [(["BLPOP", "k", "-1"], "timeout is negative"),

@@ -118,6 +118,16 @@ bool Blocking::earlier_waiter(std::uint64_t token, int db, std::string_view key)
   return false;
 }
 
+bool Blocking::unblock_client(std::uint64_t id, bool error) {
+  for (auto& [token, w] : waiters_) {
+    if ((token & ((std::uint64_t{1} << 48) - 1)) != id) continue;  // WatchRegistry::watcher
+    w.deadline_ms = 1;                                             // due at the next poll
+    w.error = error;
+    return true;
+  }
+  return false;
+}
+
 void Blocking::drop_stale(std::int64_t before_ms) {
   std::vector<std::uint64_t> stale;
   for (const auto& [t, w] : waiters_) {

@@ -63,6 +63,7 @@ class Blocking {
     int db = 0;
     std::uint64_t seq = 0;         // blocking order
     std::int64_t deadline_ms = 0;  // 0: forever
+    bool error = false;            // CLIENT UNBLOCK ... ERROR
     std::vector<std::string> keys;
   };
 
@@ -94,13 +95,25 @@ class Blocking {
   std::int64_t next_deadline() const;
 
   // Set by the executor for the one command it runs after its deadline.
-  void set_timed_out(std::uint64_t token) { timed_out_ = token; }
+  void set_timed_out(std::uint64_t token, bool error) {
+    timed_out_ = token;
+    timed_out_error_ = error;
+  }
   // The handler's question: is this run the timeout of `token`? (clears it)
   bool take_timed_out(std::uint64_t token) {
-    const bool t = timed_out_ == token && token != 0;
+    const bool t = timed_out_ == token && token != 0 && !timed_out_error_;
     timed_out_ = 0;
     return t;
   }
+  // Whether this run ends `token`'s wait by CLIENT UNBLOCK ... ERROR (the handler answers
+  // -UNBLOCKED); asked before take_timed_out.
+  bool unblocked_by_error(std::uint64_t token) const {
+    return timed_out_ == token && token != 0 && timed_out_error_;
+  }
+  // CLIENT UNBLOCK: ends the wait of the waiter whose client id is `id` (whichever worker
+  // the client is connected to) at the next poll, as a timeout or with -UNBLOCKED. False
+  // when no such client waits here.
+  bool unblock_client(std::uint64_t id, bool error);
 
  private:
   static std::string slot_key(int db, std::string_view key);
@@ -109,6 +122,7 @@ class Blocking {
   std::unordered_map<std::string, std::uint32_t> keys_;  // "db:key" → waiters on it
   bool ready_ = false;
   std::uint64_t timed_out_ = 0;
+  bool timed_out_error_ = false;
   std::uint64_t next_seq_ = 1;
 };
 

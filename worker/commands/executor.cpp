@@ -142,8 +142,9 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
     return true;
   }
   if (w->deadline_ms != 0 && now >= w->deadline_ms) {
+    const bool error = w->error;
     shard_.unblock(token);
-    shard_.blocking().set_timed_out(token);
+    shard_.blocking().set_timed_out(token, error);
     return false;
   }
   return true;

@@ -534,13 +534,21 @@ bool timeout_ok(Context& ctx, std::string_view arg) {
   return true;
 }
 
+// The wait ended by CLIENT UNBLOCK ... ERROR: answers -UNBLOCKED (true) instead of running.
+bool unblocked_by_error(Context& ctx) {
+  if (!ctx.shard.blocking().unblocked_by_error(ctx.shard.watcher_of(ctx.client))) return false;
+  ctx.shard.blocking().take_timed_out(0);
+  ctx.out.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  return true;
+}
+
 bool timed_out(Context& ctx) {
   return ctx.shard.blocking().take_timed_out(ctx.shard.watcher_of(ctx.client));
 }
 
 // BLPOP / BRPOP key [key ...] timeout: [key, element] from the first non-empty list.
 void bpop_generic(Context& ctx, ListEnd end) {
-  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1])) return;
+  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1]) || unblocked_by_error(ctx)) return;
   timed_out(ctx);
   for (std::size_t j = 1; j + 1 < ctx.argc(); ++j) {
     store::WriteHandle h = ctx.db().open(ctx.args[j], Type::kList, ctx.now_ms());
@@ -566,7 +574,7 @@ void brpop(Context& ctx) {
 }
 
 void bmove_generic(Context& ctx, ListEnd from, ListEnd to, std::string_view timeout) {
-  if (!timeout_ok(ctx, timeout)) return;
+  if (!timeout_ok(ctx, timeout) || unblocked_by_error(ctx)) return;
   const bool expired = timed_out(ctx);
   store::Entry se;
   if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kList, Access::kWrite, se)) return;
@@ -598,7 +606,7 @@ void brpoplpush(Context& ctx) {
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
 void blmpop(Context& ctx) {
-  if (!timeout_ok(ctx, ctx.args[1])) return;
+  if (!timeout_ok(ctx, ctx.args[1]) || unblocked_by_error(ctx)) return;
   timed_out(ctx);
   mpop_generic(ctx, 2);
 }
