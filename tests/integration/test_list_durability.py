@@ -1,6 +1,6 @@
 """Lists survive SIGKILL: a seeded stream of list writes (pushes of members up to 9 KB so the
 lists span many quicklist nodes, pops with counts, LSET, LINSERT, LREM, LTRIM, LMOVE,
-RPOPLPUSH, LMPOP, DEL, EXPIRE) goes to Ruvio and to a redis-server; Ruvio is killed with
+RPOPLPUSH, LMPOP, the blocking forms, DEL, EXPIRE) goes to Ruvio and to a redis-server; Ruvio is killed with
 SIGKILL (WAL alone, then snapshot + WAL) and restarted on its data dir, and every list must
 read back exactly as on redis-server, TTLs included."""
 
@@ -53,8 +53,13 @@ def ops(seed, n):
             yield ["RPOPLPUSH", k, k2]
         elif x < 0.93:
             yield ["LMPOP", "2", k, k2, r.choice(["LEFT", "RIGHT"]), "COUNT", str(r.randint(1, 9))]
-        elif x < 0.96:
+        elif x < 0.95:
             yield ["EXPIRE", k, str(r.randint(5000, 9000))]
+        elif x < 0.96:
+            # Logged as their effect (LPOP/RPOP/LMOVE); an empty source just times out.
+            yield r.choice([["BLPOP", k, k2, "0.01"], ["BRPOP", k, "0.01"],
+                            ["BLMOVE", k, k2, "RIGHT", "LEFT", "0.01"],
+                            ["BLMPOP", "0.01", "1", k, "LEFT", "COUNT", "3"]])
         else:
             yield ["DEL", k]
 
