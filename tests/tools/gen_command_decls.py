@@ -254,7 +254,13 @@ def main():
         text = guard + "#pragma once\n\n#include \"worker/commands/command.hpp\"\n\n" \
             "namespace ruvio::worker::decl {\n\n" + "\n".join(em.lines) + \
             "\n}  // namespace ruvio::worker::decl\n"
-        with open(os.path.join(out_dir, family + "_decls.hpp"), "w") as f:
+        target = os.path.join(out_dir, family + "_decls.hpp")
+        if os.path.exists(target):
+            with open(target) as f:
+                if f.readline().startswith("// Written by hand"):
+                    print("kept (written by hand): " + target, file=sys.stderr)
+                    continue
+        with open(target, "w") as f:
             f.write(text)
 
 

@@ -33,10 +33,27 @@ bool blmpop_ok(std::span<const std::string_view> a) {
   return true;
 }
 
+// BZMPOP timeout numkeys key... MIN|MAX [COUNT n]: zmpopGenericCommand's checks.
+bool bzmpop_ok(std::span<const std::string_view> a) {
+  const auto n = parse_int64(a[2]);
+  if (!n || *n < 1 || static_cast<std::uint64_t>(*n) >= a.size()) return false;
+  std::size_t j = 3 + static_cast<std::size_t>(*n);
+  if (j >= a.size() || !(iequals(a[j], "min") || iequals(a[j], "max"))) return false;
+  bool count = false;
+  for (++j; j < a.size(); ++j) {
+    if (count || !iequals(a[j], "count") || j + 1 >= a.size()) return false;
+    const auto c = parse_int64(a[++j]);
+    if (!c || *c < 1) return false;
+    count = true;
+  }
+  return true;
+}
+
 constexpr BlockingSpec kSpecs[] = {
     {"blpop", -1, store::Type::kList, nullptr},      {"brpop", -1, store::Type::kList, nullptr},
     {"brpoplpush", -1, store::Type::kList, nullptr}, {"blmove", -1, store::Type::kList, blmove_ok},
-    {"blmpop", 1, store::Type::kList, blmpop_ok},
+    {"blmpop", 1, store::Type::kList, blmpop_ok},    {"bzpopmin", -1, store::Type::kZSet, nullptr},
+    {"bzpopmax", -1, store::Type::kZSet, nullptr},   {"bzmpop", 1, store::Type::kZSet, bzmpop_ok},
 };
 
 }  // namespace

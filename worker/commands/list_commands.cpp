@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "worker/commands/blocking.hpp"
+#include "worker/commands/blocking_args.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
@@ -524,27 +525,6 @@ void rpoplpush(Context& ctx) {
 // The executor parks these while every key they wait on is empty (blocking.hpp); when they
 // run, they serve what is there or answer the empty reply: the timeout's, or, inside MULTI
 // (where Redis never blocks), the non-blocking one.
-
-bool timeout_ok(Context& ctx, std::string_view arg) {
-  const Timeout t = parse_timeout(arg, ctx.now_ms());
-  if (!t.error.empty()) {
-    ctx.out.error(t.error);
-    return false;
-  }
-  return true;
-}
-
-// The wait ended by CLIENT UNBLOCK ... ERROR: answers -UNBLOCKED (true) instead of running.
-bool unblocked_by_error(Context& ctx) {
-  if (!ctx.shard.blocking().unblocked_by_error(ctx.shard.watcher_of(ctx.client))) return false;
-  ctx.shard.blocking().take_timed_out(0);
-  ctx.out.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
-  return true;
-}
-
-bool timed_out(Context& ctx) {
-  return ctx.shard.blocking().take_timed_out(ctx.shard.watcher_of(ctx.client));
-}
 
 // BLPOP / BRPOP key [key ...] timeout: [key, element] from the first non-empty list.
 void bpop_generic(Context& ctx, ListEnd end) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "shared/glob.hpp"
+#include "worker/commands/blocking_args.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
@@ -647,15 +648,16 @@ void zremrangebylex(Context& ctx) {
 // ---------------------------------------------------------------------------------------
 // ZPOPMIN / ZPOPMAX / ZMPOP (genericZpopCommand).
 
-void zpop_generic(Context& ctx, std::span<const std::string_view> keys, bool max, bool emitkey,
-                  std::int64_t count, bool nested, bool nil_when_empty) {
+// Returns the key popped from (empty when none was).
+std::string_view zpop_generic(Context& ctx, std::span<const std::string_view> keys, bool max,
+                              bool emitkey, std::int64_t count, bool nested, bool nil_when_empty) {
   store::WriteHandle h;
   std::string_view key;
   for (std::string_view k : keys) {
     h = ctx.db().open(k, Type::kZSet, ctx.now_ms());
     if (h.wrong_type()) {
       ctx.out.error(err::kWrongType);
-      return;
+      return {};
     }
     if (h) {
       key = k;
@@ -668,11 +670,11 @@ void zpop_generic(Context& ctx, std::span<const std::string_view> keys, bool max
     } else {
       ctx.out.array(0);
     }
-    return;
+    return {};
   }
   if (count == 0) {
     ctx.out.array(0);
-    return;
+    return key;
   }
   if (count == -1) count = 1;
   auto* z = h.as<ZSet>();
@@ -702,6 +704,7 @@ void zpop_generic(Context& ctx, std::span<const std::string_view> keys, bool max
     types::zset_remove(h.heap(), z, member);
   }
   if (types::zset_size(z) == 0) h.remove();
+  return key;
 }
 
 void zpop_minmax(Context& ctx, bool max) {
@@ -729,16 +732,18 @@ void zpopmax(Context& ctx) {
   zpop_minmax(ctx, true);
 }
 
-void zmpop(Context& ctx) {
+// ZMPOP and BZMPOP from their numkeys argument on (zmpopGenericCommand); logs the pop.
+void zmpop_from(Context& ctx, std::size_t numkeys_idx) {
   constexpr std::string_view kNumkeys = "ERR numkeys should be greater than 0";
   std::int64_t numkeys = 0;
-  if (!get_long(ctx, ctx.args[1], numkeys, kNumkeys)) return;
+  if (!get_long(ctx, ctx.args[numkeys_idx], numkeys, kNumkeys)) return;
   if (numkeys < 1) {
     ctx.out.error(kNumkeys);
     return;
   }
-  const std::size_t where_idx = 2 + static_cast<std::size_t>(numkeys);
-  if (numkeys >= static_cast<std::int64_t>(ctx.argc()) || where_idx >= ctx.argc()) {
+  const std::size_t where_idx = numkeys_idx + 1 + static_cast<std::size_t>(numkeys);
+  if (numkeys >= static_cast<std::int64_t>(ctx.argc() - numkeys_idx + 1) ||
+      where_idx >= ctx.argc()) {
     ctx.out.error(err::kSyntax);
     return;
   }
@@ -768,8 +773,40 @@ void zmpop(Context& ctx) {
     }
   }
   if (count == -1) count = 1;
-  zpop_generic(ctx, ctx.args.subspan(2, static_cast<std::size_t>(numkeys)), max, true, count, true,
-               true);
+  const std::string_view key =
+      zpop_generic(ctx, ctx.args.subspan(numkeys_idx + 1, static_cast<std::size_t>(numkeys)), max,
+                   true, count, true, true);
+  if (numkeys_idx != 1 && !key.empty()) {
+    // BZMPOP: the pop as it happened, without the wait.
+    char num[24];
+    ctx.log_as({"ZMPOP", "1", key, max ? "MAX" : "MIN", "COUNT", format_int64(count, num)});
+  }
+}
+void zmpop(Context& ctx) {
+  zmpop_from(ctx, 1);
+}
+
+// BZPOPMIN / BZPOPMAX key [key ...] timeout: [key, member, score] of the first non-empty
+// sorted set; a null array on timeout (and inside MULTI, where Redis never blocks).
+void bzpop_generic(Context& ctx, bool max) {
+  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1]) || unblocked_by_error(ctx)) return;
+  timed_out(ctx);
+  const std::string_view key =
+      zpop_generic(ctx, ctx.args.subspan(1, ctx.argc() - 2), max, true, -1, false, true);
+  if (!key.empty()) ctx.log_as({max ? "ZPOPMAX" : "ZPOPMIN", key});
+}
+void bzpopmin(Context& ctx) {
+  bzpop_generic(ctx, false);
+}
+void bzpopmax(Context& ctx) {
+  bzpop_generic(ctx, true);
+}
+
+// BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]: ZMPOP's reply, or a null array.
+void bzmpop(Context& ctx) {
+  if (!timeout_ok(ctx, ctx.args[1]) || unblocked_by_error(ctx)) return;
+  timed_out(ctx);
+  zmpop_from(ctx, 2);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1208,6 +1245,9 @@ const CommandDef kZSetCommands[] = {
     {"zpopmin", -2, kW | kF, &decl::zpopmin, zpopmin, "sorted-set", "Remove and return members with the lowest scores in a sorted set", "5.0.0", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset fast"},
     {"zpopmax", -2, kW | kF, &decl::zpopmax, zpopmax, "sorted-set", "Remove and return members with the highest scores in a sorted set", "5.0.0", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset fast"},
     {"zmpop", -4, kW, &decl::zmpop, zmpop, "sorted-set", "Remove and return members with scores in a sorted set", "7.0.0", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset slow"},
+    {"bzpopmin", -3, kW | kNoScript | kBlocking | kF, &decl::bzpopmin, bzpopmin, "sorted-set", "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.", "write sortedset fast blocking"},
+    {"bzpopmax", -3, kW | kNoScript | kBlocking | kF, &decl::bzpopmax, bzpopmax, "sorted-set", "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.", "write sortedset fast blocking"},
+    {"bzmpop", -5, kW | kBlocking, &decl::bzmpop, bzmpop, "sorted-set", "Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset slow blocking"},
     {"zunion", -3, kR, &decl::zunion, zunion, "sorted-set", "Add multiple sorted sets", "6.2.0", "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", "read sortedset slow"},
     {"zinter", -3, kR, &decl::zinter, zinter, "sorted-set", "Intersect multiple sorted sets", "6.2.0", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", "read sortedset slow"},
     {"zdiff", -3, kR, &decl::zdiff, zdiff, "sorted-set", "Subtract multiple sorted sets", "6.2.0", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", "read sortedset slow"},

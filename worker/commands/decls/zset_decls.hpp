@@ -403,6 +403,48 @@ inline constexpr Arg zmpop_args[] = {
 };
 inline constexpr CommandDecl zmpop{.keys = zmpop_keys, .args = zmpop_args};
 
+inline constexpr KeySpec bzpopmin_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(-2, 1, 0)},
+};
+inline constexpr History bzpopmin_history[] = {
+    {"6.0.0", "`timeout` is interpreted as a double instead of an integer."},
+};
+inline constexpr Arg bzpopmin_args[] = {
+    {.name = "key", .type = ArgType::kKey, .key_spec_index = 0, .flags = kArgMultiple},
+    {.name = "timeout", .type = ArgType::kDouble},
+};
+inline constexpr CommandDecl bzpopmin{
+    .keys = bzpopmin_keys, .history = bzpopmin_history, .args = bzpopmin_args};
+
+inline constexpr KeySpec bzpopmax_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(1), fk_range(-2, 1, 0)},
+};
+inline constexpr History bzpopmax_history[] = {
+    {"6.0.0", "`timeout` is interpreted as a double instead of an integer."},
+};
+inline constexpr Arg bzpopmax_args[] = {
+    {.name = "key", .type = ArgType::kKey, .key_spec_index = 0, .flags = kArgMultiple},
+    {.name = "timeout", .type = ArgType::kDouble},
+};
+inline constexpr CommandDecl bzpopmax{
+    .keys = bzpopmax_keys, .history = bzpopmax_history, .args = bzpopmax_args};
+
+inline constexpr KeySpec bzmpop_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(2), fk_keynum(0, 1, 1)},
+};
+inline constexpr Arg bzmpop_args_3[] = {
+    {.name = "min", .type = ArgType::kPureToken, .token = "MIN"},
+    {.name = "max", .type = ArgType::kPureToken, .token = "MAX"},
+};
+inline constexpr Arg bzmpop_args[] = {
+    {.name = "timeout", .type = ArgType::kDouble},
+    {.name = "numkeys", .type = ArgType::kInteger},
+    {.name = "key", .type = ArgType::kKey, .key_spec_index = 0, .flags = kArgMultiple},
+    {.name = "where", .type = ArgType::kOneof, .args = bzmpop_args_3},
+    {.name = "count", .type = ArgType::kInteger, .token = "COUNT", .flags = kArgOptional},
+};
+inline constexpr CommandDecl bzmpop{.keys = bzmpop_keys, .args = bzmpop_args};
+
 inline constexpr KeySpec zunion_keys[] = {
     {kKeyRO | kKeyAccess, bs_index(1), fk_keynum(0, 1, 1)},
 };
