@@ -10,7 +10,11 @@ Lists are not on this branch yet (their type lives on t-list), so list sources a
 non-empty result are not compared here."""
 
 import os
+import shutil
+import signal
 import sys
+import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -178,6 +182,11 @@ SCRIPT = [
     ["ZRANGE", "{t}z", "0", "-1", "WITHSCORES"],
     ["OBJECT", "ENCODING", "{t}ints"],
     ["SMEMBERS", "{t}ints"],
+    ["COMMAND", "INFO", "sort", "sort_ro"],
+    ["COMMAND", "DOCS", "sort_ro"],
+    # (COMMAND GETKEYS SORT ... STORE dst differs by design: Ruvio has no getkeys procs, and
+    # the STORE key spec is declared unknown, so only the sorted key is found.)
+    ["COMMAND", "GETKEYS", "SORT_RO", "{t}ints", "BY", "{t}w_*"],
     # Last: redis-server never clears errno before its strtod, so once a weight overflowed
     # (ERANGE) every later numeric SORT of that process fails; only this call is comparable.
     ["SORT", "{t}huge"],
@@ -262,6 +271,61 @@ class SortAcrossWorkers(unittest.TestCase):
                                  b"*2\r\n$2\r\n-2\r\n$1\r\n3\r\n")
                 self.assertEqual(c.call("SORT", src, "BY", "{t}w_*", "LIMIT", "0", "1", "DESC"),
                                  b"*1\r\n$1\r\n3\r\n")
+
+
+class SortClusterPort(unittest.TestCase):
+    """On a direct (Redis Cluster) port BY and GET patterns are refused, as Redis Cluster
+    refuses them; BY without '*' (nosort) is not a pattern and runs."""
+
+    def test_patterns_denied_on_direct_port(self):
+        with harness.Server(kind="ruvio", args=["--workers", "1"]) as srv:
+            with Raw(srv.port) as c:
+                c.call("SADD", "s", "2", "1")
+            with Raw(srv.port + 1) as d:
+                self.assertEqual(d.call("SORT", "s", "BY", "w_*"),
+                                 b"-ERR BY option of SORT denied in Cluster mode.\r\n")
+                self.assertEqual(d.call("SORT_RO", "s", "GET", "#"),
+                                 b"-ERR GET option of SORT denied in Cluster mode.\r\n")
+                self.assertEqual(d.call("SORT", "s", "BY", "nosort", "LIMIT", "0", "5"),
+                                 b"*2\r\n$1\r\n1\r\n$1\r\n2\r\n")
+                self.assertEqual(d.call("SORT", "s", "DESC"), b"*2\r\n$1\r\n2\r\n$1\r\n1\r\n")
+
+
+@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
+class SortDurability(unittest.TestCase):
+    """SORT ... STORE of an empty result is logged as the DEL of the destination; a SORT that
+    only read (and converted a zset's encoding) logs nothing that changes data."""
+
+    def test_store_effect_survives_sigkill(self):
+        tmp = tempfile.mkdtemp(prefix="ruvio-sortdur-")
+        data = os.path.join(tmp, "data")
+        args = ["--dir", data, "--durability", "always", "--workers", "1",
+                "--alloc-trace", "off"]
+        try:
+            srv = harness.Server(kind="ruvio", args=args)
+            with Raw(srv.port) as c:
+                c.call("ZADD", "z", "2", "b", "1", "a")
+                c.call("SET", "d1", "x")
+                c.call("SADD", "d2", "m")
+                c.call("SET", "keep", "y")
+                self.assertEqual(c.call("SORT", "z", "ALPHA"), b"*2\r\n$1\r\na\r\n$1\r\nb\r\n")
+                self.assertEqual(c.call("SORT", "missing", "STORE", "d1"), b":0\r\n")
+                self.assertEqual(c.call("SORT", "z", "ALPHA", "LIMIT", "9", "1", "STORE", "d2"), b":0\r\n")
+                self.assertEqual(c.call("SORT", "missing", "STORE", "nothing"), b":0\r\n")
+            deadline = time.monotonic() + 10
+            while not srv.worker_pids() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.kill(srv.worker_pids()[0], signal.SIGKILL)
+            srv.stop(signal.SIGKILL)
+            srv = harness.Server(kind="ruvio", args=args)
+            with Raw(srv.port) as c:
+                self.assertEqual(c.call("EXISTS", "d1", "d2", "nothing"), b":0\r\n")
+                self.assertEqual(c.call("GET", "keep"), b"$1\r\ny\r\n")
+                self.assertEqual(c.call("ZRANGE", "z", "0", "-1", "WITHSCORES"),
+                                 b"*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n")
+            srv.stop()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
