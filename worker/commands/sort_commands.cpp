@@ -9,7 +9,8 @@
 // destructively; with "do not sort" a list or sorted set keeps its own order, DESC walks it
 // from the end and LIMIT picks the range; numeric weights are strtod of the whole text (a
 // missing BY key weighs 0, a bad one fails the whole command); equal weights fall back to
-// the bytes of the elements; ALPHA BY puts missing weights first.
+// the bytes of the elements; ALPHA compares as strcoll in the C locale (bytes up to a NUL), or
+// whole bytes when STOREing; ALPHA BY puts missing weights first.
 //
 // Ownership: the handler runs on the worker that owns the sorted key. A BY or GET pattern, or
 // the STORE destination (whose key spec Redis declares incomplete, so the router never sees
@@ -287,6 +288,11 @@ void sort_generic(Context& ctx, bool readonly) {
       }
     }
     const bool alpha = o.alpha, by = o.by.has_value(), desc = o.desc;
+    // ALPHA compares with strcoll (the C locale's byte order, up to a NUL) unless STOREing,
+    // where Redis compares the whole bytes.
+    auto text_compare = [storing](std::string_view a, std::string_view b) {
+      return storing ? a.compare(b) : c_prefix(a).compare(c_prefix(b));
+    };
     std::stable_sort(items.begin(), items.end(), [&](const SortItem& a, const SortItem& b) {
       int cmp;
       if (!alpha) {
@@ -295,10 +301,10 @@ void sort_generic(Context& ctx, bool readonly) {
         if (!a.weight || !b.weight) {
           cmp = a.weight.has_value() == b.weight.has_value() ? 0 : !a.weight ? -1 : 1;
         } else {
-          cmp = a.weight->compare(*b.weight);
+          cmp = text_compare(*a.weight, *b.weight);
         }
       } else {
-        cmp = a.elem.compare(b.elem);
+        cmp = text_compare(a.elem, b.elem);
       }
       return desc ? cmp > 0 : cmp < 0;
     });
