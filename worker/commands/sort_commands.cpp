@@ -247,11 +247,10 @@ void sort_generic(Context& ctx, bool readonly) {
                                : types::zset_size(static_cast<const types::ZSet*>(e.object())));
   }
   std::int64_t start = o.limit_start < 0 ? 0 : o.limit_start;
-  // Wraps like Redis's long arithmetic for a huge count (start + count - 1 past INT64_MAX).
-  std::int64_t end = o.limit_count < 0
-                         ? len - 1
-                         : static_cast<std::int64_t>(static_cast<std::uint64_t>(start) +
-                                                     static_cast<std::uint64_t>(o.limit_count) - 1);
+  // start + count - 1 computed without overflow: a huge count reaches the end, as it does in
+  // redis-server (whose long arithmetic there is undefined, but compiles to this).
+  std::int64_t end = len - 1;
+  if (o.limit_count >= 0 && o.limit_count < len - start) end = start + o.limit_count - 1;
   if (start >= len) {
     start = len - 1;
     end = len - 2;
