@@ -5,7 +5,8 @@ tells test_set_differential.py how to compare:
   "exact"     byte for byte
   "members"   SMEMBERS: exact when redis-server's set is an intset (ordered on both sides),
               else as a sorted multiset
-  "sorted"    SINTER/SUNION/SDIFF: a sorted multiset (their order follows each server's table)
+  "sorted"    SINTER/SUNION/SDIFF: a sorted multiset (their order follows each server's table);
+              SORT ALPHA too (strcoll ties); numeric SORT/SORT_RO are "exact"
   "encoding"  OBJECT ENCODING: exact, except that redis-server 7.0's "hashtable" may be
               Ruvio's "listpack" (small sets of non-integers, as Redis 7.2)
   "random"    SRANDMEMBER: shape, size, distinctness (positive count), membership
@@ -175,4 +176,27 @@ class SetGenerator:
             return Cmd([b"COPY", k, self.key()] + ([b"REPLACE"] if r.random() < 0.5 else []))
         if x < 0.89:
             return Cmd([b"SET", OTHER, b"v"])
+        if x < 0.91:
+            return self.sort(k)
         return self.bad()
+
+    def sort(self, k):
+        """SORT / SORT_RO without BY/GET patterns (they name keys of other workers at 2
+        workers). Numeric sorts are exact (equal weights fall back to the members' bytes);
+        ALPHA compares with strcoll, so b"" and b"\\x00" tie in an order that follows each
+        server's table: compared as a multiset, and never cut by LIMIT."""
+        r = self.r
+        args = [r.choice([b"SORT", b"SORT_RO"]), k]
+        alpha = r.random() < 0.3
+        if alpha:
+            args.append(b"ALPHA")
+        if r.random() < 0.4:
+            args.append(r.choice([b"DESC", b"ASC", b"desc"]))
+        if not alpha and r.random() < 0.5:
+            args += [b"LIMIT", r.choice([b"0", b"1", b"-1", b"5", b"130", b"600"]),
+                     r.choice([b"0", b"1", b"3", b"-1", b"200", b"9223372036854775807"])]
+        if r.random() < 0.2:
+            args += [b"GET", b"#"]
+        if r.random() < 0.05:
+            args.append(r.choice([b"LIMIT", b"BY", b"FOO", b"STORE"]))
+        return Cmd(args, "sorted" if alpha else "exact")

@@ -237,6 +237,31 @@ class ZsetGenerator:
         self.pending.append(Cmd([b"OBJECT", b"ENCODING", dst]))
         return Cmd([b"ZRANGESTORE", dst, src, a, b, *opts])
 
+    def g_sort(self):
+        """SORT / SORT_RO of a zset (which converts it to a skiplist, as Redis: the encoding
+        is checked after). BY nosort keeps the zset's order with DESC and LIMIT: exact.
+        Numeric: exact (equal weights fall back to the members' bytes). ALPHA compares with
+        strcoll, so b"" and b"\\x00\\xff" tie in an order that follows each server's table:
+        compared sorted, never cut by LIMIT. No BY/GET patterns: at 2 workers their keys
+        would be another worker's."""
+        k = self.key()
+        cmd = [self.pick([b"SORT", b"SORT_RO"]), k]
+        form = self.r.randrange(3)
+        if form == 0:
+            cmd += [b"BY", self.pick([b"nosort", b"x", b"NOSORT"])]
+        elif form == 2:
+            cmd.append(b"ALPHA")
+        if self.chance(0.4):
+            cmd.append(self.pick([b"DESC", b"ASC", b"desc"]))
+        if form != 2 and self.chance(0.5):
+            cmd += [b"LIMIT", self.pick(INTS + [b"3", b"130"]), self.pick(INTS + [b"3"])]
+        if self.chance(0.2):
+            cmd += [b"GET", b"#"]
+        if self.chance(0.05):
+            cmd.append(self.pick([b"LIMIT", b"BY", b"FOO", b"STORE"]))
+        self.pending.append(Cmd([b"OBJECT", b"ENCODING", k]))
+        return Cmd(cmd, kind="sorted" if form == 2 else "exact")
+
     def g_zremrange(self):
         k = self.key()
         c = self.r.randrange(3)
@@ -368,5 +393,5 @@ WEIGHTS = {
     "zadd": 22, "zadd_bulk": 2, "zincrby": 5, "zrem": 6, "zcard": 3, "zscore": 5, "zrank": 4,
     "zcount": 5, "zrange": 10, "zrange_old": 6, "zrangestore": 3, "zremrange": 4, "zpop": 4,
     "zmpop": 2, "zsetop": 5, "zintercard": 2, "zrandmember": 3, "zscan": 2, "generic": 6,
-    "wrongtype": 1, "arity": 2, "lex_add": 4, "lex_bulk": 1,
+    "wrongtype": 1, "arity": 2, "lex_add": 4, "lex_bulk": 1, "sort": 2,
 }

@@ -220,7 +220,7 @@ class Emitter:
 
 def family_commands(path):
     text = open(path).read()
-    return re.findall(r'\{"([a-z][a-z|-]*)",\s*-?\d+,', text)
+    return re.findall(r'\{"([a-z][a-z_|-]*)",\s*-?\d+,', text)
 
 
 def main():

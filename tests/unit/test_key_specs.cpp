@@ -268,7 +268,9 @@ void check_args(std::span<const Arg> args, std::size_t nkeys) {
   for (const Arg& a : args) {
     CAPTURE(a.name);
     CHECK(a.key_spec_index < static_cast<int>(nkeys));
-    CHECK((a.type == ArgType::kKey) == (a.key_spec_index >= 0));
+    // A key names its spec; so may a pattern whose expansions are keys (SORT's BY and GET).
+    if (a.type == ArgType::kKey) CHECK(a.key_spec_index >= 0);
+    if (a.type != ArgType::kKey && a.type != ArgType::kPattern) CHECK(a.key_spec_index < 0);
     CHECK((a.type == ArgType::kOneof || a.type == ArgType::kBlock) == !a.args.empty());
     check_args(a.args, nkeys);
   }

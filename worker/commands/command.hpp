@@ -301,6 +301,7 @@ std::span<const CommandDef> server_commands();
 std::span<const CommandDef> persist_commands();
 std::span<const CommandDef> zset_commands();
 std::span<const CommandDef> set_commands();
+std::span<const CommandDef> sort_commands();
 std::span<const CommandDef> hash_commands();
 std::span<const CommandDef> hash_ttl_commands();
 
