@@ -439,9 +439,8 @@ Object* ops_load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
 }  // namespace
 
 const ValueOps kHashOps = {
-    "hash",       store::Type::kHash, ops_destroy, ops_copy, ops_memory,
-    ops_encoding, ops_free_effort,    ops_save,    ops_load, {},
-    ops_release_some,
+    "hash",          store::Type::kHash, ops_destroy, ops_copy, ops_memory,       ops_encoding,
+    ops_free_effort, ops_save,           ops_load,    {},       ops_release_some,
 };
 
 }  // namespace ruvio::types::hash
