@@ -185,5 +185,74 @@ class LazyFree1M(itest.RuvioCase):
         self.assertLess(pinger.max_rtt, PING_BOUND_S)
 
 
+class LazyFreePathCases:
+    """Which deletions go through the queue, as Redis 7.0 decides (dbDelete and friends):
+    counted by INFO's lazyfreed_objects. Run against redis-server too, which proves the
+    expected counts are Redis's."""
+
+    def lazyfreed(self):
+        return info_field(self.r, "memory", "lazyfreed_objects")
+
+    def big(self, key="big"):
+        self.r.sadd(key, *[f"m{i}" for i in range(1000)])  # free effort 1000 > 64
+
+    def settle(self, before, want):
+        deadline = time.monotonic() + 5
+        while self.lazyfreed() < before + want and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.15)  # a housekeeping tick: nothing more may come
+        self.assertEqual(self.lazyfreed(), before + want)
+
+    def check(self, config, delete, gone=True):
+        """`delete` frees `big` at once with `config` no, and through the queue with yes."""
+        r = self.r
+        for value, want in (("no", 0), ("yes", 1)):
+            r.config_set(config, value)
+            try:
+                r.delete("big")  # a string left by the previous round
+                self.big()
+                before = self.lazyfreed()
+                delete()
+                self.assertEqual(r.exists("big"), 0 if gone else 1)
+                self.settle(before, want)
+            finally:
+                r.config_set(config, "no")
+
+    def test_overwrite_is_server_del(self):
+        self.check("lazyfree-lazy-server-del", lambda: self.r.set("big", "x"), gone=False)
+        self.assertEqual(self.r.get("big"), "x")
+
+    def test_store_with_an_empty_result_is_server_del(self):
+        self.check("lazyfree-lazy-server-del",
+                   lambda: self.assertEqual(self.r.sinterstore("big", ["big", "none"]), 0))
+        self.check("lazyfree-lazy-server-del",
+                   lambda: self.assertEqual(self.r.zunionstore("big", ["none"]), 0))
+
+    def test_copy_replace_is_server_del(self):
+        self.r.set("src", "v")
+        self.check("lazyfree-lazy-server-del",
+                   lambda: self.assertEqual(self.r.copy("src", "big", replace=True), 1)
+                   or self.r.delete("big"))
+
+    def test_expire_in_the_past_is_lazy_expire(self):
+        self.check("lazyfree-lazy-expire",
+                   lambda: self.assertEqual(self.r.expire("big", -1), True))
+
+    def test_del_is_user_del_and_unlink_always_lazy(self):
+        self.check("lazyfree-lazy-user-del", lambda: self.assertEqual(self.r.delete("big"), 1))
+        self.big()
+        before = self.lazyfreed()
+        self.assertEqual(self.r.unlink("big"), 1)
+        self.settle(before, 1)
+
+
+class LazyFreePathsRedis(LazyFreePathCases, itest.RedisCase):
+    pass
+
+
+class LazyFreePaths(LazyFreePathCases, itest.RuvioCase):
+    pass
+
+
 if __name__ == "__main__":
     unittest.main()
