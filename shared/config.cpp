@@ -116,7 +116,7 @@ std::optional<std::string> apply_size(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 35> kOptions = {{
+const std::array<OptionSpec, 38> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -326,6 +326,30 @@ const std::array<OptionSpec, 35> kOptions = {{
      apply_size<&Config::hash_max_listpack_entries>},
     {"hash-max-ziplist-value", "BYTES", "alias of hash-max-listpack-value",
      apply_size<&Config::hash_max_listpack_value>},
+    {"list-max-listpack-size", "N",
+     "list node limit: -1..-5 = 4..64 KiB per node, N > 0 = N entries (default -2)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n =
+           parse_int(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+       if (!n) return "an integer";
+       c.list_max_listpack_size = static_cast<int>(*n);
+       return std::nullopt;
+     }},
+    {"list-max-ziplist-size", "N", "alias of list-max-listpack-size",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n =
+           parse_int(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+       if (!n) return "an integer";
+       c.list_max_listpack_size = static_cast<int>(*n);
+       return std::nullopt;
+     }},
+    {"list-compress-depth", "N", "list nodes left uncompressed at each end (accepted, not applied)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, 0, std::numeric_limits<int>::max());
+       if (!n) return "an integer of at least 0";
+       c.list_compress_depth = static_cast<int>(*n);
+       return std::nullopt;
+     }},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

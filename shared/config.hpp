@@ -53,6 +53,9 @@ struct Config {
   // a hash stays a listpack up to this many fields, each field and value up to this many bytes.
   std::size_t hash_max_listpack_entries = 128;
   std::size_t hash_max_listpack_value = 64;
+  // Redis's list-max-listpack-size (alias list-max-ziplist-size) and list-compress-depth.
+  int list_max_listpack_size = -2;
+  int list_compress_depth = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -62,7 +65,8 @@ struct Config {
        lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
        lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
-       set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value);
+       set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
+       list_max_listpack_size, list_compress_depth);
   }
 };
 

@@ -293,6 +293,7 @@ LegacyRange legacy_range(const CommandDecl& decl);
 // One function per family, each returning that family's declaration table.
 std::span<const CommandDef> connection_commands();
 std::span<const CommandDef> string_commands();
+std::span<const CommandDef> list_commands();
 std::span<const CommandDef> pubsub_commands();
 std::span<const CommandDef> transaction_commands();
 std::span<const CommandDef> key_commands();

@@ -134,6 +134,22 @@ std::optional<std::string> set_memory_size(Shard& s, std::string_view v, bool ap
   return std::nullopt;
 }
 
+// Redis's int configs: a canonical integer within [min, max].
+template <int Config::*F, long long Min>
+std::optional<std::string> set_int(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < Min || *n > INT32_MAX) {
+    return "argument must be between " + std::to_string(Min) + " and 2147483647 inclusive";
+  }
+  if (apply) s.config().*F = static_cast<int>(*n);
+  return std::nullopt;
+}
+template <int Config::*F>
+std::string get_int(Shard& s) {
+  return std::to_string(s.config().*F);
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -191,7 +207,12 @@ const Param kParams[] = {
      set_memory_size<&Config::hash_max_listpack_value>},
     {"hash-max-ziplist-value", get_size<&Config::hash_max_listpack_value>,
      set_memory_size<&Config::hash_max_listpack_value>},
-    {"list-max-listpack-size", [](Shard&) { return fixed("-2"); }, nullptr},
+    {"list-max-listpack-size", get_int<&Config::list_max_listpack_size>,
+     set_int<&Config::list_max_listpack_size, INT32_MIN>},
+    {"list-max-ziplist-size", get_int<&Config::list_max_listpack_size>,
+     set_int<&Config::list_max_listpack_size, INT32_MIN>},
+    {"list-compress-depth", get_int<&Config::list_compress_depth>,
+     set_int<&Config::list_compress_depth, 0>},
     {"set-max-intset-entries", get_set_limit<&types::SetLimits::max_intset_entries>,
      set_set_limit<&types::SetLimits::max_intset_entries>},
     {"set-max-listpack-entries", get_set_limit<&types::SetLimits::max_listpack_entries>,

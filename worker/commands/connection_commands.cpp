@@ -213,6 +213,33 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
          " user=default redir=-1 resp=" + std::to_string(c.resp) + "\n";
 }
 
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends the wait of a client blocked on this worker (every
+// worker is asked on the proxy port; the one where it waits answers 1).
+void client_unblock(Context& ctx) {
+  if (ctx.argc() > 4) {
+    ctx.out.error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.args[1]) + "'. Try CLIENT HELP.");
+    return;
+  }
+  bool error = false;
+  if (ctx.argc() == 4) {
+    if (iequals(ctx.args[3], "error")) {
+      error = true;
+    } else if (!iequals(ctx.args[3], "timeout")) {
+      ctx.out.error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      return;
+    }
+  }
+  const auto id = parse_int64(ctx.args[2]);
+  if (!id) {
+    ctx.out.error(err::kNotInt);
+    return;
+  }
+  const bool found =
+      *id > 0 && ctx.shard.blocking().unblock_client(static_cast<std::uint64_t>(*id), error);
+  ctx.out.integer(found ? 1 : 0);
+}
+
 void client_id(Context& ctx) {
   ctx.out.integer(static_cast<std::int64_t>(ctx.client.id));
 }
@@ -398,6 +425,18 @@ const CommandDef kClientSubcommands[] = {
      "admin slow dangerous connection",
      {},
      {Where::kAllWorkers, Merge::kFirstError}},
+    {"client|unblock",
+     -3,
+     kAdmin | kConn,
+     &decl::client_unblock,
+     client_unblock,
+     "connection",
+     "Unblock a client blocked in a blocking command from a different connection",
+     "5.0.0",
+     "O(log N) where N is the number of client connections",
+     "admin slow dangerous connection",
+     {},
+     {Where::kAllWorkers, Merge::kSum}},
     {"client|help", 2, kLoading | kStale, &decl::client_help, client_help, "connection",
      "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
 };

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "worker/commands/blocking.hpp"
 #include "worker/commands/cluster_commands.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
@@ -92,6 +93,61 @@ bool Executor::parks(const std::vector<std::vector<std::string_view>>& commands)
   const ClientPause::Mode mode = shard_.client_pause.mode(shard_.now_ms());
   if (mode == ClientPause::Mode::kNone) return false;
   return mode == ClientPause::Mode::kAll || any_may_replicate(commands);
+}
+
+bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view> args) const {
+  if (args.empty()) return false;
+  const CommandDef* named = command_table().find(args[0]);
+  if (named == nullptr || !(named->flags & kBlocking) || client.in_multi) return false;
+  if (!client.authenticated && !(named->flags & kNoAuth)) return false;
+  const CommandDef* def = resolve(args);
+  if (def == nullptr) return false;
+  if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) return false;
+  if (client.cluster_mode && shard_.topology != nullptr &&
+      cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
+    return false;
+  }
+  const BlockingSpec* spec = blocking_spec(*def);
+  if (spec == nullptr || def->decl->keys.empty()) return false;
+  const std::uint64_t token = shard_.watcher_of(client);
+  // The handler answers whatever is wrong with the arguments, at once.
+  const std::size_t at = spec->timeout_arg > 0
+                             ? static_cast<std::size_t>(spec->timeout_arg)
+                             : args.size() - static_cast<std::size_t>(-spec->timeout_arg);
+  const std::int64_t now = shard_.now_ms();
+  std::vector<std::string_view> keys;
+  const KeySpec* first = &def->decl->keys[0];
+  const KeysFound found = for_each_key(*def, args, [&](std::size_t pos, const KeySpec& ks) {
+    if (&ks == first) keys.push_back(args[pos]);
+  });
+  if (found == KeysFound::kInvalid || at >= args.size() || keys.empty() ||
+      !parse_timeout(args[at], now).error.empty() ||
+      (spec->args_ok != nullptr && !spec->args_ok(args))) {
+    shard_.unblock(token);
+    return false;
+  }
+  // Data (or a key of another type, which the handler refuses) on any key: run now — unless
+  // a client that blocked earlier waits on that key: the data is its first (FIFO).
+  store::Db& db = shard_.db(client.db);
+  for (std::string_view k : keys) {
+    const store::Entry e = db.find(k, now);
+    if (!e) continue;
+    if (e.type() == spec->type && shard_.blocking().earlier_waiter(token, client.db, k)) continue;
+    shard_.unblock(token);
+    return false;
+  }
+  const Blocking::Waiter* w = shard_.blocking().find(token);
+  if (w == nullptr) {
+    shard_.block(token, client.db, keys, parse_timeout(args[at], now).deadline_ms);
+    return true;
+  }
+  if (w->deadline_ms != 0 && now >= w->deadline_ms) {
+    const bool error = w->error;
+    shard_.unblock(token);
+    shard_.blocking().set_timed_out(token, error);
+    return false;
+  }
+  return true;
 }
 
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,

@@ -48,6 +48,11 @@ class Executor {
   // A command that fails before Redis's pause check (unknown, NOAUTH, arity, subscribed
   // mode, MOVED) never waits: its error answers at once. One compare while no pause is on.
   bool parks(const ClientInfo& client, std::span<const std::string_view> args) const;
+  // Blocking commands (blocking.hpp): true when this command, to run here, finds nothing to
+  // serve and must wait — the client is registered as a waiter (nothing is written; the
+  // caller parks it and runs the command again when a key is ready or the timeout passed).
+  // Never inside MULTI. One flag test for any other command.
+  bool blocks(const ClientInfo& client, std::span<const std::string_view> args) const;
   // The same for a transaction that arrived over the mesh: it waits under WRITE when one of
   // its commands writes.
   bool parks(const std::vector<std::vector<std::string_view>>& commands) const;

@@ -14,6 +14,7 @@
 #include "shared/config.hpp"
 #include "shared/control.hpp"
 #include "shared/topology.hpp"
+#include "worker/commands/blocking.hpp"
 #include "worker/commands/client_pause.hpp"
 #include "worker/commands/watch_registry.hpp"
 #include "worker/store/db.hpp"
@@ -96,8 +97,8 @@ class PubSub {
   virtual void forget(ClientInfo& c) = 0;
 };
 
-// The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched:
-// otherwise the store's listener pointer is null and a write pays one test.
+// The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched or a
+// client blocked: otherwise the store's listener pointer is null and a write pays one test.
 class Shard final : public store::KeyspaceListener {
  public:
   Shard(const Config& config, int worker_id);
@@ -169,7 +170,20 @@ class Shard final : public store::KeyspaceListener {
   }
   void unwatch(std::uint64_t watcher) {
     watches_.unwatch(watcher);
-    if (watches_.empty()) events_.listener = nullptr;
+    if (watches_.empty() && blocking_.empty()) events_.listener = nullptr;
+  }
+  // Clients blocked on keys of this worker (blocking.hpp). The Shard listens to the keyspace
+  // while one waits, as while a key is watched.
+  const Blocking& blocking() const { return blocking_; }
+  Blocking& blocking() { return blocking_; }
+  void block(std::uint64_t token, int db, std::span<const std::string_view> keys,
+             std::int64_t deadline_ms) {
+    blocking_.add(token, db, keys, deadline_ms);
+    events_.listener = this;
+  }
+  void unblock(std::uint64_t token) {
+    if (!blocking_.remove(token)) return;
+    if (watches_.empty() && blocking_.empty()) events_.listener = nullptr;
   }
   bool watch_dirty(std::uint64_t watcher) const { return watches_.dirty(watcher); }
   // store::KeyspaceListener
@@ -182,7 +196,10 @@ class Shard final : public store::KeyspaceListener {
     const int i = index_of(db);
     if (i >= 0) watches_.touched_all(i, [&](std::string_view k) { return bool(db.peek(k)); });
   }
-  void key_ready(store::Db&, std::string_view) override {}  // blocking commands: next issue
+  void key_ready(store::Db& db, std::string_view key) override {
+    const int i = index_of(db);
+    if (i >= 0) blocking_.key_ready(i, key);
+  }
 
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
@@ -212,6 +229,7 @@ class Shard final : public store::KeyspaceListener {
   std::int64_t start_ms_ = 0;
   std::vector<std::unique_ptr<store::Db>> dbs_;
   WatchRegistry watches_;
+  Blocking blocking_;
 };
 
 }  // namespace ruvio::worker

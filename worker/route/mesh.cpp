@@ -283,6 +283,7 @@ struct MeshListener::Peer {
   // request is answered (an error nobody reads) so the origin stops waiting for it.
   void forget(const proto::MeshRequestHeader& h) {
     std::string& o = out.buffer();
+    owner.server_.shard().unblock(WatchRegistry::watcher(h.origin, h.client_id));
     if (auto it = parked.find(h.client_id); it != parked.end()) {
       for (const Parked& p : it->second) {
         const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);

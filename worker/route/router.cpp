@@ -268,6 +268,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   }
   // Subscribed clients only run connection-local commands (the executor enforces which).
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
+    if (executor_.blocks(client, args)) return false;
     executor_.execute(client, args, c.local_writer());
     return true;
   }
@@ -345,6 +346,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     return true;
   }
   if (owner < 0 || owner == self_) {
+    if (executor_.blocks(client, args)) return false;
     executor_.execute(client, args, c.local_writer());
   } else {
     forward(c, owner, args);
@@ -547,7 +549,9 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
                    proto::ReplyWriter& out, bool may_park) {
   switch (kind) {
     case MeshKind::kCommand:
-      if (may_park && executor_.parks(client, args)) return false;
+      if (may_park && (executor_.parks(client, args) || executor_.blocks(client, args))) {
+        return false;
+      }
       executor_.execute(client, args, out);
       return true;
     case MeshKind::kPatterns: {

@@ -67,6 +67,8 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   timer_.data = this;
   uv_timer_init(&loop_, &pause_timer_);
   pause_timer_.data = this;
+  uv_timer_init(&loop_, &block_timer_);
+  block_timer_.data = this;
   uv_timer_init(&loop_, &lazyfree_timer_);
   lazyfree_timer_.data = this;
   uv_signal_init(&loop_, &sigterm_);
@@ -115,6 +117,37 @@ void Server::check_pause() {
   } else {
     uv_timer_stop(&pause_timer_);
     resume_parked();
+  }
+  shard_.blocked_clients = parked_.size() + router_.parked_mesh_clients();
+}
+
+void Server::on_block_timer(uv_timer_t* h) {
+  auto* self = static_cast<Server*>(h->data);
+  self->refresh_clock();
+  // The whole end-of-turn pass, now: the replies of timed-out clients (journal first) must
+  // not wait for the poll phase, which may sleep until the next housekeeping tick.
+  on_check(&self->check_);
+}
+
+// Deadlines are polled every 10 ms while a client waits (well within the 100 ms promised);
+// a write to a waited-on key resumes the parked commands in the same loop turn. A resumed
+// command may write keys others wait on (BLMOVE into a list): a few rounds run at once.
+void Server::check_blocking() {
+  Blocking& b = shard_.blocking();
+  // Each round serves at least the first waiter of every ready key; what it pops or pushes
+  // makes the next round. Past the cap, the timer's next tick goes on.
+  for (int round = 0; round < 64 && !b.empty(); ++round) {
+    const bool due = b.next_deadline() <= shard_.now_ms();
+    if (!b.take_ready() && !due) break;
+    resume_parked();
+  }
+  b.drop_stale(shard_.now_ms() - 1000);
+  if (b.empty() && block_timer_on_) {
+    uv_timer_stop(&block_timer_);
+    block_timer_on_ = false;
+  } else if (!b.empty() && !block_timer_on_) {
+    uv_timer_start(&block_timer_, on_block_timer, 10, 10);
+    block_timer_on_ = true;
   }
   shard_.blocked_clients = parked_.size() + router_.parked_mesh_clients();
 }
@@ -241,6 +274,7 @@ proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
 
 void Server::on_connection_closed(Connection* c) {
   std::erase(parked_, c);
+  shard_.unblock(shard_.watcher_of(c->info()));
   pubsub_.forget(c->info());
   router_.forget(*c);
   clients_.erase(c->info().id);
@@ -261,6 +295,7 @@ void Server::on_check(uv_check_t* h) {
   // A command of this turn may have paused or unpaused clients; what resumed clients write
   // is journaled below with the rest of the turn, before any reply leaves.
   self->check_pause();
+  self->check_blocking();
   if (self->persistence_) self->persistence_->on_turn();
   while (self->dirty_head_ != nullptr || self->mesh_dirty_) {
     if (self->mesh_dirty_) {

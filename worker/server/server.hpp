@@ -75,6 +75,10 @@ class Server final : public RouteHost {
   // CLIENT PAUSE changed or may have ended: re-arm the end timer or resume parked clients.
   void check_pause();
   void resume_parked();
+  // Blocked clients (worker/commands/blocking.hpp): runs the parked commands again when a key
+  // they wait on was written or a deadline passed; polls deadlines while someone waits.
+  static void on_block_timer(uv_timer_t* h);
+  void check_blocking();
   static void on_control_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_control_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
   static void on_signal(uv_signal_t* h, int signum);
@@ -100,6 +104,8 @@ class Server final : public RouteHost {
   uv_check_t check_{};
   uv_timer_t timer_{};
   uv_timer_t pause_timer_{};
+  uv_timer_t block_timer_{};
+  bool block_timer_on_ = false;
   uv_timer_t lazyfree_timer_{};
   std::uint64_t pause_version_ = 0;  // ClientPause::version() last acted on
   std::vector<Connection*> parked_;  // in the order they were parked

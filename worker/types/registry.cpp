@@ -3,6 +3,7 @@
 #include <array>
 
 #include "worker/types/hash/hash.hpp"
+#include "worker/types/list/list.hpp"
 #include "worker/types/set/set.hpp"
 #include "worker/types/value.hpp"
 #include "worker/types/zset/zset.hpp"
@@ -26,6 +27,7 @@ void register_builtin_types() {
   register_type(kTypeZSet, &kZSetOps);
   register_type(kTypeSet, &kSetOps);
   register_type(kTypeHash, &hash::kHashOps);
+  register_list_type();
 }
 
 const ValueOps* find_ops(std::uint8_t id) {

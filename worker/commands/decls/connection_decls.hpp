@@ -75,6 +75,19 @@ inline constexpr CommandDecl client_pause{.history = client_pause_history,
 
 inline constexpr CommandDecl client_unpause{};
 
+inline constexpr Arg client_unblock_args_1[] = {
+    {.name = "timeout", .type = ArgType::kPureToken, .token = "TIMEOUT"},
+    {.name = "error", .type = ArgType::kPureToken, .token = "ERROR"},
+};
+inline constexpr Arg client_unblock_args[] = {
+    {.name = "client-id", .type = ArgType::kInteger},
+    {.name = "timeout_error",
+     .type = ArgType::kOneof,
+     .flags = kArgOptional,
+     .args = client_unblock_args_1},
+};
+inline constexpr CommandDecl client_unblock{.args = client_unblock_args};
+
 inline constexpr CommandDecl client_help{};
 
 inline constexpr Tip ping_tips[] = {Tip::kRequestAllShards, Tip::kResponseAllSucceeded};

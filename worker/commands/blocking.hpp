@@ -1,0 +1,129 @@
+// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP; BZPOPMIN/BZPOPMAX/BZMPOP and
+// XREAD BLOCK reuse it): which clients wait on which keys of this worker, until when.
+//
+// The model is CLIENT PAUSE's parking (client_pause.hpp): a blocking command that finds no
+// data is not run; the executor answers "parks" (Executor::parks), the server's loop (or the
+// mesh, for a command forwarded from another worker's proxy port) keeps the command and runs
+// it again later. Here is what decides "later":
+//
+// * A waiter is a client token (origin worker, client id: the WATCH token) with its db, the
+//   keys it waits on (the command's first key spec: BLMOVE waits on its source only) and an
+//   absolute deadline (0 = forever). It is added the first time its command parks.
+// * A write handle's key_ready on one of those keys (a push, a move into it, a command of an
+//   EXEC, a forwarded write) sets `ready`; a deadline passing does the same. The server then
+//   runs the parked commands again in parking order — Redis 7's FIFO: the client that
+//   blocked first is served first, the others find the data gone and park again, behind in
+//   the same order.
+// * A command run again after its deadline is not parked: it runs, finds nothing and answers
+//   the timeout reply (timed_out() tells the handler so). A served, timed-out, refused (bad
+//   timeout, WRONGTYPE) or disconnected client leaves the table.
+// * Inside MULTI a blocking command never parks (as Redis): it runs at once, in the queue.
+//
+// The commands layer has no loop: the server polls next_deadline() with its own timer while
+// someone waits (within 10 ms), and asks take_ready() once per loop turn.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "worker/store/db.hpp"
+
+namespace ruvio::worker {
+
+struct CommandDef;
+
+// What the blocking framework needs to know of a command: where its timeout is and the type
+// of value it waits for.
+struct BlockingSpec {
+  std::string_view name;
+  int timeout_arg;  // > 0: that argument; < 0: counted from the end (-1: the last)
+  store::Type type;
+  // Whether the other arguments parse (LEFT|RIGHT, COUNT...): a command that would answer a
+  // syntax error never waits. Null: nothing else to check.
+  bool (*args_ok)(std::span<const std::string_view> args) = nullptr;
+};
+// The spec of `def`, or null when it is not a blocking command this build knows.
+const BlockingSpec* blocking_spec(const CommandDef& def);
+
+// Redis's getTimeoutFromObjectOrReply in seconds: milliseconds (0 = forever), or the error
+// text. `now_ms` turns it absolute.
+struct Timeout {
+  std::int64_t deadline_ms = 0;  // 0: forever
+  std::string_view error;        // non-empty: the reply ("ERR timeout is negative", ...)
+};
+Timeout parse_timeout(std::string_view arg, std::int64_t now_ms);
+
+class Blocking {
+ public:
+  struct Waiter {
+    int db = 0;
+    std::uint64_t seq = 0;         // blocking order
+    std::int64_t deadline_ms = 0;  // 0: forever
+    bool error = false;            // CLIENT UNBLOCK ... ERROR
+    std::vector<std::string> keys;
+  };
+
+  bool empty() const { return waiters_.empty(); }
+  std::size_t size() const { return waiters_.size(); }
+  const Waiter* find(std::uint64_t token) const {
+    auto it = waiters_.find(token);
+    return it == waiters_.end() ? nullptr : &it->second;
+  }
+  void add(std::uint64_t token, int db, std::span<const std::string_view> keys,
+           std::int64_t deadline_ms);
+  // True when the token was waiting.
+  bool remove(std::uint64_t token);
+  // The keyspace's key_ready: a waited-on key was written.
+  void key_ready(int db, std::string_view key);
+  // Whether a waited-on key was written since the last call (clears the flag).
+  bool take_ready() {
+    const bool r = ready_;
+    ready_ = false;
+    return r;
+  }
+  // Whether a client that blocked before `token` (or any waiter, when `token` does not wait)
+  // waits on `key`: then the data is that client's first (FIFO).
+  bool earlier_waiter(std::uint64_t token, int db, std::string_view key) const;
+  // Forgets waiters whose deadline is before `before_ms`: tokens whose command can no longer
+  // run (its client went away without a word), so they do not keep the poll busy.
+  void drop_stale(std::int64_t before_ms);
+  // The earliest deadline of any waiter; INT64_MAX when none has one.
+  std::int64_t next_deadline() const;
+
+  // Set by the executor for the one command it runs after its deadline.
+  void set_timed_out(std::uint64_t token, bool error) {
+    timed_out_ = token;
+    timed_out_error_ = error;
+  }
+  // The handler's question: is this run the timeout of `token`? (clears it)
+  bool take_timed_out(std::uint64_t token) {
+    const bool t = timed_out_ == token && token != 0 && !timed_out_error_;
+    timed_out_ = 0;
+    return t;
+  }
+  // Whether this run ends `token`'s wait by CLIENT UNBLOCK ... ERROR (the handler answers
+  // -UNBLOCKED); asked before take_timed_out.
+  bool unblocked_by_error(std::uint64_t token) const {
+    return timed_out_ == token && token != 0 && timed_out_error_;
+  }
+  // CLIENT UNBLOCK: ends the wait of the waiter whose client id is `id` (whichever worker
+  // the client is connected to) at the next poll, as a timeout or with -UNBLOCKED. False
+  // when no such client waits here.
+  bool unblock_client(std::uint64_t id, bool error);
+
+ private:
+  static std::string slot_key(int db, std::string_view key);
+
+  std::unordered_map<std::uint64_t, Waiter> waiters_;
+  std::unordered_map<std::string, std::uint32_t> keys_;  // "db:key" → waiters on it
+  bool ready_ = false;
+  std::uint64_t timed_out_ = 0;
+  bool timed_out_error_ = false;
+  std::uint64_t next_seq_ = 1;
+};
+
+}  // namespace ruvio::worker
