@@ -1,7 +1,7 @@
-// Lazy free of huge collections (ValueOps::release_some): a hashtable hash, a hashtable set
-// and a skiplist zset queued by UNLINK, an overwrite, an expiry or FLUSHDB ASYNC are freed in
-// many bounded steps, used_memory() falling at every step and landing on the baseline exactly;
-// a value MOVEd to another Db is freed from that Db's heap.
+// Lazy free of huge collections (ValueOps::release_some): a hashtable hash, a hashtable set,
+// a skiplist zset and a many-node list queued by UNLINK, an overwrite, an expiry or FLUSHDB ASYNC
+// are freed in many bounded steps, used_memory() falling at every step and landing on the baseline
+// exactly; a value MOVEd to another Db is freed from that Db's heap.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -9,6 +9,8 @@
 
 #include "worker/store/db.hpp"
 #include "worker/types/hash/hash.hpp"
+#include "worker/types/list/list.hpp"
+#include "worker/types/list/quicklist.hpp"
 #include "worker/types/set/set.hpp"
 #include "worker/types/value.hpp"
 #include "worker/types/zset/zset.hpp"
@@ -54,6 +56,18 @@ void fill_zset(Db& db, std::string_view key, int n) {
   REQUIRE(w.peek()->enc == types::kZSkiplist);
 }
 
+// A list's free effort is its node count (Redis's): 4 entries a node makes 5000 nodes.
+constexpr int kListFill = 4;
+constexpr std::size_t kListEffort = kN / kListFill;
+
+void fill_list(Db& db, std::string_view key, int n) {
+  store::WriteHandle w = db.open(key, store::Type::kList, kNow);
+  w.set(types::Quicklist::create(w.heap()));
+  types::Quicklist ql(w.heap(), w.as<types::ListObject>(), kListFill);
+  for (int i = 0; i < n; ++i)
+    types::list_push(ql, types::ListEnd::kTail, "element:" + std::to_string(i));
+}
+
 std::size_t effort_of(Db& db, std::string_view key) {
   const types::Object* o = db.peek(key).object();
   return types::ops_of(o).free_effort(o);
@@ -78,20 +92,20 @@ int drain(Db& db, std::size_t effort) {
   return steps;
 }
 
-void unlink_in_steps(const Fill& fill) {
+void unlink_in_steps(const Fill& fill, std::size_t effort = kN) {
   types::register_builtin_types();
   Db db;
   db.set_string("pad", "x", {});  // the keyspace table keeps its size across big's life
   const std::size_t base = db.used_memory();
   fill(db, "big", kN);
-  CHECK(effort_of(db, "big") == static_cast<std::size_t>(kN));
+  CHECK(effort_of(db, "big") == effort);
   const std::size_t with_big = db.used_memory();
   const std::size_t usage = db.peek("big").memory_usage();
   REQUIRE(db.erase("big", true));
   CHECK_FALSE(db.peek("big"));
   CHECK(db.lazyfree_pending() == 1);
   CHECK(db.used_memory() == with_big);  // pending bytes count until freed, as in Redis
-  drain(db, kN);
+  drain(db, effort);
   CHECK(db.used_memory() == base);
   CHECK(with_big - base >= usage);
   CHECK(db.lazyfreed_total() == 1);
@@ -104,7 +118,7 @@ void unlink_in_steps(const Fill& fill) {
 }
 
 // The other queue paths: an overwrite (server-del), an expired key (expire), FLUSHDB ASYNC.
-void other_paths(const Fill& fill) {
+void other_paths(const Fill& fill, std::size_t effort = kN) {
   types::register_builtin_types();
   Db db;
   db.set_string("pad", "x", {});
@@ -115,7 +129,7 @@ void other_paths(const Fill& fill) {
   fill(db, "big", kN);
   db.set_string("big", "now a string", {});  // overwrite: the old hash/set/zset is queued
   CHECK(db.lazyfree_pending() == 1);
-  drain(db, kN);
+  drain(db, effort);
   db.erase("big");
   CHECK(db.used_memory() == base);
 
@@ -123,7 +137,7 @@ void other_paths(const Fill& fill) {
   REQUIRE(db.set_expire("big", kNow + 10));
   CHECK_FALSE(db.find("big", kNow + 11));  // lazy expiry queues the value
   CHECK(db.lazyfree_pending() == 1);
-  drain(db, kN);
+  drain(db, effort);
   CHECK(db.used_memory() == base);
 
   fill(db, "big", kN);
@@ -133,14 +147,14 @@ void other_paths(const Fill& fill) {
   CHECK(db.size() == 0);
   int steps = 0;
   while (db.lazyfree_step(kStep) && steps < 10 * kN) ++steps;
-  CHECK(steps >= kN / static_cast<int>(kStep) - 1);
+  CHECK(steps >= static_cast<int>(effort / kStep) - 1);
   CHECK(db.lazyfree_pending() == 0);
   CHECK(db.used_memory() < empty);
 }
 
 // MOVE hands the value and its bytes to another Db; the lazy free of it there must leave both
 // Dbs' accounting exact (no rehome rebuild needed).
-void moved_then_unlinked(const Fill& fill) {
+void moved_then_unlinked(const Fill& fill, std::size_t effort = kN) {
   types::register_builtin_types();
   Db a, b;
   a.set_string("pad", "x", {});
@@ -150,7 +164,7 @@ void moved_then_unlinked(const Fill& fill) {
   REQUIRE(a.move_to("big", b));
   const std::size_t a_after = a.used_memory();
   REQUIRE(b.erase("big", true));
-  drain(b, kN);
+  drain(b, effort);
   CHECK(b.used_memory() == b_base);
   CHECK(a.used_memory() == a_after);
 }
@@ -173,6 +187,12 @@ TEST_CASE("lazyfree: a 20k-member skiplist zset is freed in bounded steps, accou
   unlink_in_steps(fill_zset);
   other_paths(fill_zset);
   moved_then_unlinked(fill_zset);
+}
+
+TEST_CASE("lazyfree: a 5000-node list is freed in bounded steps, accounting exact") {
+  unlink_in_steps(fill_list, kListEffort);
+  other_paths(fill_list, kListEffort);
+  moved_then_unlinked(fill_list, kListEffort);
 }
 
 TEST_CASE("lazyfree: small collections are freed at once even when the path is lazy") {
