@@ -315,3 +315,40 @@ TEST_CASE("hashtable: the template over set members keeps lookups, resize and SC
   }
   CHECK(heap.used == 0);  // the arrays went with the table, the members with for_each
 }
+
+TEST_CASE("hashtable: drain takes every entry out once, in bounded steps, also mid-resize") {
+  Heap heap;
+  for (const int want : {0, 1, 8, 1000, -1}) {
+    HashTable<MemberTraits> t(&heap);
+    int n = 0;
+    // -1: stop as soon as a doubling is under way, so drain walks both arrays.
+    while (want < 0 ? !(n > 100 && t.rehashing()) && n < 100000 : n < want) {
+      const std::string m = "d" + std::to_string(n++);
+      auto* e = static_cast<Member*>(heap.alloc(sizeof(Member)));
+      e->len = static_cast<std::uint8_t>(m.size());
+      m.copy(e->bytes, m.size());
+      t.insert(e, t.hash(m));
+    }
+    if (want < 0) REQUIRE(t.rehashing());
+    std::set<std::string> seen;
+    int steps = 0;
+    bool more = t.size() != 0;
+    while (more && steps < 10 * n) {
+      const std::size_t before = t.size();
+      std::size_t got = 0;
+      more = t.drain(64, [&](Member* e) {
+        CHECK(seen.emplace(MemberTraits::key(e)).second);
+        heap.release(e);
+        ++got;
+      });
+      CHECK(got <= 64);
+      CHECK(t.size() == before - got);
+      ++steps;
+    }
+    CHECK(seen.size() == static_cast<std::size_t>(n));
+    CHECK(t.size() == 0);
+    CHECK(steps >= n / 64);
+    t.clear();
+    CHECK(heap.used == 0);
+  }
+}

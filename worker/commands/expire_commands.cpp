@@ -79,7 +79,7 @@ void expire_generic(Context& ctx, std::int64_t basetime, bool seconds) {
   }
   if (when <= ctx.now_ms()) {
     // Already in the past: Redis deletes the key right away and still answers 1.
-    db.erase(key);
+    db.erase_expired(key);
     ctx.log_as({"DEL", key});
   } else {
     db.set_expire(key, when);

@@ -148,7 +148,7 @@ void cmd_copy(Context& ctx) {
       ctx.out.integer(0);
       return;
     }
-    to.erase(dst);
+    to.erase_server(dst);
   }
   // Looked up again: the erase above may have moved records of this very Db.
   from.copy_to(from.find(src, ctx.now_ms()), to, dst);

@@ -343,7 +343,7 @@ void store_result(Context& ctx, std::string_view dst, SetObject* result) {
   const std::size_t n = result ? set::size(result) : 0;
   if (n == 0) {
     if (result) set::destroy(db.heap(), result);
-    db.erase(dst);
+    db.erase_server(dst);
     ctx.out.integer(0);
     return;
   }
@@ -358,7 +358,7 @@ void sinter_generic(Context& ctx, std::size_t from, std::size_t n, std::string_v
   const bool empty = std::any_of(sets.begin(), sets.end(), [](auto* s) { return !s; });
   if (empty) {
     if (store) {
-      ctx.db().erase(dst);
+      ctx.db().erase_server(dst);
       ctx.out.integer(0);
     } else if (card_only) {
       ctx.out.integer(0);

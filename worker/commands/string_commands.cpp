@@ -284,7 +284,7 @@ void getset(Context& ctx) {
 void getdel(Context& ctx) {
   bool found = false;
   if (!get_generic(ctx, ctx.args[1], found)) return;
-  if (found) ctx.db().erase(ctx.args[1]);
+  if (found) ctx.db().erase(ctx.args[1], ctx.shard.config().lazyfree_lazy_user_del);
   ctx.log_as({"DEL", ctx.args[1]});
 }
 
@@ -308,7 +308,7 @@ void getex(Context& ctx) {
   reply_value(ctx, e);
 
   if ((ext.flags & (kExAt | kPxAt)) && at <= ctx.now_ms()) {
-    ctx.db().erase(key);  // an absolute time already past deletes the key
+    ctx.db().erase_expired(key);  // an absolute time already past deletes the key
     ctx.log_as({"DEL", key});
   } else if (ext.has_expire) {
     ctx.db().set_expire(key, at);

@@ -542,7 +542,7 @@ void zrange_generic(Context& ctx, std::size_t argc_start, bool store, RangeType 
   // ZRANGESTORE: copy out before the destination (maybe the source itself) is written.
   std::string_view dst = ctx.args[1];
   if (cur.empty()) {
-    ctx.db().erase(dst);
+    ctx.db().erase_server(dst);
     ctx.out.integer(0);
     return;
   }
@@ -1025,7 +1025,7 @@ void zsetop_generic(Context& ctx, std::size_t numkeys_idx, bool store, SetOp op,
       ctx.out.integer(static_cast<std::int64_t>(len));
     } else {
       types::zset_destroy(heap, dst);
-      ctx.db().erase(dstkey);
+      ctx.db().erase_server(dstkey);
       ctx.out.integer(0);
     }
     return;

@@ -69,6 +69,9 @@ class Server final : public RouteHost {
   static void on_check(uv_check_t* h);
   static void on_timer(uv_timer_t* h);
   static void on_pause_timer(uv_timer_t* h);
+  // Lazy free: one slice of the queue's work per firing, while the queue is not empty.
+  static void on_lazyfree_timer(uv_timer_t* h);
+  void lazyfree_slice();
   // CLIENT PAUSE changed or may have ended: re-arm the end timer or resume parked clients.
   void check_pause();
   void resume_parked();
@@ -103,6 +106,7 @@ class Server final : public RouteHost {
   uv_timer_t pause_timer_{};
   uv_timer_t block_timer_{};
   bool block_timer_on_ = false;
+  uv_timer_t lazyfree_timer_{};
   std::uint64_t pause_version_ = 0;  // ClientPause::version() last acted on
   std::vector<Connection*> parked_;  // in the order they were parked
   uv_signal_t sigterm_{};

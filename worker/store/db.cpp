@@ -447,6 +447,14 @@ std::size_t Db::set_range(std::string_view key, std::size_t offset, std::string_
   return total;
 }
 
+bool Db::erase_server(std::string_view key) {
+  return erase(key, impl_->lazy_policy.server_del);
+}
+
+bool Db::erase_expired(std::string_view key) {
+  return erase(key, impl_->lazy_policy.expire);
+}
+
 bool Db::erase(std::string_view key, bool lazy) {
   Impl& d = *impl_;
   std::uint64_t h = d.main.hash(key);

@@ -206,6 +206,11 @@ class Db {
   // True when a key was removed. `lazy` (UNLINK, DEL under lazyfree-lazy-user-del): a value
   // above the lazy free threshold goes to the lazy free queue instead of being freed now.
   bool erase(std::string_view key, bool lazy = false);
+  // Deletions the server decides, lazy as the Db's policy says (Redis's dbDelete): a STORE
+  // command's empty result, COPY ... REPLACE (lazyfree-lazy-server-del); EXPIRE & co. with a
+  // time already past (lazyfree-lazy-expire).
+  bool erase_server(std::string_view key);
+  bool erase_expired(std::string_view key);
   // Expiry. set_expire on a missing key returns false. persist returns true if a TTL was removed.
   bool set_expire(std::string_view key, std::int64_t at_ms);
   bool persist(std::string_view key);

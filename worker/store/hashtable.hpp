@@ -136,6 +136,36 @@ class HashTable {
     return *pos < end;
   }
 
+  // Lazy free of a collection's table in bounded steps: takes up to `max` entries out of the
+  // table (slot order, visiting at most 8 x max slots) and passes each to f, which frees it;
+  // size() counts what is left. False once the table is empty. The first call turns the table
+  // into a teardown: from then on only drain(), size() and clear() may be called (slots go
+  // without their overflow counts, the resize is abandoned, and rehash_idx_ becomes the walk
+  // position, so the table stays its size; step_ == 0 marks the state).
+  template <class F>
+  bool drain(std::size_t max, F&& f) {
+    if (step_ != 0) {
+      step_ = 0;
+      rehash_idx_ = 0;
+    }
+    const std::size_t n0 = t_[0].nb * kSlotsPerBucket;
+    const std::size_t end = n0 + t_[1].nb * kSlotsPerBucket;
+    std::size_t found = 0;
+    for (std::size_t visits = 0; rehash_idx_ < end && found < max && visits < max * 8; ++visits) {
+      Arr& a = rehash_idx_ < n0 ? t_[0] : t_[1];
+      std::uint64_t& slot = a.slots[rehash_idx_ < n0 ? rehash_idx_ : rehash_idx_ - n0];
+      ++rehash_idx_;
+      if (slot & kPtrMask) {
+        Entry* e = reinterpret_cast<Entry*>(slot & kPtrMask);
+        slot = 0;
+        --a.count;
+        f(e);
+        ++found;
+      }
+    }
+    return size() != 0;
+  }
+
   // Frees the arrays (not the records) and returns to the empty state.
   void clear();
 

@@ -44,7 +44,7 @@ FieldTable* new_table(store::Heap& heap) {
 
 void destroy_table(store::Heap& heap, FieldTable* ft) {
   ft->table.set_heap(&heap);
-  ft->table.for_each([&](FieldRec* r) { heap.release(r); });
+  if (ft->table.size() != 0) ft->table.for_each([&](FieldRec* r) { heap.release(r); });
   ft->~FieldTable();
   heap.release(ft);
 }
@@ -327,6 +327,29 @@ std::string_view ops_encoding(const Object* o) {
   return o->enc == kListpack ? "listpack" : "hashtable";
 }
 
+// Lazy free in steps: up to `budget` field records per call, taken out of the table as they
+// go (so length(), the free effort, and MEMORY USAGE stay exact), then the arrays and the
+// objects. The records and arrays count in `heap` even after a MOVE (set_heap, O(1)).
+std::size_t ops_release_some(store::Heap& heap, Object* o, std::size_t budget, bool* done) {
+  auto* h = static_cast<Hash*>(o);
+  std::size_t spent = 0;
+  if (h->enc == kHashtable) {
+    FieldTable* ft = ft_of(h);
+    ft->table.set_heap(&heap);
+    const bool more = ft->table.drain(budget, [&](FieldRec* r) {
+      free_field(heap, ft, r);
+      ++spent;
+    });
+    if (more) {
+      *done = false;
+      return spent;
+    }
+  }
+  ops_destroy(heap, h);
+  *done = true;
+  return spent + 1;
+}
+
 std::size_t ops_free_effort(const Object* o) {
   const auto* h = static_cast<const Hash*>(o);
   return h->enc == kListpack ? 1 : length(h);
@@ -416,8 +439,8 @@ Object* ops_load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
 }  // namespace
 
 const ValueOps kHashOps = {
-    "hash",       store::Type::kHash, ops_destroy, ops_copy, ops_memory,
-    ops_encoding, ops_free_effort,    ops_save,    ops_load, {},
+    "hash",          store::Type::kHash, ops_destroy, ops_copy, ops_memory,       ops_encoding,
+    ops_free_effort, ops_save,           ops_load,    {},       ops_release_some,
 };
 
 }  // namespace ruvio::types::hash

@@ -63,6 +63,9 @@ const ValueOps kListOps = {
     save,
     load,
     {},
+    [](store::Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
+      return Quicklist::release_some(heap, static_cast<ListObject*>(o), budget, done);
+    },
 };
 
 }  // namespace

@@ -32,6 +32,25 @@ void Quicklist::destroy(store::Heap& heap, ListObject* o) {
   heap.release(o);
 }
 
+std::size_t Quicklist::release_some(store::Heap& heap, ListObject* o, std::size_t budget,
+                                    bool* done) {
+  ListNode* nodes = node_array(o);
+  std::size_t spent = 0;
+  while (o->nnodes > 0 && spent < budget) {
+    ListNode& n = nodes[--o->nnodes];
+    o->count -= n.count;
+    heap.release(n.lp);
+    n = ListNode{};
+    ++spent;
+  }
+  *done = o->nnodes == 0;
+  if (*done) {
+    destroy(heap, o);
+    ++spent;
+  }
+  return spent;
+}
+
 ListObject* Quicklist::clone(store::Heap& heap, const ListObject* src) {
   auto* o = static_cast<ListObject*>(heap.alloc(sizeof(ListObject)));
   std::memcpy(o, src, sizeof(ListObject));

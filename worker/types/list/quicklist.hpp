@@ -73,6 +73,10 @@ class Quicklist {
 
   static ListObject* create(store::Heap& heap);
   static void destroy(store::Heap& heap, ListObject* o);
+  // Lazy free in steps: frees up to `budget` nodes from the tail (the node count, the free
+  // effort, and the entry count follow), then, once none is left, the array and the object
+  // (*done). Returns the units spent. The list is only good for this and destroy() after.
+  static std::size_t release_some(store::Heap& heap, ListObject* o, std::size_t budget, bool* done);
   static ListObject* clone(store::Heap& heap, const ListObject* o);
   static std::size_t memory_usage(const ListObject* o);
 

@@ -84,11 +84,26 @@ bool hash_add(store::Heap& heap, SetHash* h, std::string_view s) {
   return true;
 }
 
+// Freeing needs no rehome (an O(n) rebuild): after a MOVE the arrays' bytes already count in
+// `heap`, so they are released through it.
 void hash_destroy(store::Heap& heap, SetHash* h) {
-  rehome(heap, h);
-  h->table.for_each([&](SetMember* m) { heap.release(m); });
+  h->table.set_heap(&heap);
+  h->heap = &heap;
+  if (h->table.size() != 0) h->table.for_each([&](SetMember* m) { heap.release(m); });
   h->~SetHash();  // frees the arrays
   heap.release(h);
+}
+
+// Lazy free in steps: up to `budget` members out of the table per call, `mem` and the size
+// (the free effort) kept exact, then the arrays and the blocks.
+bool hash_release_some(store::Heap& heap, SetHash* h, std::size_t budget, std::size_t* spent) {
+  h->table.set_heap(&heap);
+  h->heap = &heap;
+  return h->table.drain(budget, [&](SetMember* m) {
+    h->mem -= mi_usable_size(m);
+    heap.release(m);
+    ++*spent;
+  });
 }
 
 // Moves every member of s into a new hashtable (intset/listpack -> hashtable).
@@ -436,6 +451,18 @@ std::size_t free_effort(const Object* o) {
   return s->enc == kSetHashtable ? set::size(s) : 1;
 }
 
+std::size_t release_some(store::Heap& heap, Object* o, std::size_t budget, bool* done) {
+  auto* s = static_cast<SetObject*>(o);
+  std::size_t spent = 0;
+  if (s->enc == kSetHashtable && hash_release_some(heap, set::hash_of(s), budget, &spent)) {
+    *done = false;
+    return spent;
+  }
+  set::destroy(heap, s);
+  *done = true;
+  return spent + 1;
+}
+
 }  // namespace
 
 const ValueOps kSetOps = {
@@ -456,6 +483,7 @@ const ValueOps kSetOps = {
       return set::load(heap, enc, bytes);
     },
     .rdb = {},
+    .release_some = release_some,
 };
 
 }  // namespace ruvio::types

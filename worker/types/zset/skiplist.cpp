@@ -87,6 +87,28 @@ void Skiplist::destroy(store::Heap& heap) {
   index_.clear();
 }
 
+std::size_t Skiplist::release_some(store::Heap& heap, std::size_t budget) {
+  if (index_.bucket_count() != 0) {
+    index_.set_heap(&heap);
+    index_.clear();  // two blocks, whatever the size
+    for (int i = 1; i < level_; ++i) header_->lv()[i] = {nullptr, 0};
+    level_ = 1;
+  }
+  std::size_t freed = 0;
+  ZNode* n = header_->lv()[0].forward;
+  while (n != nullptr && freed < budget) {
+    ZNode* next = n->next();
+    heap.release(n);
+    n = next;
+    ++freed;
+  }
+  header_->lv()[0] = {n, n != nullptr ? 1u : 0u};
+  if (n != nullptr) n->backward = nullptr;
+  if (n == nullptr) tail_ = nullptr;
+  length_ -= freed;
+  return freed;
+}
+
 int Skiplist::random_level() {
   // xorshift64*: the level only has to be geometric, not unpredictable.
   static std::uint64_t state = 0x9E3779B97F4A7C15ULL;

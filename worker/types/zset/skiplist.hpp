@@ -90,6 +90,11 @@ class Skiplist {
 
   // Frees every node and the index arrays (not this object).
   void destroy(store::Heap& heap);
+  // Lazy free in steps: the first call frees the index arrays and cuts the list down to
+  // level 0; each call frees up to `budget` nodes from the head (size() counts what is left)
+  // and returns how many it freed. From the first call on, only release_some, size() and
+  // destroy() may be called.
+  std::size_t release_some(store::Heap& heap, std::size_t budget);
   // The index keeps a heap pointer for its arrays: re-aim it before a write (after MOVE or
   // SWAPDB the value belongs to another Db's heap).
   void set_heap(store::Heap* heap) { index_.set_heap(heap); }

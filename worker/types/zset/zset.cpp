@@ -568,6 +568,21 @@ const ValueOps kZSetOps = {
     save,
     load,
     {},
+    // release_some: the skiplist node by node from its head, then the objects.
+    [](store::Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
+      auto* z = static_cast<ZSet*>(o);
+      std::size_t spent = 0;
+      if (z->enc == kZSkiplist) {
+        spent = sl_of(z)->release_some(heap, budget);
+        if (zset_size(z) != 0) {
+          *done = false;
+          return spent;
+        }
+      }
+      zset_destroy(heap, z);
+      *done = true;
+      return spent + 1;
+    },
 };
 
 }  // namespace ruvio::types
