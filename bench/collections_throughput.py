@@ -335,6 +335,11 @@ def main():
                          "is not built)")
     ap.add_argument("--rows", default=None, help="comma list of row-name prefixes")
     ap.add_argument("--no-write", action="store_true", help="print only, no results file")
+    ap.add_argument("--result-name", default="collections-throughput",
+                    help="results file: bench/results/DATE-NAME.json")
+    ap.add_argument("--ruvio-source", default=None,
+                    help="which source the Ruvio build was made from, when it is not this "
+                         "tree's (recorded in the result; RUVIO_BUILD names the build)")
     a = ap.parse_args()
     common.need("redis-benchmark")
     common.need("redis-cli")
@@ -398,7 +403,8 @@ def main():
               f"than {OTHER_CPU_LIMIT:.2f} CPU (max {max(others):.2f}): the machine was "
               f"busy, these figures are not reliable; run again when it is idle.")
     if not a.no_write:
-        path = common.write_result("collections-throughput", {
+        path = common.write_result(a.result_name, {
+            "ruvio_source": a.ruvio_source or "this tree (git_commit)",
             "servers": {k: common.server_command(k) for k in servers},
             "server_cpus_allowed": pinned,
             "client": f"taskset -c {common.CLIENT_CPU} redis-benchmark",
