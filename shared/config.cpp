@@ -116,6 +116,15 @@ std::optional<std::string> apply_size(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
+// Redis's int parameters: Min .. INT_MAX.
+template <int Config::*Field, int Min>
+std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
+  const auto n = parse_int(v, Min, std::numeric_limits<int>::max());
+  if (!n) return Min == 0 ? "an integer of at least 0" : "an integer";
+  c.*Field = static_cast<int>(*n);
+  return std::nullopt;
+}
+
 const std::array<OptionSpec, 38> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
@@ -279,34 +288,14 @@ const std::array<OptionSpec, 38> kOptions = {{
      apply_yes_no<&Config::lazyfree_lazy_user_del>},
     {"zset-max-listpack-entries", "N",
      "sorted sets up to N members stay listpack-encoded (default 128)",
-     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
-       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
-       if (!n) return "a non-negative integer";
-       c.zset_max_listpack_entries = static_cast<std::size_t>(*n);
-       return std::nullopt;
-     }},
+     apply_size<&Config::zset_max_listpack_entries>},
     {"zset-max-listpack-value", "N",
      "sorted-set members up to N bytes stay listpack-encoded (default 64)",
-     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
-       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
-       if (!n) return "a non-negative integer";
-       c.zset_max_listpack_value = static_cast<std::size_t>(*n);
-       return std::nullopt;
-     }},
+     apply_size<&Config::zset_max_listpack_value>},
     {"zset-max-ziplist-entries", "N", "alias of zset-max-listpack-entries",
-     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
-       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
-       if (!n) return "a non-negative integer";
-       c.zset_max_listpack_entries = static_cast<std::size_t>(*n);
-       return std::nullopt;
-     }},
+     apply_size<&Config::zset_max_listpack_entries>},
     {"zset-max-ziplist-value", "N", "alias of zset-max-listpack-value",
-     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
-       const auto n = parse_int(v, 0, std::numeric_limits<std::int64_t>::max());
-       if (!n) return "a non-negative integer";
-       c.zset_max_listpack_value = static_cast<std::size_t>(*n);
-       return std::nullopt;
-     }},
+     apply_size<&Config::zset_max_listpack_value>},
     {"lazyfree-lazy-user-flush", "yes|no",
      "FLUSHDB/FLUSHALL without SYNC|ASYNC free lazily (default no)",
      apply_yes_no<&Config::lazyfree_lazy_user_flush>},
@@ -328,28 +317,11 @@ const std::array<OptionSpec, 38> kOptions = {{
      apply_size<&Config::hash_max_listpack_value>},
     {"list-max-listpack-size", "N",
      "list node limit: -1..-5 = 4..64 KiB per node, N > 0 = N entries (default -2)",
-     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
-       const auto n =
-           parse_int(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-       if (!n) return "an integer";
-       c.list_max_listpack_size = static_cast<int>(*n);
-       return std::nullopt;
-     }},
+     apply_int<&Config::list_max_listpack_size, std::numeric_limits<int>::min()>},
     {"list-max-ziplist-size", "N", "alias of list-max-listpack-size",
-     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
-       const auto n =
-           parse_int(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-       if (!n) return "an integer";
-       c.list_max_listpack_size = static_cast<int>(*n);
-       return std::nullopt;
-     }},
+     apply_int<&Config::list_max_listpack_size, std::numeric_limits<int>::min()>},
     {"list-compress-depth", "N", "list nodes left uncompressed at each end (accepted, not applied)",
-     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
-       const auto n = parse_int(v, 0, std::numeric_limits<int>::max());
-       if (!n) return "an integer of at least 0";
-       c.list_compress_depth = static_cast<int>(*n);
-       return std::nullopt;
-     }},
+     apply_int<&Config::list_compress_depth, 0>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {
