@@ -15,6 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
+from blocking_case import BlockingServer, wait_for  # noqa: E402
 
 # Keys of both owners at 2 workers (worker 0: slots 0-8191).
 KEYS = [b"bl:a", b"bl:b", b"bl:c", b"bl:d", b"bl:e", b"bl:f"]
@@ -25,41 +26,7 @@ def norm(reply):
     return list(reply) if isinstance(reply, tuple) else reply
 
 
-def wait_for(cond, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return False
-
-
-class Base:
-    workers = 1
-
-    @classmethod
-    def setUpClass(cls):
-        if cls.kind == "ruvio" and not harness.ruvio_built():
-            raise unittest.SkipTest(f"{harness.RUVIO_BIN} not built")
-        args = ["--workers", str(cls.workers)] if cls.kind == "ruvio" else []
-        cls.srv = harness.Server(kind=cls.kind, args=args)
-        if cls.kind == "ruvio" and cls.workers > 1:
-            harness.wait_mesh_up(cls.srv.port, cls.workers)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.srv.stop()
-
-    def setUp(self):
-        self.r = self.srv.client()
-        self.r.flushall()
-
-    def tearDown(self):
-        self.r.close()
-
-    def blocked(self):
-        return self.r.info("clients")["blocked_clients"]
-
+class Base(BlockingServer):
     def spawn(self, fn, *args):
         out = {}
 
