@@ -88,25 +88,18 @@ void purge_open(Context& ctx, store::WriteHandle& w) {
 }
 
 bool open_or_create(Context& ctx, std::string_view key, store::WriteHandle& w) {
-  w = ctx.db().open(key, Type::kHash, ctx.now_ms());
-  if (w.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return false;
-  }
+  if (!open_or_reply(ctx, key, Type::kHash, IfMissing::kNothing, w)) return false;
   purge_open(ctx, w);
   if (!w) w.set(H::create(w.heap()));
   return true;
 }
 
-// lookupKeyWrite for a command that does not create: null when missing or WRONGTYPE (sent).
-bool open_existing(Context& ctx, std::string_view key, store::WriteHandle& w, bool* wrong) {
-  w = ctx.db().open(key, Type::kHash, ctx.now_ms());
-  *wrong = w.wrong_type();
-  if (*wrong) {
-    ctx.out.error(err::kWrongType);
-    return false;
-  }
+// lookupKeyWrite for a command that does not create: false when WRONGTYPE or missing (then
+// answered as `missing` says), also when lazy field expiry emptied the key.
+bool open_existing(Context& ctx, std::string_view key, store::WriteHandle& w, IfMissing missing) {
+  if (!open_or_reply(ctx, key, Type::kHash, IfMissing::kNothing, w)) return false;
   purge_open(ctx, w);
+  if (!w) reply_missing(ctx, missing);
   return bool(w);
 }
 
@@ -190,11 +183,7 @@ void hmget(Context& ctx) {
 
 void hdel(Context& ctx) {
   store::WriteHandle w;
-  bool wrong;
-  if (!open_existing(ctx, ctx.args[1], w, &wrong)) {
-    if (!wrong) ctx.out.integer(0);
-    return;
-  }
+  if (!open_existing(ctx, ctx.args[1], w, IfMissing::kZero)) return;
   std::int64_t deleted = 0;
   Listpack::IntBuf buf;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {

@@ -114,18 +114,10 @@ void reply_range(Context& ctx, const Quicklist& ql, std::uint64_t first, std::ui
 // ---- pushes ---------------------------------------------------------------------------------
 
 void push_generic(Context& ctx, ListEnd end, bool only_existing) {
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kList, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    if (only_existing) {
-      ctx.out.integer(0);
-      return;
-    }
-    h.set(Quicklist::create(h.heap()));
-  }
+  store::WriteHandle h;
+  const IfMissing missing = only_existing ? IfMissing::kZero : IfMissing::kNothing;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kList, missing, h)) return;
+  if (!h) h.set(Quicklist::create(h.heap()));
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   for (std::size_t j = 2; j < ctx.argc(); ++j) types::list_push(ql, end, ctx.args[j]);
   ctx.out.integer(static_cast<std::int64_t>(ql.size()));
@@ -178,19 +170,9 @@ void pop_generic(Context& ctx, ListEnd end) {
                                 "value is out of range, must be positive")) {
     return;
   }
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kList, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    if (has_count) {
-      ctx.out.null_array();
-    } else {
-      ctx.out.null();
-    }
-    return;
-  }
+  store::WriteHandle h;
+  const IfMissing missing = has_count ? IfMissing::kNullArray : IfMissing::kNull;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kList, missing, h)) return;
   if (has_count && count == 0) {
     ctx.out.array(0);
     return;
@@ -238,11 +220,8 @@ void mpop_generic(Context& ctx, std::size_t numkeys_idx) {
   }
   if (count == -1) count = 1;
   for (std::size_t k = numkeys_idx + 1; k < where_idx; ++k) {
-    store::WriteHandle h = ctx.db().open(ctx.args[k], Type::kList, ctx.now_ms());
-    if (h.wrong_type()) {
-      ctx.out.error(err::kWrongType);
-      return;
-    }
+    store::WriteHandle h;
+    if (!open_or_reply(ctx, ctx.args[k], Type::kList, IfMissing::kNothing, h)) return;
     if (!h) continue;
     ctx.out.array(2);
     ctx.out.bulk(ctx.args[k]);
@@ -371,24 +350,17 @@ void lpos(Context& ctx) {
 // ---- in-place writes ------------------------------------------------------------------------
 
 void lset(Context& ctx) {
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kList, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.error(err::kNoSuchKey);
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kList, IfMissing::kNoSuchKey, h)) return;
   std::int64_t index;
   if (!parse_long(ctx, ctx.args[2], index)) return;
-  auto* o = const_cast<ListObject*>(static_cast<const ListObject*>(h.peek()));
+  auto* o = h.mut_as<ListObject>();
   Quicklist ql(h.heap(), o, fill_of(ctx));
   if (!ql.seek(index)) {
     ctx.out.error(kOutOfRange);
     return;
   }
-  h.value();
+  h.changed();
   types::list_set(ql, index, ctx.args[3]);
   ctx.out.ok();
 }
@@ -404,42 +376,28 @@ void linsert(Context& ctx) {
     ctx.out.error(err::kSyntax);
     return;
   }
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kList, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.integer(0);
-    return;
-  }
-  auto* o = const_cast<ListObject*>(static_cast<const ListObject*>(h.peek()));
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kList, IfMissing::kZero, h)) return;
+  auto* o = h.mut_as<ListObject>();
   Quicklist ql(h.heap(), o, fill_of(ctx));
   if (!types::list_insert(ql, where, ctx.args[3], ctx.args[4])) {
     ctx.out.integer(-1);
     return;
   }
-  h.value();
+  h.changed();
   ctx.out.integer(static_cast<std::int64_t>(ql.size()));
 }
 
 void lrem(Context& ctx) {
   std::int64_t count;
   if (!parse_long(ctx, ctx.args[2], count)) return;
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kList, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.integer(0);
-    return;
-  }
-  auto* o = const_cast<ListObject*>(static_cast<const ListObject*>(h.peek()));
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kList, IfMissing::kZero, h)) return;
+  auto* o = h.mut_as<ListObject>();
   Quicklist ql(h.heap(), o, fill_of(ctx));
   const std::uint64_t removed = types::list_remove(ql, ctx.args[3], count);
   if (removed > 0) {
-    h.value();
+    h.changed();
     if (ql.size() == 0) h.remove();
   }
   ctx.out.integer(static_cast<std::int64_t>(removed));
@@ -449,15 +407,8 @@ void ltrim(Context& ctx) {
   std::int64_t start;
   std::int64_t end;
   if (!parse_long(ctx, ctx.args[2], start) || !parse_long(ctx, ctx.args[3], end)) return;
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kList, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.ok();
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kList, IfMissing::kOk, h)) return;
   // Redis signals the key as modified even when nothing is trimmed.
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   types::list_trim(ql, start, end);
@@ -531,11 +482,8 @@ void bpop_generic(Context& ctx, ListEnd end) {
   if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1]) || unblocked_by_error(ctx)) return;
   timed_out(ctx);
   for (std::size_t j = 1; j + 1 < ctx.argc(); ++j) {
-    store::WriteHandle h = ctx.db().open(ctx.args[j], Type::kList, ctx.now_ms());
-    if (h.wrong_type()) {
-      ctx.out.error(err::kWrongType);
-      return;
-    }
+    store::WriteHandle h;
+    if (!open_or_reply(ctx, ctx.args[j], Type::kList, IfMissing::kNothing, h)) return;
     if (!h) continue;
     ctx.out.array(2);
     ctx.out.bulk(ctx.args[j]);

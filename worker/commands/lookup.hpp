@@ -9,6 +9,7 @@
 
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/store/db.hpp"
 
 namespace ruvio::worker {
 
@@ -62,6 +63,58 @@ inline bool lookup_or_wrongtype(Context& ctx, std::string_view key, store::Type 
   }
   out = t.entry;
   return true;
+}
+
+// What a write command answers when its key is missing (Redis's "nothing to do" reply).
+enum class IfMissing : std::uint8_t {
+  kNothing,    // no reply: the command creates the key, or goes on to its next key
+  kZero,       // :0 (SREM, HDEL, ZREM, LREM ...)
+  kNull,       // the null bulk (LPOP without count, SPOP without count)
+  kNullArray,  // the null array (LPOP with count)
+  kEmptySet,   // the empty set/array (SPOP with count)
+  kOk,         // +OK (LTRIM)
+  kNoSuchKey,  // -ERR no such key (LSET)
+};
+
+// The reply of `missing` (none for kNothing).
+// Db::open with the prologue every family repeats (open_or_reply, below): a key of another type is
+// answered WRONGTYPE, a missing key as `missing` says; false then (the command is done). True: the
+// handle holds the value (or, kNothing on a missing key, is empty for the command to set()).
+inline void reply_missing(Context& ctx, IfMissing missing) {
+  switch (missing) {
+    case IfMissing::kZero:
+      ctx.out.integer(0);
+      break;
+    case IfMissing::kNull:
+      ctx.out.null();
+      break;
+    case IfMissing::kNullArray:
+      ctx.out.null_array();
+      break;
+    case IfMissing::kEmptySet:
+      ctx.out.set(0);
+      break;
+    case IfMissing::kOk:
+      ctx.out.ok();
+      break;
+    case IfMissing::kNoSuchKey:
+      ctx.out.error(err::kNoSuchKey);
+      break;
+    case IfMissing::kNothing:
+      break;
+  }
+}
+
+inline bool open_or_reply(Context& ctx, std::string_view key, store::Type type, IfMissing missing,
+                          store::WriteHandle& out) {
+  out = ctx.db().open(key, type, ctx.now_ms());
+  if (out.wrong_type()) {
+    ctx.out.error(err::kWrongType);
+    return false;
+  }
+  if (out || missing == IfMissing::kNothing) return true;
+  reply_missing(ctx, missing);
+  return false;
 }
 
 }  // namespace ruvio::worker

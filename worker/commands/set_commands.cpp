@@ -65,30 +65,20 @@ bool parse_positive(Context& ctx, std::string_view s, std::int64_t& out) {
 }
 
 void cmd_sadd(Context& ctx) {
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kSet, IfMissing::kNothing, h)) return;
   if (!h) h.set(set::create(h.heap(), ctx.args[2], ctx.argc() - 2));
-  auto* s = const_cast<SetObject*>(static_cast<const SetObject*>(h.peek()));
+  auto* s = h.mut_as<SetObject>();
   std::int64_t added = 0;
   for (std::size_t i = 2; i < ctx.argc(); ++i) added += set::add(h.heap(), s, ctx.args[i]) ? 1 : 0;
-  if (added) h.value();
+  if (added) h.changed();
   ctx.out.integer(added);
 }
 
 void cmd_srem(Context& ctx) {
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.integer(0);
-    return;
-  }
-  auto* s = const_cast<SetObject*>(static_cast<const SetObject*>(h.peek()));
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kSet, IfMissing::kZero, h)) return;
+  auto* s = h.mut_as<SetObject>();
   std::int64_t deleted = 0;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
     if (!set::remove(h.heap(), s, ctx.args[i])) continue;
@@ -96,7 +86,7 @@ void cmd_srem(Context& ctx) {
     if (set::size(s) == 0) break;
   }
   if (deleted) {
-    h.value();
+    h.changed();
     if (set::size(s) == 0) h.remove();
   }
   ctx.out.integer(deleted);
@@ -200,12 +190,9 @@ void cmd_srandmember(Context& ctx) {
 void spop_count(Context& ctx) {
   std::int64_t count;
   if (!parse_positive(ctx, ctx.args[2], count)) return;
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h || count == 0) {
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kSet, IfMissing::kEmptySet, h)) return;
+  if (count == 0) {
     ctx.out.set(0);
     return;
   }
@@ -262,15 +249,8 @@ void cmd_spop(Context& ctx) {
     ctx.out.error(err::kSyntax);
     return;
   }
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.null();
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kSet, IfMissing::kNull, h)) return;
   auto* s = h.as<SetObject>();
   types::Listpack::IntBuf buf;
   static std::string member;
@@ -303,18 +283,18 @@ void cmd_smove(Context& ctx) {
   }
   {
     store::WriteHandle h = ctx.db().open(src, Type::kSet, ctx.now_ms());
-    auto* s = const_cast<SetObject*>(static_cast<const SetObject*>(h.peek()));
+    auto* s = h.mut_as<SetObject>();
     if (!set::remove(h.heap(), s, member)) {
       ctx.out.integer(0);
       return;
     }
-    h.value();
+    h.changed();
     if (set::size(s) == 0) h.remove();
   }
   store::WriteHandle h = ctx.db().open(dst, Type::kSet, ctx.now_ms());
   if (!h) h.set(set::create(h.heap(), member, 1));
-  auto* d = const_cast<SetObject*>(static_cast<const SetObject*>(h.peek()));
-  if (set::add(h.heap(), d, member)) h.value();
+  auto* d = h.mut_as<SetObject>();
+  if (set::add(h.heap(), d, member)) h.changed();
   ctx.out.integer(1);
 }
 

@@ -255,8 +255,8 @@ void sort_generic(Context& ctx, bool readonly) {
     // Redis converts a listpack zset for SORT, for good (OBJECT ENCODING shows it afterwards);
     // not a logical change, so nothing is signalled.
     store::WriteHandle h = ctx.db().open(key, Type::kZSet, ctx.now_ms());
-    auto* z = const_cast<types::ZSet*>(static_cast<const types::ZSet*>(h.peek()));
-    types::zset_to_skiplist(h.heap(), z);
+    types::zset_to_skiplist(h.heap(), h.mut_as<types::ZSet>());
+    h.reencoded();
   }
   if (e) e = ctx.db().find(key, ctx.now_ms());
 

@@ -196,11 +196,8 @@ void zadd_generic(Context& ctx, unsigned flags) {
   }
 
   std::string_view key = ctx.args[1];
-  store::WriteHandle h = ctx.db().open(key, Type::kZSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, key, Type::kZSet, IfMissing::kNothing, h)) return;
   const types::ZSetLimits lim = limits(ctx);
   std::size_t added = 0, updated = 0, processed = 0;
   double score = 0;
@@ -221,17 +218,16 @@ void zadd_generic(Context& ctx, unsigned flags) {
       types::zset_maybe_convert(h.heap(), h.as<ZSet>(), elements, lim);
     }
   }
+  // changed() only when something changes (WATCH and the WAL see no effect for a no-op ZADD NX).
+  auto* z = h.mut_as<ZSet>();
   for (std::size_t j = 0; j < elements; ++j) {
-    // Writing through peek's pointer is the handle's own object: value() marks it dirty only
-    // when something changes (WATCH and the WAL see no effect for a no-op ZADD NX).
-    auto* z = const_cast<ZSet*>(static_cast<const ZSet*>(h.peek()));
     unsigned out = 0;
     double newscore = 0;
     const bool ok = types::zset_add(h.heap(), z, scores[j], ctx.args[scoreidx + 1 + j * 2], flags,
                                     &out, &newscore, lim);
     if (!ok) {
       ctx.out.error(kNanErr);
-      if (added || updated) h.value();
+      if (added || updated) h.changed();
       return;
     }
     if (out & types::kZAdded) ++added;
@@ -239,7 +235,7 @@ void zadd_generic(Context& ctx, unsigned flags) {
     if (!(out & types::kZNop)) ++processed;
     score = newscore;
   }
-  if (added || updated) h.value();
+  if (added || updated) h.changed();
   if (incr) {
     if (processed) {
       ctx.out.double_value(score);
@@ -262,22 +258,15 @@ void zincrby(Context& ctx) {
 // ZREM, ZCARD, ZSCORE, ZMSCORE, ZRANK, ZCOUNT, ZLEXCOUNT.
 
 void zrem(Context& ctx) {
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kZSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.integer(0);
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kZSet, IfMissing::kZero, h)) return;
   std::int64_t deleted = 0;
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
-    const auto* cur = static_cast<const ZSet*>(h.peek());
-    if (!types::zset_score(cur, ctx.args[j])) continue;
-    types::zset_remove(h.heap(), h.as<ZSet>(), ctx.args[j]);
+    if (!types::zset_score(static_cast<const ZSet*>(h.peek()), ctx.args[j])) continue;
+    ZSet* z = h.as<ZSet>();  // a heap copy when the value was inline: peek() follows it
+    types::zset_remove(h.heap(), z, ctx.args[j]);
     ++deleted;
-    if (types::zset_size(cur) == 0) {
+    if (types::zset_size(z) == 0) {
       h.remove();
       break;
     }
@@ -601,15 +590,9 @@ void zremrange_generic(Context& ctx, RangeType type) {
     ctx.out.error(kNotLexRange);
     return;
   }
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kZSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!h) {
-    ctx.out.integer(0);
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kZSet, IfMissing::kZero, h)) return;
+  // A view of the value until the first write; as<>() may hand out a copy (inline values).
   const auto* cur = static_cast<const ZSet*>(h.peek());
   std::size_t deleted = 0;
   if (type == RangeType::kRank) {
@@ -631,7 +614,7 @@ void zremrange_generic(Context& ctx, RangeType type) {
   } else if (types::zset_first_in(cur, lr).valid()) {
     deleted = types::zset_delete_range(h.heap(), h.as<ZSet>(), lr);
   }
-  if (deleted != 0 && types::zset_size(cur) == 0) h.remove();
+  if (deleted != 0 && types::zset_size(static_cast<const ZSet*>(h.peek())) == 0) h.remove();
   ctx.out.integer(static_cast<std::int64_t>(deleted));
 }
 
@@ -654,11 +637,7 @@ std::string_view zpop_generic(Context& ctx, std::span<const std::string_view> ke
   store::WriteHandle h;
   std::string_view key;
   for (std::string_view k : keys) {
-    h = ctx.db().open(k, Type::kZSet, ctx.now_ms());
-    if (h.wrong_type()) {
-      ctx.out.error(err::kWrongType);
-      return {};
-    }
+    if (!open_or_reply(ctx, k, Type::kZSet, IfMissing::kNothing, h)) return {};
     if (h) {
       key = k;
       break;

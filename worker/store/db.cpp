@@ -71,12 +71,12 @@ std::uint8_t Entry::lfu() const {
 }
 
 std::string_view Entry::type_name() const {
-  if (rec_->enc() == Enc::kObject) return types::ops_of(rec_->object()).name;
+  if (rec_->has_object()) return types::ops_of(rec_->object()).name;
   return "string";
 }
 
 const types::Object* Entry::object() const {
-  return rec_->enc() == Enc::kObject ? rec_->object() : nullptr;
+  return rec_->has_object() ? rec_->object() : nullptr;
 }
 
 std::string_view Entry::encoding() const {
@@ -85,7 +85,8 @@ std::string_view Entry::encoding() const {
       return rec_->str().size() <= kEmbstrMax ? "embstr" : "raw";
     case Enc::kExtStr:
       return "raw";
-    case Enc::kObject: {
+    case Enc::kObject:
+    case Enc::kInline: {
       const types::Object* o = rec_->object();
       return types::ops_of(o).encoding(o);
     }
@@ -558,14 +559,16 @@ void Db::set_object(std::string_view key, types::Object* value, const SetOptions
   ++impl_->ev->mutations;
   d.touched(key);
   Payload p;
-  p.enc = Enc::kObject;
+  p.enc = types::folded_size(value) != 0 ? Enc::kInline : Enc::kObject;
   p.ptr = value;
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
   Record* old = d.lookup(key, h, &ref);
   std::int64_t exp = opt.expire_at;
   if (exp == kNoExpire && opt.keep_ttl && old != nullptr) exp = old->expire_at();
-  Record* nr = Record::create(d.heap, types::ops_of(value).type, key, exp, d.fresh_clock(), p);
+  const types::ValueOps& ops = types::ops_of(value);
+  Record* nr = Record::create(d.heap, ops.type, key, exp, d.fresh_clock(), p);
+  if (p.enc == Enc::kInline) ops.destroy(d.heap, value);  // its bytes are in the record now
   if (old == nullptr) {
     d.add(nr, h);
   } else {
@@ -723,6 +726,7 @@ WriteHandle Db::open(std::string_view key, Type type, std::int64_t now_ms) {
     d.touch(r);
     h.db_ = this;
     h.rec_ = r;
+    if (r->enc() == Enc::kObject) h.obj_ = r->object();
     h.status_ = Open::kFound;
   }
   return h;
@@ -735,29 +739,43 @@ WriteHandle& WriteHandle::operator=(WriteHandle&& o) noexcept {
     release();
     db_ = std::exchange(o.db_, nullptr);
     rec_ = std::exchange(o.rec_, nullptr);
+    obj_ = std::exchange(o.obj_, nullptr);
     key_ = o.key_;
     hash_ = o.hash_;
     status_ = o.status_;
     dirty_ = std::exchange(o.dirty_, false);
+    stored_ = std::exchange(o.stored_, false);
     created_ = o.created_;
   }
   return *this;
 }
 
+types::Object* WriteHandle::mut() {
+  if (obj_ == nullptr && rec_ != nullptr && rec_->enc() == Enc::kInline) {
+    // An inline value is edited as a heap copy, folded back (or left on the heap when it
+    // has grown past the inline limit) by release().
+    const types::Object* f = rec_->object();
+    obj_ = types::ops_of(f).copy(heap(), f);
+  }
+  return obj_;
+}
+
 types::Object* WriteHandle::value() {
-  if (rec_ == nullptr || rec_->enc() != Enc::kObject) return nullptr;
-  dirty_ = true;
-  return rec_->object();
+  types::Object* o = mut();
+  if (o != nullptr) dirty_ = true;
+  return o;
 }
 
 const types::Object* WriteHandle::peek() const {
-  return rec_ != nullptr && rec_->enc() == Enc::kObject ? rec_->object() : nullptr;
+  if (obj_ != nullptr) return obj_;
+  return rec_ != nullptr && rec_->has_object() ? rec_->object() : nullptr;
 }
 
 void WriteHandle::set(types::Object* v) {
   dirty_ = true;
+  obj_ = v;
   if (rec_ != nullptr) {
-    rec_->set_object(v);
+    if (rec_->enc() == Enc::kObject) rec_->set_object(v);  // inline: stored by release()
     return;
   }
   Db::Impl& d = *db_->impl_;
@@ -772,6 +790,10 @@ void WriteHandle::set(types::Object* v) {
 
 void WriteHandle::remove() {
   if (rec_ == nullptr) return;
+  if (obj_ != nullptr && rec_->enc() != Enc::kObject) {
+    types::ops_of(obj_).destroy(heap(), obj_);  // a copy of an inline value: never stored
+  }
+  obj_ = nullptr;
   db_->impl_->remove(key_, hash_, false);  // counts and signals the change itself
   rec_ = nullptr;
   dirty_ = false;
@@ -781,11 +803,46 @@ Heap& WriteHandle::heap() {
   return db_->impl_->heap;
 }
 
+// Puts the handle's value where it belongs once the command is done with it: a compact value
+// under the inline limit into the record (folded), anything else behind the record's pointer.
+// The record may be rebuilt here: pointers into it (peek() of an inline value) end with the
+// handle.
+void WriteHandle::settle() {
+  Db::Impl& d = *db_->impl_;
+  Record* r = rec_;
+  types::Object* o = std::exchange(obj_, nullptr);
+  const bool detached = r->enc() != Enc::kObject;  // o is a heap copy of an inline value
+  if (!dirty_ && !stored_) {
+    if (detached) types::ops_of(o).destroy(d.heap, o);
+    return;
+  }
+  Payload p;
+  p.ptr = o;
+  if (types::folded_size(o) != 0) {
+    p.enc = Enc::kInline;
+  } else if (detached) {
+    p.enc = Enc::kObject;
+  } else {
+    return;  // large and already behind the pointer
+  }
+  const std::size_t need = Record::size_for(r->key(), r->has_ttl(), p);
+  if (mi_good_size(need) == mi_usable_size(r)) {
+    Record::rewrite(r, r->expire_at(), r->clock(), p);  // same bin: no allocation
+  } else {
+    Record* nr = Record::create(d.heap, r->type(), r->key(), r->expire_at(), r->clock(), p);
+    d.replaced(d.main.find(key_, hash_), r, nr, hash_, true);
+    rec_ = nr;
+  }
+  if (p.enc == Enc::kInline) types::ops_of(o).destroy(d.heap, o);
+}
+
 void WriteHandle::release() {
   if (db_ == nullptr) return;
+  if (obj_ != nullptr && rec_ != nullptr) settle();
   Db* db = std::exchange(db_, nullptr);
   if (dirty_) db->impl_->written(key_, rec_ != nullptr);
   dirty_ = false;
+  stored_ = false;
 }
 
 std::size_t Db::used_memory() const {

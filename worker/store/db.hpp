@@ -140,14 +140,29 @@ class WriteHandle {
   bool created() const { return created_; }
   explicit operator bool() const { return rec_ != nullptr; }  // a value is there
 
-  // The value, for writing: the key counts as changed on release.
+  // The value, for writing: the key counts as changed on release (mut() + changed()).
   types::Object* value();
-  // The value, read only.
-  const types::Object* peek() const;
   template <class T>
   T* as() {
     return static_cast<T*>(value());
   }
+  // The value, writable, WITHOUT counting a change: for a command that learns only by trying
+  // whether it changes anything (SADD of a present member, LINSERT without the pivot), which
+  // calls changed() when it did, so a no-op fires no WATCH, no key_ready and no WAL record,
+  // as in Redis. A change made through it without changed() is lost (an inline value is
+  // edited as a copy).
+  types::Object* mut();
+  template <class T>
+  T* mut_as() {
+    return static_cast<T*>(mut());
+  }
+  void changed() { dirty_ = true; }
+  // The value written through mut() changed its encoding but not its content (SORT converts a
+  // listpack zset, as Redis): it is stored, and nothing is signalled (no WATCH, WAL, wake).
+  void reencoded() { stored_ = true; }
+  // The value, read only (of an inline value: a view into the record, valid while the handle
+  // is open).
+  const types::Object* peek() const;
   // Stores `v` as the key's value (kMissing: creates the key, without TTL). The old value,
   // if any, must have been freed or reused by the caller (an encoding conversion).
   void set(types::Object* v);
@@ -161,11 +176,16 @@ class WriteHandle {
  private:
   friend class Db;
   Db* db_ = nullptr;
+  void settle();
   Record* rec_ = nullptr;
+  // The value object being written: the record's own (kObject), or a heap copy of an inline
+  // value (made by mut(), folded back by release()). Null until known.
+  types::Object* obj_ = nullptr;
   std::string_view key_;  // the caller's key bytes
   std::uint64_t hash_ = 0;
   Open status_ = Open::kMissing;
   bool dirty_ = false;
+  bool stored_ = false;  // reencoded(): store the value even though nothing changed
   bool created_ = false;
 };
 

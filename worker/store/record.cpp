@@ -63,6 +63,9 @@ std::size_t payload_size(const Payload& p) {
     case Enc::kExtStr:
     case Enc::kObject:
       return 8;
+    case Enc::kInline:
+      return p.ptr != nullptr ? types::folded_size(static_cast<const types::Object*>(p.ptr))
+                              : p.bytes.size();
     default:
       return int_width(p.i);
   }
@@ -156,6 +159,13 @@ void Record::write(std::uint8_t* out, Type type, std::string_view key, std::int6
     case Enc::kObject:
       std::memcpy(w, &p.ptr, 8);
       break;
+    case Enc::kInline:
+      if (p.ptr != nullptr) {
+        types::fold_into(static_cast<const types::Object*>(p.ptr), w);
+      } else {
+        std::memmove(w, p.bytes.data(), p.bytes.size());
+      }
+      break;
     default: {
       std::uint64_t u = static_cast<std::uint64_t>(p.i);
       for (unsigned k = 0; k < width; ++k) w[k] = static_cast<std::uint8_t>(u >> (8 * k));
@@ -220,6 +230,9 @@ std::size_t Record::str_len() const {
 }
 
 types::Object* Record::object() const {
+  if (enc() == Enc::kInline) {
+    return reinterpret_cast<types::Object*>(const_cast<std::uint8_t*>(value_ptr()));
+  }
   types::Object* o;
   std::memcpy(&o, value_ptr(), 8);
   return o;
@@ -237,6 +250,9 @@ Payload Record::payload() const {
     p.i = int_value();
   } else if (p.enc == Enc::kEmbStr) {
     p.bytes = str();
+  } else if (p.enc == Enc::kInline) {
+    const types::Object* o = object();
+    p.bytes = {reinterpret_cast<const char*>(o), types::folded_size(o)};
   } else {
     std::memcpy(&p.ptr, value_ptr(), 8);
   }

@@ -9,6 +9,10 @@
 //     kEmbStr   varint length + bytes                     (values up to kEmbedMax bytes)
 //     kExtStr   8-byte pointer to an ExtBuf                (longer values, APPEND/SETRANGE)
 //     kObject   8-byte pointer to a value object           (types::Object, worker/types/)
+//     kInline   a folded value object, no length stored:   (small compact collections)
+//               [u8 type id][u8 enc][u8 1 = kFoldedMark][listpack or intset blob ...]
+//               its size is the blob's own (listpack total bytes, intset header x width) + 3,
+//               at most types::kInlineMax (256); value.hpp draws the folded form
 //     kInt1..8  1..8 little-endian two's-complement bytes  (canonical int64 strings, no text)
 //
 //   ExtBuf (separate allocation): [u64 length][bytes ...]; capacity = mi_usable_size - 8,
@@ -24,6 +28,12 @@
 //   16-byte key + 16-byte value     2+1+16+1+16 = 36 -> 48 B   (32 would need 4 bytes less:
 //                                   ASCII 8-in-7 packing of key and value is the next step)
 //   a TTL adds 8 bytes, often absorbed by bin slack.
+//
+// kInline: a hash of 3 short fields costs one 80 B record instead of a 32 B record + a 16 B
+// object + a 64 B blob (112 B); 4 small integers with a 10-byte key fit a 32 B record
+//   2 hdr + 1 + "iset:12345" 10 + 3 + intset 8 + 4 x 2 = 32 -> 32 B   (was 32 + 16 + 16)
+// Reads see the folded object in place (Entry::object() points into the record); writes go
+// through the write handle, which edits a heap copy and folds it back on release (db.cpp).
 //
 // kEmbedMax (1024): with an 8-byte key, embedding saves 16-32 B at every value length from 45
 // to 4000 B (the 32 B pointer record + the buffer's own rounding), so the limit is not a
@@ -51,7 +61,8 @@ enum class Enc : std::uint8_t {
   kEmbStr = 0,
   kExtStr = 1,
   kObject = 2,
-  kInt1 = 8,  // kInt1 + (n - 1) holds an n-byte integer, n = 1..8
+  kInline = 3,  // a folded value object in the record (types::is_folded)
+  kInt1 = 8,    // kInt1 + (n - 1) holds an n-byte integer, n = 1..8
 };
 
 inline constexpr std::size_t kHeaderBytes = 2;  // hdr + clock
@@ -71,7 +82,8 @@ struct Payload {
   Enc enc = Enc::kEmbStr;  // kEmbStr, kExtStr (ext points to a buffer the record will own),
   std::string_view bytes;  // kInt1 (the width is chosen when building), kObject
   std::int64_t i = 0;
-  void* ptr = nullptr;  // ExtBuf or collection object
+  void* ptr = nullptr;  // ExtBuf or collection object; kInline: an object to fold (or null:
+                        // `bytes` are the folded bytes, copied from another record)
 
   // An int when canonical (unless `detect_int` is false), else emb/ext.
   static Payload of_string(std::string_view v, bool detect_int = true);
@@ -146,10 +158,11 @@ class Record {
   std::string_view key() const;
   bool is_int() const { return enc() >= Enc::kInt1; }
   std::int64_t int_value() const;
-  std::string_view str() const;       // kEmbStr / kExtStr
-  std::size_t str_len() const;        // string form length in any string encoding
-  void* ext_buf() const;              // kExtStr buffer
-  types::Object* object() const;      // kObject value
+  std::string_view str() const;  // kEmbStr / kExtStr
+  std::size_t str_len() const;   // string form length in any string encoding
+  void* ext_buf() const;         // kExtStr buffer
+  bool has_object() const { return enc() == Enc::kObject || enc() == Enc::kInline; }
+  types::Object* object() const;      // kObject value, or kInline's folded object in place
   void set_object(types::Object* o);  // kObject: another object (an encoding conversion)
   void set_ext_buf(void* buf);        // kExtStr: after ext::reserve moved it
   Payload payload() const;            // a view of the value (borrows this record's bytes)

@@ -5,7 +5,19 @@
 //     byte 0   type id    TypeId: which ValueOps table this object answers to
 //     byte 1   encoding   the type's own encoding byte (Redis's robj->encoding), so a type
 //                         has 256 encodings of its own, not the record header's 4 bits
-//     byte 2.. the type's data, drawn in its own folder (worker/types/<type>/)
+//     byte 2.. the type's data, drawn in its own folder (worker/types/<type>/); byte 2 is 0
+//              in every heap object (the types keep it as padding)
+//
+//   folded object: the same value held INSIDE its record (record.hpp, Enc::kInline), for a
+//   compact encoding whose blob is small (at most kInlineMax bytes folded):
+//     byte 0   type id
+//     byte 1   encoding   a compact one (listpack, intset)
+//     byte 2   kFoldedMark (1): tells the type's accessors the blob follows here
+//     byte 3.. the blob (listpack.hpp / intset.hpp bytes), not aligned: read with memcpy
+//   A folded object is read only (reads get a const Object* into the record); a write handle
+//   gives the type a heap copy (ops.copy, which reads either form) and folds the result back
+//   when the handle is released (worker/store/db.cpp). destroy/memory_usage/free_effort are
+//   never called on a folded object: the record owns and counts its bytes.
 //
 // One ValueOps table per type says how to destroy, copy, measure, name, snapshot and (for
 // the RDB codec of a later issue) encode an object. The keyspace never looks inside an
@@ -19,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -74,6 +87,10 @@ struct ValueOps {
   // value with destroy() in one step.
   std::size_t (*release_some)(store::Heap& heap, Object* o, std::size_t budget,
                               bool* done) = nullptr;
+  // The blob of the current encoding when it is one self-contained compact blob (listpack,
+  // intset) that a record may hold folded; empty otherwise. Reads either form. Null: the type
+  // is never folded.
+  std::string_view (*compact_blob)(const Object* o) = nullptr;
 };
 
 // Installs (or, with null, removes) the table of a type id.
@@ -90,5 +107,39 @@ inline const ValueOps& ops_of(const Object* o) {
 // Redis's LAZYFREE_THRESHOLD: values whose free effort is above this are freed by the lazy
 // free queue (when the lazyfree-lazy-* setting of the path says so), not on the spot.
 inline constexpr std::size_t kLazyFreeThreshold = 64;
+
+// ---- folded objects (see the picture above) ---------------------------------------------------
+
+inline constexpr std::uint8_t kFoldedMark = 1;
+inline constexpr std::size_t kFoldedHeader = 3;  // type id, encoding, mark
+// The largest folded object a record holds inline. Every write to an inline value copies it
+// out and back (two copies of at most this many bytes), and the saving is a fixed ~24-40 B
+// (the 16 B object, the 8 B pointer, a block's rounding): past a few hundred bytes the copies
+// cost more than the saving is worth.
+inline constexpr std::size_t kInlineMax = 256;
+
+inline bool is_folded(const Object* o) {
+  return reinterpret_cast<const std::uint8_t*>(o)[2] == kFoldedMark;
+}
+// The blob of a folded object (not aligned).
+inline std::uint8_t* folded_blob(const Object* o) {
+  return const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(o)) + kFoldedHeader;
+}
+// The bytes `o` (either form) takes folded, or 0 when it cannot be (not compact, or over
+// kInlineMax).
+inline std::size_t folded_size(const Object* o) {
+  const ValueOps& ops = ops_of(o);
+  if (ops.compact_blob == nullptr) return 0;
+  const std::size_t n = ops.compact_blob(o).size();
+  return n != 0 && kFoldedHeader + n <= kInlineMax ? kFoldedHeader + n : 0;
+}
+// Writes the folded form of `o` (folded_size(o) bytes) to `out`.
+inline void fold_into(const Object* o, std::uint8_t* out) {
+  const std::string_view blob = ops_of(o).compact_blob(o);
+  out[0] = o->type_id;
+  out[1] = o->enc;
+  out[2] = kFoldedMark;
+  std::memcpy(out + kFoldedHeader, blob.data(), blob.size());
+}
 
 }  // namespace ruvio::types

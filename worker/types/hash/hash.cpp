@@ -300,7 +300,7 @@ Object* ops_copy(store::Heap& heap, const Object* o) {
   void* p = heap.alloc(sizeof(Hash));
   Hash* h = new (p) Hash;
   h->type_id = kTypeHash;
-  h->enc = src->enc;
+  h->enc = src->enc;  // src may be folded: read through lp_of
   if (src->enc == kListpack) {
     h->data = lp_of(src).clone(heap).blob();
     return h;
@@ -438,9 +438,16 @@ Object* ops_load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
 
 }  // namespace
 
+std::string_view ops_compact_blob(const Object* o) {
+  const auto* h = static_cast<const Hash*>(o);
+  if (h->enc != kListpack) return {};
+  const std::span<const std::uint8_t> s = lp_of(h).span();
+  return {reinterpret_cast<const char*>(s.data()), s.size()};
+}
+
 const ValueOps kHashOps = {
     "hash",          store::Type::kHash, ops_destroy, ops_copy, ops_memory,       ops_encoding,
-    ops_free_effort, ops_save,           ops_load,    {},       ops_release_some,
+    ops_free_effort, ops_save,           ops_load,    {},       ops_release_some, ops_compact_blob,
 };
 
 }  // namespace ruvio::types::hash

@@ -7,6 +7,8 @@
 //     enc 1 kHashtable  pointer = a FieldTable (field_table.hpp)
 //   The pointer indirection keeps the object's address fixed across conversions, so the
 //   record never has to be rewritten while a write handle is open.
+//   A small listpack hash is usually held folded in its record instead ([type][enc][1][blob],
+//   value.hpp): readers get it through lp_of(), writers a heap copy from the write handle.
 //
 // Conversion, as Redis 7.0's t_hash.c: a listpack becomes a hashtable when a write brings a
 // field or value longer than hash-max-listpack-value bytes (checked over the command's
@@ -101,8 +103,9 @@ extern const ValueOps kHashOps;
 
 // ---- templates -------------------------------------------------------------------------------
 
+// The listpack of either form (a heap object's blob, or the one folded in a record).
 inline Listpack lp_of(const Hash* h) {
-  return Listpack(static_cast<std::uint8_t*>(h->data));
+  return Listpack(is_folded(h) ? folded_blob(h) : static_cast<std::uint8_t*>(h->data));
 }
 inline FieldTable* ft_of(const Hash* h) {
   return static_cast<FieldTable*>(h->data);

@@ -193,7 +193,9 @@ void destroy(store::Heap& heap, SetObject* s) {
 
 SetObject* clone(store::Heap& heap, const SetObject* s) {
   auto* c = static_cast<SetObject*>(heap.alloc(sizeof(SetObject)));
-  std::memcpy(c, s, sizeof(SetObject));
+  c->type_id = kTypeSet;
+  c->enc = s->enc;  // s may be folded (shorter than a SetObject): no memcpy of it
+  std::memset(c->pad, 0, sizeof c->pad);
   switch (s->enc) {
     case kSetIntset:
       c->data = intset_of(s).clone(heap).blob();
@@ -484,6 +486,16 @@ const ValueOps kSetOps = {
     },
     .rdb = {},
     .release_some = release_some,
+    .compact_blob = [](const Object* o) -> std::string_view {
+      const auto* s = static_cast<const SetObject*>(o);
+      std::span<const std::uint8_t> b;
+      if (s->enc == kSetIntset) {
+        b = set::intset_of(s).span();
+      } else if (s->enc == kSetListpack) {
+        b = set::listpack_of(s).span();
+      }
+      return {reinterpret_cast<const char*>(b.data()), b.size()};
+    },
 };
 
 }  // namespace ruvio::types

@@ -8,6 +8,10 @@
 //     bytes 8..15 data    intset blob (intset.hpp) | listpack blob (listpack.hpp, one entry per
 //                         member, integers stored as integers) | SetHash*
 //
+//   A small intset or listpack set is usually held folded in its record instead
+//   ([type][enc][1][blob], value.hpp): readers reach the blob through intset_of/listpack_of,
+//   writers get a heap copy from the write handle. Byte 2 (pad[0]) is 0 in a heap object.
+//
 //   SetHash (one heap block): a HashTable<SetMemberTraits> of member blocks, its heap, and `mem`,
 //   the
 //     allocator-usable bytes of everything the hashtable encoding owns (this block, the
@@ -125,11 +129,15 @@ SetObject* load(store::Heap& heap, std::uint8_t enc, std::string_view bytes);
 
 // ---- inline templates --------------------------------------------------------------------
 
+// The blob of either form (a heap object's, or the one folded in a record, value.hpp).
+inline std::uint8_t* blob_of(const SetObject* s) {
+  return is_folded(s) ? folded_blob(s) : static_cast<std::uint8_t*>(s->data);
+}
 inline Intset intset_of(const SetObject* s) {
-  return Intset(static_cast<std::uint8_t*>(s->data));
+  return Intset(blob_of(s));
 }
 inline Listpack listpack_of(const SetObject* s) {
-  return Listpack(static_cast<std::uint8_t*>(s->data));
+  return Listpack(blob_of(s));
 }
 inline SetHash* hash_of(const SetObject* s) {
   return static_cast<SetHash*>(s->data);

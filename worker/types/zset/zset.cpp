@@ -39,8 +39,9 @@ std::string_view score_text_g17(double d, char* buf) {
 
 namespace {
 
+// Either form: a heap object's blob or the one folded in a record (value.hpp).
 Listpack lp_of(const ZSet* z) {
-  return Listpack(static_cast<std::uint8_t*>(z->ptr));
+  return Listpack(is_folded(z) ? folded_blob(z) : static_cast<std::uint8_t*>(z->ptr));
 }
 Skiplist* sl_of(const ZSet* z) {
   return static_cast<Skiplist*>(z->ptr);
@@ -582,6 +583,13 @@ const ValueOps kZSetOps = {
       zset_destroy(heap, z);
       *done = true;
       return spent + 1;
+    },
+    // compact_blob: the listpack, folded into the record while small.
+    [](const Object* o) -> std::string_view {
+      const auto* z = static_cast<const ZSet*>(o);
+      if (z->enc != kZListpack) return {};
+      const auto sp = lp_of(z).span();
+      return {reinterpret_cast<const char*>(sp.data()), sp.size()};
     },
 };
 

@@ -8,6 +8,9 @@
 //     bytes 2..7 padding
 //     bytes 8..15 ptr   kZListpack: the listpack blob; kZSkiplist: a Skiplist (its own block)
 //
+//   A small listpack zset is usually held folded in its record instead ([type][enc][1][blob],
+//   value.hpp); pad[0] is 0 in a heap object.
+//
 //   listpack encoding: [member][score][member][score]... in (score, member) order, the score
 //   written as Redis 7.0's d2string does (score_text: an integral score within +-2^62 as an
 //   integer, otherwise "%.17g" text or "inf"/"-inf"), so the blob is byte for byte 7.0's.
