@@ -559,7 +559,8 @@ void Db::set_object(std::string_view key, types::Object* value, const SetOptions
   ++impl_->ev->mutations;
   d.touched(key);
   Payload p;
-  p.enc = types::folded_size(value) != 0 ? Enc::kInline : Enc::kObject;
+  p.bytes = types::foldable_blob(value);
+  p.enc = !p.bytes.empty() ? Enc::kInline : Enc::kObject;
   p.ptr = value;
   std::uint64_t h = d.main.hash(key);
   Table::Ref ref;
@@ -818,7 +819,8 @@ void WriteHandle::settle() {
   }
   Payload p;
   p.ptr = o;
-  if (types::folded_size(o) != 0) {
+  p.bytes = types::foldable_blob(o);
+  if (!p.bytes.empty()) {
     p.enc = Enc::kInline;
   } else if (detached) {
     p.enc = Enc::kObject;

@@ -64,8 +64,7 @@ std::size_t payload_size(const Payload& p) {
     case Enc::kObject:
       return 8;
     case Enc::kInline:
-      return p.ptr != nullptr ? types::folded_size(static_cast<const types::Object*>(p.ptr))
-                              : p.bytes.size();
+      return (p.ptr != nullptr ? types::kFoldedHeader : 0) + p.bytes.size();
     default:
       return int_width(p.i);
   }
@@ -161,7 +160,7 @@ void Record::write(std::uint8_t* out, Type type, std::string_view key, std::int6
       break;
     case Enc::kInline:
       if (p.ptr != nullptr) {
-        types::fold_into(static_cast<const types::Object*>(p.ptr), w);
+        types::fold_into(static_cast<const types::Object*>(p.ptr), p.bytes, w);
       } else {
         std::memmove(w, p.bytes.data(), p.bytes.size());
       }

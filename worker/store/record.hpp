@@ -82,8 +82,9 @@ struct Payload {
   Enc enc = Enc::kEmbStr;  // kEmbStr, kExtStr (ext points to a buffer the record will own),
   std::string_view bytes;  // kInt1 (the width is chosen when building), kObject
   std::int64_t i = 0;
-  void* ptr = nullptr;  // ExtBuf or collection object; kInline: an object to fold (or null:
-                        // `bytes` are the folded bytes, copied from another record)
+  void* ptr = nullptr;  // ExtBuf or collection object; kInline: an object to fold, `bytes`
+                        // its foldable_blob() (or null: `bytes` are the folded bytes of
+                        // another record)
 
   // An int when canonical (unless `detect_int` is false), else emb/ext.
   static Payload of_string(std::string_view v, bool detect_int = true);

@@ -125,17 +125,21 @@ inline bool is_folded(const Object* o) {
 inline std::uint8_t* folded_blob(const Object* o) {
   return const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(o)) + kFoldedHeader;
 }
-// The bytes `o` (either form) takes folded, or 0 when it cannot be (not compact, or over
-// kInlineMax).
-inline std::size_t folded_size(const Object* o) {
+// The blob `o` (either form) would be folded with, or empty when it cannot be (not compact,
+// or over kInlineMax folded).
+inline std::string_view foldable_blob(const Object* o) {
   const ValueOps& ops = ops_of(o);
-  if (ops.compact_blob == nullptr) return 0;
-  const std::size_t n = ops.compact_blob(o).size();
-  return n != 0 && kFoldedHeader + n <= kInlineMax ? kFoldedHeader + n : 0;
+  if (ops.compact_blob == nullptr) return {};
+  const std::string_view b = ops.compact_blob(o);
+  return kFoldedHeader + b.size() <= kInlineMax ? b : std::string_view();
 }
-// Writes the folded form of `o` (folded_size(o) bytes) to `out`.
-inline void fold_into(const Object* o, std::uint8_t* out) {
-  const std::string_view blob = ops_of(o).compact_blob(o);
+// The bytes `o` takes folded, or 0 when it cannot be.
+inline std::size_t folded_size(const Object* o) {
+  const std::size_t n = foldable_blob(o).size();
+  return n != 0 ? kFoldedHeader + n : 0;
+}
+// Writes the folded form of `o` with its `blob` (foldable_blob(o)) to `out`.
+inline void fold_into(const Object* o, std::string_view blob, std::uint8_t* out) {
   out[0] = o->type_id;
   out[1] = o->enc;
   out[2] = kFoldedMark;
