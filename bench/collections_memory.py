@@ -171,10 +171,11 @@ def main():
                 continue
             m = e[kind]
             rows.append([name, kind, m["encoding"], m["idle_vmrss_kib"], m["loaded_vmrss_kib"],
-                         m["delta_kib"], m["bytes_per_key"],
+                         m["delta_kib"], m["bytes_per_key"] if m["dbsize"] > 1 else "",
+                         m["bytes_per_element"],
                          e.get("ratio_ruvio_over_redis", "") if kind == "ruvio" else ""])
     print(common.table(["data set", "server", "encoding", "idle KiB", "loaded KiB",
-                        "above idle KiB", "bytes/key", "Ruvio/Redis"], rows))
+                        "above idle KiB", "bytes/key", "bytes/element", "Ruvio/Redis"], rows))
     if not a.no_write:
         path = common.write_result("collections-memory", {
             "servers": {k: common.server_command(k) for k in servers},

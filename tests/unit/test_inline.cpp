@@ -252,3 +252,39 @@ TEST_CASE("inline: a no-op write changes nothing; set_object folds a small value
   CHECK(b.enc("zr") == Enc::kInline);
   b.exact({"s", "h", "z", "src", "dst", "zd", "zr"});
 }
+
+TEST_CASE("inline: small lists fold too; reads see a one-node view, writes a heap copy") {
+  Bench b;
+  std::vector<std::string> members;
+  std::vector<std::string_view> push = {"rpush", "l:12345"};
+  for (int j = 0; j < 20; ++j) members.push_back("member:" + std::to_string(j));
+  for (const std::string& m : members) push.push_back(m);
+  CHECK(b.run(push) == ":20\r\n");
+  CHECK(b.enc("l:12345") == Enc::kInline);
+  CHECK(b.usage("l:12345") == 256);  // 2 + 1 + 7 + 3 + 217-byte listpack = 230 -> 256 B
+  CHECK(b.run({"object", "encoding", "l:12345"}) == "$9\r\nquicklist\r\n");
+  CHECK(b.run({"llen", "l:12345"}) == ":20\r\n");
+  CHECK(b.run({"lindex", "l:12345", "-1"}) == "$9\r\nmember:19\r\n");
+  CHECK(b.run({"lrange", "l:12345", "1", "2"}) == "*2\r\n$8\r\nmember:1\r\n$8\r\nmember:2\r\n");
+  CHECK(b.run({"lpos", "l:12345", "member:3"}) == ":3\r\n");
+  CHECK(b.run({"sort", "l:12345", "alpha", "limit", "0", "2"}) ==
+        "*2\r\n$8\r\nmember:0\r\n$8\r\nmember:1\r\n");
+  b.exact({"l:12345"});
+
+  // Past the limit it goes behind the pointer; popping brings it back in.
+  CHECK(b.run({"rpush", "l:12345", str(60, 'x')}) == ":21\r\n");
+  CHECK(b.enc("l:12345") == Enc::kObject);
+  CHECK(b.run({"rpop", "l:12345"}) == "$60\r\n" + str(60, 'x') + "\r\n");
+  CHECK(b.enc("l:12345") == Enc::kInline);
+  CHECK(b.run({"lset", "l:12345", "0", "first"}) == "+OK\r\n");
+  CHECK(b.run({"linsert", "l:12345", "before", "nope", "x"}) == ":-1\r\n");
+  CHECK(b.run({"lmove", "l:12345", "l:12345", "left", "right"}) == "$5\r\nfirst\r\n");
+  CHECK(b.run({"lindex", "l:12345", "-1"}) == "$5\r\nfirst\r\n");
+  CHECK(b.run({"copy", "l:12345", "c"}) == ":1\r\n");
+  CHECK(b.enc("c") == Enc::kInline);
+  CHECK(b.run({"lrange", "c", "0", "0"}) == "*1\r\n$8\r\nmember:1\r\n");
+  b.exact({"l:12345", "c"});
+  CHECK(b.run({"ltrim", "c", "5", "1"}) == "+OK\r\n");  // emptied: the key goes
+  CHECK(b.run({"del", "l:12345"}) == ":1\r\n");
+  CHECK(b.used() == b.base);
+}

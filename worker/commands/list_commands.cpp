@@ -90,13 +90,11 @@ bool parse_end(Context& ctx, std::string_view arg, ListEnd& end) {
   return true;
 }
 
-ListObject* list_of(store::Entry e) {
-  return const_cast<ListObject*>(static_cast<const ListObject*>(e.object()));
-}
-
-// A read-only view of a list entry (no write goes through it).
-Quicklist view(Context& ctx, store::Entry e) {
-  return Quicklist(ctx.db().heap(), list_of(e), fill_of(ctx));
+// A read-only view of a list entry (no write goes through it); `scratch` holds the view of a
+// list inline in its record (types::list_view).
+Quicklist view(Context& ctx, store::Entry e, ListObject& scratch) {
+  return Quicklist(ctx.db().heap(), const_cast<ListObject*>(types::list_view(e.object(), scratch)),
+                   fill_of(ctx));
 }
 
 // Replies with entries [first, last] of the list, backwards when `reverse` (from last).
@@ -244,7 +242,8 @@ void lmpop(Context& ctx) {
 void llen(Context& ctx) {
   store::Entry e;
   if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kList, Access::kRead, e)) return;
-  ctx.out.integer(e ? static_cast<std::int64_t>(list_of(e)->count) : 0);
+  ListObject scratch;
+  ctx.out.integer(e ? static_cast<std::int64_t>(types::list_view(e.object(), scratch)->count) : 0);
 }
 
 void lrange(Context& ctx) {
@@ -257,7 +256,8 @@ void lrange(Context& ctx) {
     ctx.out.array(0);
     return;
   }
-  const Quicklist ql = view(ctx, e);
+  ListObject scratch;
+  const Quicklist ql = view(ctx, e, scratch);
   std::uint64_t first;
   std::uint64_t last;
   if (!types::list_range(ql.size(), start, end, first, last)) {
@@ -276,7 +276,8 @@ void lindex(Context& ctx) {
   }
   std::int64_t index;
   if (!parse_long(ctx, ctx.args[2], index)) return;
-  const Quicklist ql = view(ctx, e);
+  ListObject scratch;
+  const Quicklist ql = view(ctx, e, scratch);
   const ListPos p = ql.seek(index);
   if (!p) {
     ctx.out.null();
@@ -325,7 +326,8 @@ void lpos(Context& ctx) {
     }
     return;
   }
-  const Quicklist ql = view(ctx, e);
+  ListObject scratch;
+  const Quicklist ql = view(ctx, e, scratch);
   if (count == -1) {
     std::int64_t found = -1;
     types::list_positions(ql, ctx.args[2], rank, 1, maxlen, [&](std::int64_t i) {

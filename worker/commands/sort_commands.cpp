@@ -179,10 +179,10 @@ void load(Context& ctx, const Entry& e, bool ranged, bool desc, std::int64_t sta
           std::int64_t end, std::vector<SortItem>& items) {
   Listpack::IntBuf buf;
   if (e.type() == Type::kList) {
-    const types::Quicklist ql(
-        ctx.db().heap(),
-        const_cast<types::ListObject*>(static_cast<const types::ListObject*>(e.object())),
-        ctx.shard.config().list_max_listpack_size);
+    types::ListObject scratch;  // the view of a list inline in its record
+    const types::Quicklist ql(ctx.db().heap(),
+                              const_cast<types::ListObject*>(types::list_view(e.object(), scratch)),
+                              ctx.shard.config().list_max_listpack_size);
     auto text = [&](types::ListPos p) { return std::string(ql.lp(p.node).get_str(p.pos, buf)); };
     if (!ranged) {
       for (types::ListPos p = ql.first(); p; p = ql.next(p))
@@ -269,7 +269,8 @@ void sort_generic(Context& ctx, bool readonly) {
       len =
           static_cast<std::int64_t>(types::zset_size(static_cast<const types::ZSet*>(e.object())));
     } else {
-      len = static_cast<std::int64_t>(static_cast<const types::ListObject*>(e.object())->count);
+      types::ListObject scratch;
+      len = static_cast<std::int64_t>(types::list_view(e.object(), scratch)->count);
     }
   }
   std::int64_t start = o.limit_start < 0 ? 0 : o.limit_start;

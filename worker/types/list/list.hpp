@@ -14,6 +14,12 @@ enum class ListEnd : std::uint8_t { kHead, kTail };
 
 void register_list_type();
 
+// A small list (one node, at most kInlineMax bytes folded) is usually held folded in its
+// record: [type id][enc kSmall][1][listpack blob] (value.hpp). Readers take the heap layout
+// through this: `o` itself, or `scratch` filled as a one-node view of the folded blob (read
+// only, valid while the record is unchanged; writers get a heap copy from the write handle).
+const ListObject* list_view(const Object* o, ListObject& scratch);
+
 // Pushes `value` at one end.
 void list_push(Quicklist& ql, ListEnd end, std::string_view value);
 // LINSERT: inserts `value` before or after the first entry equal to `pivot`; false when no

@@ -14,7 +14,8 @@ namespace ruvio::types {
 namespace {
 
 void save(const Object* o, std::string& out) {
-  const auto* l = static_cast<const ListObject*>(o);
+  ListObject scratch;
+  const ListObject* l = list_view(o, scratch);
   const ListNode* nodes = Quicklist::node_array(l);
   for (std::uint32_t i = 0; i < l->nnodes; ++i) {
     const Listpack lp(nodes[i].lp);
@@ -53,7 +54,8 @@ const ValueOps kListOps = {
     store::Type::kList,
     [](store::Heap& heap, Object* o) { Quicklist::destroy(heap, static_cast<ListObject*>(o)); },
     [](store::Heap& heap, const Object* o) -> Object* {
-      return Quicklist::clone(heap, static_cast<const ListObject*>(o));
+      ListObject scratch;
+      return Quicklist::clone(heap, list_view(o, scratch));
     },
     [](const Object* o) { return Quicklist::memory_usage(static_cast<const ListObject*>(o)); },
     // Redis 7.0 names every list "quicklist" (7.2 added "listpack" for small ones).
@@ -66,9 +68,30 @@ const ValueOps kListOps = {
     [](store::Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
       return Quicklist::release_some(heap, static_cast<ListObject*>(o), budget, done);
     },
+    // compact_blob: a one-node list's listpack, folded into the record while small.
+    [](const Object* o) -> std::string_view {
+      ListObject scratch;
+      const ListObject* l = list_view(o, scratch);
+      if (l->enc != ListObject::kSmall || l->nnodes != 1) return {};
+      const auto sp = Listpack(l->one.lp).span();
+      return {reinterpret_cast<const char*>(sp.data()), sp.size()};
+    },
 };
 
 }  // namespace
+
+const ListObject* list_view(const Object* o, ListObject& scratch) {
+  if (!is_folded(o)) return static_cast<const ListObject*>(o);
+  std::memset(&scratch, 0, sizeof scratch);
+  scratch.type_id = kTypeList;
+  scratch.enc = ListObject::kSmall;
+  scratch.nnodes = 1;
+  const Listpack lp(folded_blob(o));
+  scratch.count = lp.count();
+  scratch.one.lp = lp.blob();
+  scratch.one.count = static_cast<std::uint32_t>(scratch.count);
+  return &scratch;
+}
 
 void register_list_type() {
   register_type(kTypeList, &kListOps);
