@@ -288,3 +288,22 @@ TEST_CASE("inline: small lists fold too; reads see a one-node view, writes a hea
   CHECK(b.run({"del", "l:12345"}) == ":1\r\n");
   CHECK(b.used() == b.base);
 }
+
+TEST_CASE("inline: a handle opened with the record's own key bytes outlives the rebuild") {
+  Bench b;
+  CHECK(b.run({"sadd", "s", "1"}) == ":1\r\n");
+  const std::uint64_t watcher = worker::WatchRegistry::watcher(0, 7);
+  b.shard.watch(0, "s", watcher);
+  {
+    const std::string_view k = b.db().peek("s").key();  // bytes inside the record
+    store::WriteHandle h = b.db().open(k, store::Type::kSet, kNow);
+    auto* s = h.mut_as<types::SetObject>();
+    for (int i = 2; i < 40; ++i) CHECK(types::set::add(h.heap(), s, std::to_string(i)));
+    h.changed();  // folded into a record of a larger bin: the old one (and `k`) is freed
+  }
+  CHECK(b.shard.watch_dirty(watcher));  // release() named the key after the rebuild
+  b.shard.unwatch(watcher);
+  CHECK(b.enc("s") == Enc::kInline);
+  CHECK(b.run({"scard", "s"}) == ":39\r\n");
+  b.exact({"s"});
+}

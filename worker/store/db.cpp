@@ -832,6 +832,11 @@ void WriteHandle::settle() {
     Record::rewrite(r, r->expire_at(), r->clock(), p);  // same bin: no allocation
   } else {
     Record* nr = Record::create(d.heap, r->type(), r->key(), r->expire_at(), r->clock(), p);
+    // A caller may have opened the handle with the record's own key bytes (Entry::key()):
+    // release() still names the key after the old record is gone.
+    const auto at = reinterpret_cast<std::uintptr_t>(key_.data());
+    const auto old = reinterpret_cast<std::uintptr_t>(r);
+    if (at >= old && at < old + mi_usable_size(r)) key_ = nr->key();
     d.replaced(d.main.find(key_, hash_), r, nr, hash_, true);
     rec_ = nr;
   }
