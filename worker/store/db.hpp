@@ -126,6 +126,14 @@ enum class Open : std::uint8_t {
 // scope, or release()) counts the mutation for the WAL, invalidates WATCHes and fires
 // key_ready, once, if anything was written. The type code allocates from heap(), so the Db's
 // accounting stays exact. Valid until the Db is next mutated by anything else.
+//
+// Inline values (record.hpp, Enc::kInline): a small compact value lives folded in its record,
+// where nothing may write to it. mut()/value() hand out a heap copy; release() folds the
+// result back into the record (in place when its bin still fits, else a rebuilt record) or,
+// once it is too large or no longer compact, keeps it behind the record's pointer; a large
+// value that shrank under the limit is folded in the same way. So: never write through
+// peek() or Entry::object(), and no pointer from peek() outlives the handle. One handle per
+// key at a time (a second would edit a second copy).
 class WriteHandle {
  public:
   WriteHandle() = default;
@@ -175,8 +183,8 @@ class WriteHandle {
 
  private:
   friend class Db;
+  void settle();  // release(): fold back / store the value written
   Db* db_ = nullptr;
-  void settle();
   Record* rec_ = nullptr;
   // The value object being written: the record's own (kObject), or a heap copy of an inline
   // value (made by mut(), folded back by release()). Null until known.
