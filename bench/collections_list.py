@@ -7,8 +7,12 @@ checked), DBSIZE checked, one second of rest, loaded VmRSS; KiB above idle and t
 Data sets:
   lists20   20,000 lists l:<i> of 20 elements "member:<j>" (j = 0..19), one RPUSH each
   lists1    100,000 one-element lists l:<i> holding "member:<i>"
+  list1m    one list of 1,000,000 elements "member:<j>", list-compress-depth 0 (plain nodes)
+  list1m_d1 the same with list-compress-depth 1 (CONFIG SET on both servers before the load:
+            every node but the two end ones LZF-compressed)
 
 Usage: bench/collections_list.py [--sets lists20,lists1] [--servers redis,ruvio] [--no-write]
+                                 [--out list-memory]
 """
 
 import argparse
@@ -36,11 +40,38 @@ def lists1(port):
     return n
 
 
+def _one_list(port, depth):
+    memory.load_pipelined(
+        port, 1, lambda i: memory._resp(b"CONFIG", b"SET", b"list-compress-depth", b"%d" % depth),
+        lambda i: b"+OK\r\n")
+    per = 1000  # elements per RPUSH: 1,000 commands
+    memory.load_pipelined(
+        port, 1000,
+        lambda i: memory._resp(b"RPUSH", b"biglist", *[b"member:%d" % (i * per + j)
+                                                        for j in range(per)]),
+        lambda i: b":%d\r\n" % ((i + 1) * per))
+    return 1
+
+
+def list1m(port):
+    return _one_list(port, 0)
+
+
+def list1m_d1(port):
+    return _one_list(port, 1)
+
+
 SETS = {
     "lists20": (lists20, "RPUSH l:<i> member:0 .. member:19 for i in 0..19999, pipeline 200; "
                          "every reply checked to be :20, DBSIZE = 20000"),
     "lists1": (lists1, "RPUSH l:<i> member:<i> for i in 0..99999, pipeline 200; every reply "
                        "checked to be :1, DBSIZE = 100000"),
+    "list1m": (list1m, "CONFIG SET list-compress-depth 0; RPUSH biglist of 1,000 elements "
+                       "member:<j> 1,000 times (j = 0..999999), pipeline 200; every reply "
+                       "checked, DBSIZE = 1"),
+    "list1m_d1": (list1m_d1, "CONFIG SET list-compress-depth 1; RPUSH biglist of 1,000 "
+                             "elements member:<j> 1,000 times (j = 0..999999), pipeline 200; "
+                             "every reply checked, DBSIZE = 1"),
 }
 
 
@@ -70,6 +101,7 @@ def main():
     ap.add_argument("--sets", default="lists20,lists1")
     ap.add_argument("--servers", default="redis,ruvio")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", default="list-memory", help="result name (bench/results/<date>-<out>.json)")
     a = ap.parse_args()
     servers = a.servers.split(",")
     os.sched_setaffinity(0, {int(common.CLIENT_CPU)})
@@ -93,9 +125,9 @@ def main():
     print(common.table(["data set", "server", "idle KiB", "loaded KiB", "delta KiB", "DBSIZE",
                         "bytes/key", "Ruvio/Redis"], rows))
     if not a.no_write:
-        path = common.write_result("list-memory", {
+        path = common.write_result(a.out, {
             "servers": {k: common.server_command(k) for k in servers},
-            "command": "bench/collections_list.py --sets " + a.sets,
+            "command": "bench/collections_list.py --sets " + a.sets + " --out " + a.out,
             "rss_method": "VmRSS from /proc/<pid>/status: 0.5 s after start (idle), 1 s after "
                           "the load and the DBSIZE check (loaded); delta = loaded - idle; fresh "
                           "server per data set and server",

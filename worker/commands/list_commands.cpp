@@ -36,6 +36,11 @@ int fill_of(Context& ctx) {
   return ctx.shard.config().list_max_listpack_size;
 }
 
+// A new list takes list-compress-depth as it is now (Redis sets it at creation).
+ListObject* new_list(Context& ctx, store::Heap& heap) {
+  return Quicklist::create(heap, ctx.shard.config().list_compress_depth);
+}
+
 void reply_entry(Context& ctx, const Listpack::Entry& e) {
   if (e.is_int) {
     ctx.out.bulk_int(e.i);
@@ -124,7 +129,7 @@ void push_generic(Context& ctx, ListEnd end, bool only_existing) {
       ctx.out.integer(0);
       return;
     }
-    h.set(Quicklist::create(h.heap()));
+    h.set(new_list(ctx, h.heap()));
   }
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   for (std::size_t j = 2; j < ctx.argc(); ++j) types::list_push(ql, end, ctx.args[j]);
@@ -503,7 +508,7 @@ void move_generic(Context& ctx, std::string_view src, std::string_view dst, List
     if (ql.size() == 0) h.remove();
   }
   store::WriteHandle h = ctx.db().open(dst, Type::kList, ctx.now_ms());
-  if (!h) h.set(Quicklist::create(h.heap()));
+  if (!h) h.set(new_list(ctx, h.heap()));
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   types::list_push(ql, to, moved);
   ctx.out.bulk(moved);
