@@ -389,12 +389,15 @@ void lset(Context& ctx) {
   if (!parse_long(ctx, ctx.args[2], index)) return;
   auto* o = const_cast<ListObject*>(static_cast<const ListObject*>(h.peek()));
   Quicklist ql(h.heap(), o, fill_of(ctx));
-  if (!ql.seek(index)) {
+  // One seek: the position found is the one replaced (marking the key dirty moves nothing).
+  const ListPos p = ql.seek(index);
+  if (!p) {
     ctx.out.error(kOutOfRange);
     return;
   }
   h.value();
-  types::list_set(ql, index, ctx.args[3]);
+  const std::string_view value = ctx.args[3];
+  ql.replace(p, Listpack::Elem(value), value.size());
   ctx.out.ok();
 }
 
