@@ -409,7 +409,7 @@ void Server::housekeeping() {
     }
     db.rehash_step(kRehashBucketsPerTick);
   }
-  if (!frozen) hash_field_expire_step(shard_, now, kHashFieldSweepKeys);
+  if (!frozen) hash_field_expire_step(shard_, now, kHashFieldSweepKeys, executor_.journal());
   if (shard_.lazyfree_pending() > 0 &&
       !uv_is_active(reinterpret_cast<uv_handle_t*>(&lazyfree_timer_))) {
     uv_timer_start(&lazyfree_timer_, on_lazyfree_timer, 0, kLazyFreeIntervalMs);
