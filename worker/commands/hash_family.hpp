@@ -25,7 +25,7 @@ class Journal;
 // the hashes whose earliest field TTL is due from each database's index
 // (types/hash/field_expiry_index.hpp), at most `budget` keys and 10 x `budget` fields a
 // database per tick, deletes their expired fields (logged to `journal` as HDEL) and the keys
-// left empty (lazily, as Redis's dbDelete), without any client touching them. The first
+// left empty (through lazy free, as UNLINK), without any client touching them. The first
 // steps after start also index what the snapshot loaded. Returns the fields removed.
 std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_t budget,
                                    Journal* journal);

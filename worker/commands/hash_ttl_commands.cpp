@@ -373,9 +373,10 @@ std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_
       const std::int64_t next = H::next_field_expire(h);
       w.release();
       // As Redis propagates field expiry: HDEL of the fields (the last one deletes the key on
-      // replay too). The emptied key goes as other server deletions: lazily above the
-      // lazy free threshold (lazyfree-lazy-server-del), not freed inline here.
-      if (empty) db.erase_server(key);
+      // replay too). The emptied key goes through lazy free as UNLINK's do: a value above
+      // the lazy free threshold (a big table emptied by expiry) is freed by the queue in
+      // steps, not inline in this tick.
+      if (empty) db.erase(key, /*lazy=*/true);
       if (n > 0 && journal != nullptr) {
         std::vector<std::string_view> hdel;
         hdel.reserve(n + 2);
