@@ -12,7 +12,7 @@ Data sets:
   fields_nottl  the same 100,000 fields without TTL, both servers (the TTL row's baseline)
 
 Usage: bench/collections_hash.py [--sets hashes3,hash1m,fields_ttl,fields_nottl]
-                                 [--servers redis,ruvio] [--no-write]
+                                 [--servers redis,ruvio] [--no-write] [--out hash-memory]
 """
 
 import argparse
@@ -93,6 +93,8 @@ def main():
     ap.add_argument("--sets", default="hashes3,hash1m,fields_ttl,fields_nottl")
     ap.add_argument("--servers", default="redis,ruvio")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", default="hash-memory",
+                    help="result name (bench/results/<date>-<out>.json)")
     a = ap.parse_args()
     servers = a.servers.split(",")
     os.sched_setaffinity(0, {int(common.CLIENT_CPU)})
@@ -121,8 +123,9 @@ def main():
                          e.get("ratio_ruvio_over_redis", "") if kind == "ruvio" else ""])
     print(common.table(headers, rows))
     if not a.no_write:
-        path = common.write_result("hash-memory", {
+        path = common.write_result(a.out, {
             "servers": {k: common.server_command(k) for k in servers},
+            "command": "bench/collections_hash.py --sets " + a.sets + " --out " + a.out,
             "rss_method": "VmRSS from /proc/<pid>/status: 0.5 s after start (idle), 1 s after "
                           "the load (loaded); delta = loaded - idle; fresh server per data set",
             "data_sets": results})
