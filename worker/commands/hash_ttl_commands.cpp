@@ -132,6 +132,7 @@ void hexpire_generic(Context& ctx, bool ms, bool absolute) {
   store::WriteHandle w = ctx.db().open(key, Type::kHash, ctx.now_ms());
   std::vector<std::string_view> changed;
   bool deleted_key = false;
+  bool indexed = false;  // some field got this TTL: the active expiry's index learns it once
   for (std::size_t i = *first; i < ctx.argc(); ++i) {
     const std::string_view f = ctx.args[i];
     if (deleted_key) {
@@ -163,9 +164,10 @@ void hexpire_generic(Context& ctx, bool ms, bool absolute) {
       continue;
     }
     H::set_field_expire(w.heap(), h, f, at);
-    index_of(ctx.client.db).note(key, at);
+    indexed = true;
     ctx.out.integer(1);
   }
+  if (indexed && !deleted_key) index_of(ctx.client.db).note(key, at);
   if (changed.empty()) return;
   std::vector<std::string_view> effect;
   char abuf[24], nbuf[24];

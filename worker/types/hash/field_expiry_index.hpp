@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -29,7 +30,7 @@ class FieldExpiryIndex {
  public:
   // A field of `key` expires at `at_ms`: the key is queued no later than that.
   void note(std::string_view key, std::int64_t at_ms) {
-    auto it = at_.find(std::string(key));
+    auto it = at_.find(key);  // no allocation when the key is queued already
     if (it != at_.end()) {
       if (it->second <= at_ms) return;
       by_time_.erase({it->second, it->first});
@@ -67,8 +68,13 @@ class FieldExpiryIndex {
   }
 
  private:
+  // Lookups by string_view (C++20 heterogeneous lookup).
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::set<std::pair<std::int64_t, std::string>> by_time_;
-  std::unordered_map<std::string, std::int64_t> at_;
+  std::unordered_map<std::string, std::int64_t, Hash, std::equal_to<>> at_;
 };
 
 }  // namespace ruvio::types::hash
