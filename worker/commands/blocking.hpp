@@ -24,7 +24,7 @@
 // * Inside MULTI a blocking command never parks (as Redis): it runs at once, in the queue.
 //
 // The commands layer has no loop: the server polls next_deadline() with its own timer while
-// someone waits (within 10 ms), and asks take_ready() once per loop turn.
+// someone waits (within 10 ms), and takes the ready keys (take_ready) once per loop turn.
 #pragma once
 
 #include <cstdint>
