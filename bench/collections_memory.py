@@ -11,6 +11,9 @@ ratio Ruvio / Redis. redis-server runs with its compiled defaults (hash-max-list
 Data sets (name: what is loaded):
   lists20       20,000 lists l:<i> of 20 elements member:0..19, one RPUSH each
   lists1        100,000 one-element lists l:<i> holding member:<i>
+  list1m        one list of 1,000,000 elements member:<j>, list-compress-depth 0 (plain nodes)
+  list1m_d1     the same with list-compress-depth 1 (CONFIG SET on both servers before the
+                load: every node but the two end ones LZF-compressed)
   hashes3       50,000 hashes h:<i> of 3 fields field:1..3 = value:1..3 (listpack)
   hash1m        one hash of 1,000,000 fields f:<i> = v:<i> (hashtable)
   fields_ttl    100,000 fields of one hash, each with a TTL (HPEXPIRE, one per field):
@@ -25,6 +28,7 @@ Data sets (name: what is loaded):
 
 Usage: bench/collections_memory.py [--sets NAME,...] [--types list,hash,set,zset]
                             [--servers redis,ruvio] [--no-write]
+                            [--out collections-memory]
 Writes bench/results/<date>-collections-memory.json (the per-type scripts' JSON files of
 earlier runs stay as history). Not named collections.py: the script's folder comes first on
 sys.path, so that name would shadow the standard library's collections module.
@@ -55,6 +59,17 @@ def batched(n_total, batch, make_one, head):
     return pushes(n_total // batch, make, lambda j: b":%d\r\n" % batch)
 
 
+def one_list(depth):
+    """One list of 1,000,000 elements, 1,000 per RPUSH, after CONFIG SET list-compress-depth."""
+    def load(port):
+        pushes(1, lambda i: _resp(b"CONFIG", b"SET", b"list-compress-depth", b"%d" % depth),
+               lambda i: b"+OK\r\n")(port)
+        pushes(1000, lambda j: _resp(b"RPUSH", b"biglist",
+                                     *[b"member:%d" % (j * 1000 + k) for k in range(1000)]),
+               lambda j: b":%d\r\n" % ((j + 1) * 1000))(port)
+    return load
+
+
 def with_ttls(port):
     pushes(100_000, lambda i: _resp(b"HSET", b"t", b"f:%d" % i, b"v:%d" % i),
            lambda i: b":1\r\n")(port)
@@ -73,6 +88,11 @@ SETS = {
     "lists1": ("list", pushes(100_000, lambda i: _resp(b"RPUSH", b"l:%d" % i, b"member:%d" % i),
                               lambda i: b":1\r\n"),
                100_000, b"l:7", 1, BOTH, "RPUSH l:<i> member:<i>, i < 100,000"),
+    "list1m": ("list", one_list(0), 1, b"biglist", 1_000_000, BOTH,
+               "CONFIG SET list-compress-depth 0; 1,000 x RPUSH biglist member:<j> (1,000 each)"),
+    "list1m_d1": ("list", one_list(1), 1, b"biglist", 1_000_000, BOTH,
+                  "CONFIG SET list-compress-depth 1; 1,000 x RPUSH biglist member:<j> "
+                  "(1,000 each)"),
     "hashes3": ("hash", pushes(50_000, lambda i: _resp(b"HSET", b"h:%d" % i, b"field:1",
                                                        b"value:1", b"field:2", b"value:2",
                                                        b"field:3", b"value:3"),
@@ -147,6 +167,8 @@ def main():
     ap.add_argument("--types", default="list,hash,set,zset")
     ap.add_argument("--servers", default="redis,ruvio")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", default="collections-memory",
+                    help="result name (bench/results/<date>-<out>.json), e.g. for a subset")
     a = ap.parse_args()
     servers = a.servers.split(",")
     types = a.types.split(",")
@@ -177,7 +199,7 @@ def main():
     print(common.table(["data set", "server", "encoding", "idle KiB", "loaded KiB",
                         "above idle KiB", "bytes/key", "bytes/element", "Ruvio/Redis"], rows))
     if not a.no_write:
-        path = common.write_result("collections-memory", {
+        path = common.write_result(a.out, {
             "servers": {k: common.server_command(k) for k in servers},
             "command": "bench/collections_memory.py " + " ".join(sys.argv[1:]),
             "pipeline": 200,

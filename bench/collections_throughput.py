@@ -18,9 +18,13 @@ figure; for the two-command rows the sum of the two processes') is reported besi
 Each figure is the median over the rounds. The CPU time everything else on the machine used
 meanwhile is recorded per test; the script warns when it exceeds 0.15 CPU in any test.
 
-Rows with two commands (SPOP+SADD, LINSERT+LREM) run two redis-benchmark processes at once,
-25 clients and half the requests each, so the data size stays bounded: SPOP's set holds at
-least as many members as the SPOP process sends requests; LREM removes what LINSERT adds.
+SPOP+SADD runs two redis-benchmark processes at once, 25 clients and half the requests each,
+so the data size stays bounded (SPOP's set holds at least as many members as the SPOP process
+sends requests). LINSERT+LREM must stay in step (two racing processes let the list length and
+the pivot's depth drift, so that row was not a steady measurement): it runs bench/pair_client.py
+instead, 50 clients each on its own 100-element list lp:<client>, every pipeline of 16 being 8
+pairs of LINSERT lp:<c> BEFORE e:000000000050 x then LREM lp:<c> 1 x (replies checked to be
+:101 and :1), so every list is back to 100 elements after each pipeline.
 
 Usage: bench/collections_throughput.py [--rounds 3] [--requests 300000]
                                        [--servers redis,ruvio] [--rows LPUSH,HGET]
@@ -162,12 +166,25 @@ def still_llen(n):
     return check
 
 
-def linsert_lrem_after(port, requests):
-    n = call_int(port, b"LLEN", b"l100")
-    if not 100 <= n <= 100 + requests // 2:
-        raise RuntimeError(f"LLEN l100 after LINSERT+LREM: {n}")
-    expect("LPOS pivot", _call(port, b"LPOS", b"l100", b"e:000000000050").startswith(b":"),
-           True)
+class Pair(tuple):
+    """A row command run by bench/pair_client.py: (cmd1, reply1, cmd2, reply2), `__client__`
+    in the commands being the client's number."""
+
+
+PAIR_CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pair_client.py")
+
+
+def lists_per_client(port, requests):
+    for c in range(CLIENTS):
+        reply = _call(port, b"RPUSH", b"lp:%d" % c, *[b"e:%012d" % j for j in range(100)])
+        expect(f"RPUSH lp:{c}", reply, b":100\r\n")
+    expect("DBSIZE", dbsize(port), CLIENTS)
+
+
+def lists_per_client_after(port, requests):
+    expect("DBSIZE after", dbsize(port), CLIENTS)
+    for c in range(CLIENTS):
+        expect(f"LLEN lp:{c} after", call_int(port, b"LLEN", b"lp:%d" % c), 100)
 
 
 def hlen10(port, requests):
@@ -198,8 +215,9 @@ ROWS = [
     ("LINDEX (20)", lists20, [(KEYS, "LINDEX list:__rand_int__ 10")], still_keys),
     ("LPOS (100)", list100, [(100, "LPOS l100 e:__rand_int__")], still_llen(100)),
     ("LSET (100)", list100, [(100, "LSET l100 50 x")], still_llen(100)),
-    ("LINSERT+LREM (100)", list100, [(100, "LINSERT l100 BEFORE e:000000000050 x"),
-                                     (100, "LREM l100 1 x")], linsert_lrem_after),
+    ("LINSERT+LREM (100)", lists_per_client,
+     [(CLIENTS, Pair(("LINSERT lp:__client__ BEFORE e:000000000050 x", ":101",
+                      "LREM lp:__client__ 1 x", ":1")))], lists_per_client_after),
     ("LMOVE rotate (100)", list100, [(100, "LMOVE l100 l100 LEFT RIGHT")], still_llen(100)),
     ("HSET (10 fields)", hashes10, [(KEYS, "HSET hash:__rand_int__ f:5 w")], hlen10),
     ("HGET (10 fields)", hashes10, [(KEYS, "HGET hash:__rand_int__ f:5")], hlen10),
@@ -220,6 +238,10 @@ ROWS = [
 
 
 def bench_command(port, requests, keyspace, command, clients):
+    if isinstance(command, Pair):
+        return ["taskset", "-c", common.CLIENT_CPU, "/usr/bin/python3", PAIR_CLIENT, "-p",
+                str(port), "-c", str(clients), "-P", str(PIPELINE), "-n", str(requests),
+                "--reply1", command[1], "--reply2", command[3], command[0], command[2]]
     return ["taskset", "-c", common.CLIENT_CPU, "redis-benchmark", "-p", str(port),
             "-c", str(clients), "-P", str(PIPELINE), "-n", str(requests), "-r", str(keyspace),
             "--csv", *command.split()]
@@ -245,7 +267,7 @@ def server_cpu_ns(pid):
 
 def probe(port, command):
     """The reply type of one request of `command` (redis-cli --no-raw's formatting)."""
-    args = command.replace("__rand_int__", PROBE_RAND).split()
+    args = command.replace("__rand_int__", PROBE_RAND).replace("__client__", "7").split()
     out = subprocess.run(["redis-cli", "--no-raw", "-p", str(port), *args], check=True,
                          capture_output=True, text=True).stdout.strip()
     if out.startswith("(error)"):
@@ -275,7 +297,7 @@ def run_test(port, pid, requests, cmds):
     rps = 0.0
     for p, (out, err) in zip(procs, outs):
         if p.returncode != 0 or "error" in (out + err).lower():
-            raise RuntimeError(f"redis-benchmark failed or saw errors:\n{out}\n{err}")
+            raise RuntimeError(f"benchmark client failed or saw errors:\n{out}\n{err}")
         rows = [r for r in csv.reader(io.StringIO(out)) if r and r[0] != "test"]
         if len(rows) != 1:
             raise RuntimeError(f"unexpected redis-benchmark output:\n{out}")
@@ -300,7 +322,9 @@ def run_server(kind, requests, rows):
                 out[name] = {"unsupported": str(e)[:200]}
                 print(f"  {kind:5} {name:28} not supported by this build", file=sys.stderr)
                 continue
-            probes = [probe(srv.port, c) for _, c in cmds]
+            # A pair's two halves in order (LINSERT then LREM: the data is unchanged).
+            probes = [probe(srv.port, c) for _, cmd in cmds
+                      for c in (cmd[::2] if isinstance(cmd, Pair) else [cmd])]
             if any(p.startswith("error") for p in probes):
                 raise RuntimeError(f"{kind} {name}: probe replied {probes}")
             load_and_probe_changed = name.startswith(("LPOP", "SPOP"))

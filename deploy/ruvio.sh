@@ -21,6 +21,8 @@ PACKAGES=(
   clang-format
   # libFuzzer runtime for the fuzz targets (tests/fuzz), built and run by tests/source
   libclang-rt-14-dev
+  # LZF compression of inner list nodes (list-compress-depth, issue 9)
+  liblzf-dev
 )
 
 as_root() {

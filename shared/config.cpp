@@ -320,7 +320,7 @@ const std::array<OptionSpec, 38> kOptions = {{
      apply_int<&Config::list_max_listpack_size, std::numeric_limits<int>::min()>},
     {"list-max-ziplist-size", "N", "alias of list-max-listpack-size",
      apply_int<&Config::list_max_listpack_size, std::numeric_limits<int>::min()>},
-    {"list-compress-depth", "N", "list nodes left uncompressed at each end (accepted, not applied)",
+    {"list-compress-depth", "N", "list nodes left uncompressed at each end (LZF of inner nodes)",
      apply_int<&Config::list_compress_depth, 0>},
 }};
 

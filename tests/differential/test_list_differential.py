@@ -2,7 +2,8 @@
 neighbours goes to Ruvio and to redis-server 7.0.15; every reply must be byte-identical.
 Runs at 1 worker and through the proxy port of a 2-worker Ruvio (there, LMOVE, RPOPLPUSH
 and LMPOP whose keys have different owners must answer CROSSSLOT and are not sent to
-redis-server).
+redis-server), and at 1 worker with list-compress-depth 1 and 2 on both servers (the stream's
+CONFIG SET of 1- and 2-entry nodes makes chains long enough for inner nodes to compress).
 
 Env: RUVIO_DIFF_SEED (printed; replays a run), RUVIO_LIST_DIFF_COMMANDS (default 20000).
 """
@@ -54,9 +55,10 @@ class ListRun(td.DiffRun):
         return len(owners) > 1
 
 
-def run_list_differential(seed, count, workers):
-    with harness.Server(kind="redis") as ref:
-        cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
+def run_list_differential(seed, count, workers, depth=0):
+    both = ["--list-compress-depth", str(depth)] if depth else []
+    with harness.Server(kind="redis", args=both) as ref:
+        cand = harness.Server(kind="ruvio", args=["--workers", str(workers), *both])
         if workers > 1:
             harness.wait_mesh_up(cand.port, workers)
         with cand:
@@ -68,14 +70,15 @@ def run_list_differential(seed, count, workers):
 
 
 class ListDifferentialTest(unittest.TestCase):
-    def _run(self, workers):
+    def _run(self, workers, depth=0):
         if not os.path.exists(harness.RUVIO_BIN):
             self.skipTest(f"{harness.RUVIO_BIN} not built")
         seed = td._seed()
         count = int(os.environ.get("RUVIO_LIST_DIFF_COMMANDS", "20000"))
-        print(f"\nlist differential, {workers} worker(s): seed={seed}", file=sys.stderr)
-        stats = run_list_differential(seed, count, workers)
-        print(f"list differential, {workers} worker(s): seed={seed} {stats}", file=sys.stderr)
+        what = f"{workers} worker(s), list-compress-depth {depth}"
+        print(f"\nlist differential, {what}: seed={seed}", file=sys.stderr)
+        stats = run_list_differential(seed, count, workers, depth)
+        print(f"list differential, {what}: seed={seed} {stats}", file=sys.stderr)
         self.assertGreaterEqual(stats["sent"], count)
         self.assertGreater(stats["resp3"], 0)
         self.assertGreater(stats["pipelined"], 0)
@@ -87,6 +90,12 @@ class ListDifferentialTest(unittest.TestCase):
         owners = {harness.key_owner(k) for k in gen_list.LIST_KEYS}
         self.assertEqual(owners, {0, 1})  # the list keys live on both workers
         self._run(2)
+
+    def test_list_against_redis_compress_depth_1(self):
+        self._run(1, depth=1)
+
+    def test_list_against_redis_compress_depth_2(self):
+        self._run(1, depth=2)
 
 
 if __name__ == "__main__":

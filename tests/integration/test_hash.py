@@ -1,7 +1,8 @@
 """Hashes: exact replies of HSET … HSCAN and their bad-input errors (also asserted against
 redis-server 7.0.15 itself), OBJECT ENCODING at the thresholds, and the Redis 7.4 field-TTL
 commands (Ruvio only: 7.0 lacks them; the expected replies are 7.4's documented ones),
-including active expiry of fields nobody touches and recovery after SIGKILL."""
+including active expiry of fields nobody touches (also of a snapshot's, and logged to the
+WAL as HDEL) and recovery after SIGKILL."""
 
 import os
 import shutil
@@ -293,6 +294,41 @@ class HashDurability(unittest.TestCase):
         r = srv.client(decode_responses=True)
         self.assertEqual(self.state(r), want)
         self.assertEqual(r.execute_command("HPEXPIRETIME", "ttl", "FIELDS", "1", "a"), want_at)
+        r.close()
+
+    def wal_bytes(self):
+        out = b""
+        for root, _, files in os.walk(self.tmp):
+            for f in files:
+                if "snapshot" not in f:
+                    with open(os.path.join(root, f), "rb") as fh:
+                        out += fh.read()
+        return out
+
+    def test_snapshot_loaded_fields_expire_and_hdel_is_logged(self):
+        srv = self.start()
+        r = srv.client()
+        r.hset("snap", mapping={"gone": "1", "stay": "2"})
+        r.execute_command("HPEXPIRE", "snap", 1500, "FIELDS", 1, "gone")
+        r.hset("wal", mapping={"w1": "1"})
+        r.execute_command("HPEXPIRE", "wal", 200, "FIELDS", 1, "w1")
+        r.execute_command("BGSAVE")
+        self.assertTrue(itest.wait_for(
+            lambda: r.info("persistence").get("rdb_bgsave_in_progress") == 0, timeout=10))
+        # "wal" empties by active expiry: its field is logged as HDEL, the key goes.
+        self.assertTrue(itest.wait_for(lambda: r.dbsize() == 1, timeout=5.0))
+        self.assertIn(b"HDEL", self.wal_bytes())
+        r.close()
+        for p in srv.worker_pids():
+            os.kill(p, signal.SIGKILL)
+        srv.stop(signal.SIGKILL)
+        srv = self.start()
+        r = srv.client()
+        # From the snapshot, untouched: only the index seeded at start expires "gone".
+        before = r.memory_usage("snap")
+        self.assertTrue(itest.wait_for(lambda: r.memory_usage("snap") < before, timeout=5.0))
+        self.assertEqual(r.hgetall("snap"), {b"stay": b"2"})
+        self.assertEqual(r.exists("wal"), 0)
         r.close()
 
 

@@ -2,7 +2,9 @@
 lists span many quicklist nodes, pops with counts, LSET, LINSERT, LREM, LTRIM, LMOVE,
 RPOPLPUSH, LMPOP, the blocking forms, DEL, EXPIRE) goes to Ruvio and to a redis-server; Ruvio is killed with
 SIGKILL (WAL alone, then snapshot + WAL) and restarted on its data dir, and every list must
-read back exactly as on redis-server, TTLs included."""
+read back exactly as on redis-server, TTLs included. ListDurabilityCompressed runs the same with
+list-compress-depth 1 on both servers (inner nodes LZF-compressed; the snapshot stores them
+plain with the depth, the load compresses them again)."""
 
 import os
 import random
@@ -66,6 +68,8 @@ def ops(seed, n):
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class ListDurability(unittest.TestCase):
+    DEPTH = 0  # list-compress-depth of both servers
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="ruvio-list-dur-")
         self.dir = os.path.join(self.tmp, "data")
@@ -80,6 +84,8 @@ class ListDurability(unittest.TestCase):
     def start(self, kind="ruvio"):
         args = (["--dir", self.dir, "--durability", "always", "--workers", "1",
                  "--alloc-trace", "off"] if kind == "ruvio" else [])
+        if self.DEPTH:
+            args += ["--list-compress-depth", str(self.DEPTH)]
         srv = harness.Server(kind=kind, args=args)
         self.servers.append(srv)
         return srv
@@ -141,6 +147,10 @@ class ListDurability(unittest.TestCase):
                          b"quicklist" if rr.exists(KEYS[0]) else None)
         r.close()
         rr.close()
+
+
+class ListDurabilityCompressed(ListDurability):
+    DEPTH = 1
 
 
 if __name__ == "__main__":

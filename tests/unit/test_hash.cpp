@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "worker/store/db.hpp"
+#include "worker/types/hash/field_expiry_index.hpp"
 #include "worker/types/hash/hash.hpp"
 
 using namespace ruvio;
@@ -243,4 +244,27 @@ TEST_CASE("hash: a hashtable moved to another Db allocates and frees from that D
   b.erase("h");
   CHECK(b.used_memory() <= b_before + 64 * 1024);  // only b's own (shrinking) table remains
   CHECK(a.used_memory() <= a_before - usage);
+}
+
+TEST_CASE("hash field expiry index: earliest first, lowered only, bounded takes, swap") {
+  ruvio::types::hash::FieldExpiryIndex idx;
+  std::vector<std::string> due;
+  idx.note("a", 300);
+  idx.note("b", 100);
+  idx.note("a", 500);  // later: the queued (lower) time stays
+  idx.note("c", 200);
+  idx.note("a", 50);  // earlier: requeued
+  CHECK(idx.size() == 3);
+  CHECK(idx.next() == 50);
+  idx.take_due(100, 10, due);  // due once the clock passes the time
+  CHECK(due == std::vector<std::string>{"a"});
+  idx.take_due(1000, 1, due);
+  CHECK(due == std::vector<std::string>{"b"});
+  ruvio::types::hash::FieldExpiryIndex other;
+  other.swap(idx);
+  CHECK(idx.empty());
+  CHECK(idx.next() == INT64_MAX);
+  other.take_due(1000, 10, due);
+  CHECK(due == std::vector<std::string>{"c"});
+  CHECK(other.empty());
 }

@@ -1,5 +1,6 @@
 // The blocking framework's bookkeeping (worker/commands/blocking.hpp): timeouts as Redis
-// parses them, waiters in blocking order, key_ready only for waited-on keys, FIFO checks,
+// parses them, waiters in blocking order per key, ready keys queued once and in order,
+// key_ready only for waited-on keys, FIFO checks (by the type waited for), due waiters,
 // CLIENT UNBLOCK and stale waiters; and the Shard listening to its keyspace while a client
 // waits (a push through the write handle marks the key ready).
 #include <doctest/doctest.h>
@@ -38,19 +39,37 @@ TEST_CASE("blocking: waiters, readiness, FIFO, unblock, stale") {
   b.add(3, 1, b_only, 4000);
   CHECK(b.size() == 3);
   CHECK(b.next_deadline() == 4000);
+  std::vector<Blocking::ReadyKey> ready;
   b.key_ready(0, "zzz");
-  CHECK(!b.take_ready());
+  CHECK(!b.has_ready());
   b.key_ready(2, "b");  // nobody waits in db 2
-  CHECK(!b.take_ready());
+  CHECK(!b.has_ready());
   b.key_ready(0, "b");
-  CHECK(b.take_ready());
-  CHECK(!b.take_ready());  // taken once
+  b.key_ready(0, "a");
+  b.key_ready(0, "b");  // queued once
+  CHECK(b.has_ready());
+  b.take_ready(ready);
+  REQUIRE(ready.size() == 2);
+  CHECK(ready[0].key == "b");
+  CHECK(ready[1].key == "a");
+  CHECK(!b.has_ready());  // taken once
+  // Each key's waiters in blocking order.
+  CHECK(*b.waiting_on(0, "b") == std::vector<std::uint64_t>{1, 2});
+  CHECK(*b.waiting_on(0, "a") == std::vector<std::uint64_t>{1});
+  CHECK(b.waiting_on(0, "zzz") == nullptr);
   // FIFO: 2 waits behind 1 on "b"; 1 is first; a newcomer is behind both.
   CHECK(!b.earlier_waiter(1, 0, "b"));
   CHECK(b.earlier_waiter(2, 0, "b"));
   CHECK(b.earlier_waiter(99, 0, "b"));
   CHECK(!b.earlier_waiter(99, 0, "c"));
   CHECK(!b.earlier_waiter(3, 1, "b"));  // other db
+  // A waiter for another type is not "earlier" for a list waiter.
+  b.add(50, 4, b_only, 0, ruvio::store::Type::kZSet);
+  b.add(51, 4, b_only, 0);
+  CHECK(!b.earlier_waiter(51, 4, "b"));
+  CHECK(b.earlier_waiter(99, 4, "b", ruvio::store::Type::kZSet));
+  CHECK(b.remove(50));
+  CHECK(b.remove(51));
   // CLIENT UNBLOCK by client id (the low 48 bits of the token).
   const std::uint64_t remote = (std::uint64_t{1} << 48) | 77;
   b.add(remote, 0, ab, 0);
@@ -70,11 +89,15 @@ TEST_CASE("blocking: waiters, readiness, FIFO, unblock, stale") {
   CHECK(!b.remove(1));
   CHECK(b.remove(2));
   b.key_ready(0, "a");
-  CHECK(b.take_ready());  // `remote` still waits on "a"
-  b.drop_stale(2);        // its deadline (1) is past
+  CHECK(b.has_ready());  // `remote` still waits on "a"
+  b.take_ready(ready);
+  std::vector<std::uint64_t> due;
+  b.due(1, due);
+  CHECK(due == std::vector<std::uint64_t>{remote});
+  b.drop_stale(2);  // its deadline (1) is past
   CHECK(b.find(remote) == nullptr);
   b.key_ready(0, "a");
-  CHECK(!b.take_ready());
+  CHECK(!b.has_ready());
   CHECK(b.remove(3));
   CHECK(b.empty());
 }
@@ -90,14 +113,16 @@ TEST_CASE("blocking: the shard listens while a client waits; a push marks the ke
     types::Quicklist ql(h.heap(), h.as<types::ListObject>(), -2);
     types::list_push(ql, types::ListEnd::kTail, "x");
   };
+  std::vector<Blocking::ReadyKey> ready;
   push("q");
-  CHECK(!shard.blocking().take_ready());  // nobody waited
+  CHECK(!shard.blocking().has_ready());  // nobody waited
   shard.block(7, 0, keys, 0);
   push("other");
-  CHECK(!shard.blocking().take_ready());
+  CHECK(!shard.blocking().has_ready());
   push("q");
-  CHECK(shard.blocking().take_ready());
+  CHECK(shard.blocking().has_ready());
+  shard.blocking().take_ready(ready);
   shard.unblock(7);
   push("q");
-  CHECK(!shard.blocking().take_ready());
+  CHECK(!shard.blocking().has_ready());
 }

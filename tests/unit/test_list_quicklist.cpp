@@ -10,30 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/list_items.hpp"
 #include "worker/types/list/list.hpp"
 #include "worker/types/list/quicklist.hpp"
 #include "worker/types/value.hpp"
 
 using ruvio::store::Heap;
 using namespace ruvio::types;
+using namespace ruvio::types::testing;
 
 namespace {
-
-std::string text(const Listpack::Entry& e) {
-  return e.is_int ? std::to_string(e.i) : std::string(e.str);
-}
-
-std::vector<std::string> items(const Quicklist& ql) {
-  std::vector<std::string> out;
-  for (ListPos p = ql.first(); p; p = ql.next(p)) out.push_back(text(ql.get(p)));
-  return out;
-}
-
-std::vector<std::string> items_backwards(const Quicklist& ql) {
-  std::vector<std::string> out;
-  for (ListPos p = ql.last(); p; p = ql.prev(p)) out.insert(out.begin(), text(ql.get(p)));
-  return out;
-}
 
 // Every structural invariant: counts add up, no node empty, no node past the limit unless it
 // holds a single entry, the encoding byte matches the node count, the heap counts exactly the

@@ -1,5 +1,6 @@
 #include "worker/commands/blocking.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -95,15 +96,18 @@ std::string Blocking::slot_key(int db, std::string_view key) {
 }
 
 void Blocking::add(std::uint64_t token, int db, std::span<const std::string_view> keys,
-                   std::int64_t deadline_ms) {
+                   std::int64_t deadline_ms, store::Type type) {
   remove(token);
   Waiter& w = waiters_[token];
   w.db = db;
   w.seq = next_seq_++;
   w.deadline_ms = deadline_ms;
+  w.type = type;
   for (std::string_view k : keys) {
     w.keys.emplace_back(k);
-    ++keys_[slot_key(db, k)];
+    std::vector<std::uint64_t>& q = keys_[slot_key(db, k)];
+    // BLPOP k k waits once on k.
+    if (q.empty() || q.back() != token) q.push_back(token);
   }
 }
 
@@ -112,27 +116,46 @@ bool Blocking::remove(std::uint64_t token) {
   if (it == waiters_.end()) return false;
   for (const std::string& k : it->second.keys) {
     auto kit = keys_.find(slot_key(it->second.db, k));
-    if (kit != keys_.end() && --kit->second == 0) keys_.erase(kit);
+    if (kit == keys_.end()) continue;
+    std::erase(kit->second, token);
+    if (kit->second.empty()) keys_.erase(kit);
   }
   waiters_.erase(it);
   return true;
 }
 
 void Blocking::key_ready(int db, std::string_view key) {
-  if (!ready_ && keys_.count(slot_key(db, key)) != 0) ready_ = true;
+  if (keys_.count(slot_key(db, key)) == 0) return;
+  for (const ReadyKey& r : ready_) {
+    if (r.db == db && r.key == key) return;
+  }
+  ready_.push_back({db, std::string(key)});
 }
 
-bool Blocking::earlier_waiter(std::uint64_t token, int db, std::string_view key) const {
-  if (keys_.count(slot_key(db, key)) == 0) return false;
-  const Waiter* self = find(token);
-  const std::uint64_t mine = self != nullptr ? self->seq : UINT64_MAX;
-  for (const auto& [t, w] : waiters_) {
-    if (w.seq >= mine || w.db != db) continue;
-    for (const std::string& k : w.keys) {
-      if (k == key) return true;
-    }
+const std::vector<std::uint64_t>* Blocking::waiting_on(int db, std::string_view key) const {
+  auto it = keys_.find(slot_key(db, key));
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+bool Blocking::earlier_waiter(std::uint64_t token, int db, std::string_view key,
+                              store::Type type) const {
+  const std::vector<std::uint64_t>* q = waiting_on(db, key);
+  if (q == nullptr) return false;
+  for (std::uint64_t t : *q) {
+    if (t == token) return false;
+    if (waiters_.at(t).type == type) return true;
   }
   return false;
+}
+
+void Blocking::due(std::int64_t now_ms, std::vector<std::uint64_t>& out) const {
+  out.clear();
+  for (const auto& [t, w] : waiters_) {
+    if (w.deadline_ms != 0 && w.deadline_ms <= now_ms) out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(), [this](std::uint64_t a, std::uint64_t b) {
+    return waiters_.at(a).seq < waiters_.at(b).seq;
+  });
 }
 
 bool Blocking::unblock_client(std::uint64_t id, bool error) {

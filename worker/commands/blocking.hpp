@@ -9,18 +9,22 @@
 // * A waiter is a client token (origin worker, client id: the WATCH token) with its db, the
 //   keys it waits on (the command's first key spec: BLMOVE waits on its source only) and an
 //   absolute deadline (0 = forever). It is added the first time its command parks.
-// * A write handle's key_ready on one of those keys (a push, a move into it, a command of an
-//   EXEC, a forwarded write) sets `ready`; a deadline passing does the same. The server then
-//   runs the parked commands again in parking order — Redis 7's FIFO: the client that
-//   blocked first is served first, the others find the data gone and park again, behind in
-//   the same order.
+// * Each waited-on key has its waiters in blocking order (Redis 7's FIFO). A write handle's
+//   key_ready on one of those keys (a push, a move into it, a command of an EXEC, a forwarded
+//   write) queues the key as ready. The server then serves the key as Redis's
+//   handleClientsBlockedOnKeys does: its waiters in order, each one's parked command run
+//   again only while the key holds a value of the type that waiter waits for; it stops at the
+//   first waiter that finds the key empty (the others are not touched: the cost of a push is
+//   the clients it serves, not the clients parked). A waiter of another type is passed over
+//   (Redis rotates it to the tail; here it keeps its place). A deadline passing resumes just
+//   the waiters that are due.
 // * A command run again after its deadline is not parked: it runs, finds nothing and answers
 //   the timeout reply (timed_out() tells the handler so). A served, timed-out, refused (bad
 //   timeout, WRONGTYPE) or disconnected client leaves the table.
 // * Inside MULTI a blocking command never parks (as Redis): it runs at once, in the queue.
 //
 // The commands layer has no loop: the server polls next_deadline() with its own timer while
-// someone waits (within 10 ms), and asks take_ready() once per loop turn.
+// someone waits (within 10 ms), and takes the ready keys (take_ready) once per loop turn.
 #pragma once
 
 #include <cstdint>
@@ -61,10 +65,15 @@ class Blocking {
  public:
   struct Waiter {
     int db = 0;
-    std::uint64_t seq = 0;         // blocking order
-    std::int64_t deadline_ms = 0;  // 0: forever
-    bool error = false;            // CLIENT UNBLOCK ... ERROR
+    std::uint64_t seq = 0;                  // blocking order
+    std::int64_t deadline_ms = 0;           // 0: forever
+    bool error = false;                     // CLIENT UNBLOCK ... ERROR
+    store::Type type = store::Type::kList;  // the value type it waits for
     std::vector<std::string> keys;
+  };
+  struct ReadyKey {
+    int db = 0;
+    std::string key;
   };
 
   bool empty() const { return waiters_.empty(); }
@@ -74,20 +83,27 @@ class Blocking {
     return it == waiters_.end() ? nullptr : &it->second;
   }
   void add(std::uint64_t token, int db, std::span<const std::string_view> keys,
-           std::int64_t deadline_ms);
+           std::int64_t deadline_ms, store::Type type = store::Type::kList);
   // True when the token was waiting.
   bool remove(std::uint64_t token);
-  // The keyspace's key_ready: a waited-on key was written.
+  // The keyspace's key_ready: a waited-on key was written (queued once until taken).
   void key_ready(int db, std::string_view key);
-  // Whether a waited-on key was written since the last call (clears the flag).
-  bool take_ready() {
-    const bool r = ready_;
-    ready_ = false;
-    return r;
+  // Whether a waited-on key was written and not yet taken.
+  bool has_ready() const { return !ready_.empty(); }
+  // Moves the keys made ready so far, in the order they became ready, into `out` (cleared
+  // first); keys made ready while they are served queue again.
+  void take_ready(std::vector<ReadyKey>& out) {
+    out.clear();
+    out.swap(ready_);
   }
+  // The waiters on `key` in blocking order (null when none).
+  const std::vector<std::uint64_t>* waiting_on(int db, std::string_view key) const;
   // Whether a client that blocked before `token` (or any waiter, when `token` does not wait)
-  // waits on `key`: then the data is that client's first (FIFO).
-  bool earlier_waiter(std::uint64_t token, int db, std::string_view key) const;
+  // waits on `key` for a value of `type`: then the data is that client's first (FIFO).
+  bool earlier_waiter(std::uint64_t token, int db, std::string_view key,
+                      store::Type type = store::Type::kList) const;
+  // The waiters whose deadline is at or before `now_ms`, in blocking order, into `out`.
+  void due(std::int64_t now_ms, std::vector<std::uint64_t>& out) const;
   // Forgets waiters whose deadline is before `before_ms`: tokens whose command can no longer
   // run (its client went away without a word), so they do not keep the poll busy.
   void drop_stale(std::int64_t before_ms);
@@ -119,8 +135,9 @@ class Blocking {
   static std::string slot_key(int db, std::string_view key);
 
   std::unordered_map<std::uint64_t, Waiter> waiters_;
-  std::unordered_map<std::string, std::uint32_t> keys_;  // "db:key" → waiters on it
-  bool ready_ = false;
+  // "db:key" → its waiters' tokens in blocking order (seq ascending: add() appends).
+  std::unordered_map<std::string, std::vector<std::uint64_t>> keys_;
+  std::vector<ReadyKey> ready_;
   std::uint64_t timed_out_ = 0;
   bool timed_out_error_ = false;
   std::uint64_t next_seq_ = 1;

@@ -132,13 +132,16 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
   for (std::string_view k : keys) {
     const store::Entry e = db.find(k, now);
     if (!e) continue;
-    if (e.type() == spec->type && shard_.blocking().earlier_waiter(token, client.db, k)) continue;
+    if (e.type() == spec->type &&
+        shard_.blocking().earlier_waiter(token, client.db, k, spec->type)) {
+      continue;
+    }
     shard_.unblock(token);
     return false;
   }
   const Blocking::Waiter* w = shard_.blocking().find(token);
   if (w == nullptr) {
-    shard_.block(token, client.db, keys, parse_timeout(args[at], now).deadline_ms);
+    shard_.block(token, client.db, keys, parse_timeout(args[at], now).deadline_ms, spec->type);
     return true;
   }
   if (w->deadline_ms != 0 && now >= w->deadline_ms) {

@@ -40,6 +40,7 @@ class Executor {
   Shard& shard() { return shard_; }
   // Null: no journal (--durability memory, or while the WAL itself is being replayed).
   void set_journal(Journal* journal) { journal_ = journal; }
+  Journal* journal() const { return journal_; }
 
   // Runs one command (args[0] = its name as sent), appending its reply to `out`.
   void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);

@@ -19,9 +19,19 @@ const types::hash::Hash* hash_read(Context& ctx, std::string_view key, bool* wro
 // Lazy field expiry on one key: deletes its expired fields (and the key when none is left).
 void hash_purge(Context& ctx, std::string_view key);
 
-// Active expiry of hash fields, for the loop's housekeeping beside Db::expire_cycle: walks
-// about `budget` keys per database from where the last step stopped and purges the hashes
-// whose fields are due, without any client touching them. Returns the fields removed.
-std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_t budget);
+class Journal;
+
+// Active expiry of hash fields, for the loop's housekeeping beside Db::expire_cycle: takes
+// the hashes whose earliest field TTL is due from each database's index
+// (types/hash/field_expiry_index.hpp), at most `budget` keys and 10 x `budget` fields a
+// database per tick, deletes their expired fields (logged to `journal` as HDEL) and the keys
+// left empty (through lazy free, as UNLINK), without any client touching them. The first
+// steps after start also index what the snapshot loaded. Returns the fields removed.
+std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_t budget,
+                                   Journal* journal);
+// A key that arrived holding a hash (RENAME, COPY, MOVE): indexed if it has field TTLs.
+void note_hash_field_ttls(Shard& shard, int db, std::string_view key);
+// SWAPDB: the two databases' indexes swap with them.
+void swap_hash_field_ttls(int a, int b);
 
 }  // namespace ruvio::worker

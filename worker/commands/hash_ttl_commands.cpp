@@ -17,9 +17,11 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/hash_ttl_decls.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/commands/hash_family.hpp"
 #include "worker/commands/lookup.hpp"
 #include "worker/persist/effect.hpp"
+#include "worker/types/hash/field_expiry_index.hpp"
 #include "worker/types/hash/hash.hpp"
 
 namespace ruvio::worker {
@@ -33,6 +35,26 @@ using store::Type;
 constexpr std::int64_t kMaxAbsMs = (std::int64_t{1} << 46) - 1;
 
 enum Cond : unsigned { kNone = 0, kNX = 1, kXX = 2, kGT = 4, kLT = 8 };
+
+// The per-db indexes of hashes with field TTLs (field_expiry_index.hpp) and whether the
+// keyspace loaded at start (snapshot) has been indexed yet. A worker is one thread with one
+// Shard: process-wide, as the other sweep state.
+struct SweepState {
+  std::vector<H::FieldExpiryIndex> index;
+  bool seeded = false;
+  std::vector<std::uint64_t> seed_cursor;
+  std::vector<std::string> due;   // reused per tick
+  std::vector<std::string> gone;  // reused per key
+};
+SweepState& sweep() {
+  static SweepState s;
+  return s;
+}
+H::FieldExpiryIndex& index_of(int db) {
+  std::vector<H::FieldExpiryIndex>& v = sweep().index;
+  if (v.size() <= static_cast<std::size_t>(db)) v.resize(static_cast<std::size_t>(db) + 1);
+  return v[static_cast<std::size_t>(db)];
+}
 
 std::string expire_time_error(Context& ctx) {
   return "ERR invalid expire time in '" + std::string(ctx.command->name) + "' command";
@@ -110,6 +132,7 @@ void hexpire_generic(Context& ctx, bool ms, bool absolute) {
   store::WriteHandle w = ctx.db().open(key, Type::kHash, ctx.now_ms());
   std::vector<std::string_view> changed;
   bool deleted_key = false;
+  bool indexed = false;  // some field got this TTL: the active expiry's index learns it once
   for (std::size_t i = *first; i < ctx.argc(); ++i) {
     const std::string_view f = ctx.args[i];
     if (deleted_key) {
@@ -141,8 +164,10 @@ void hexpire_generic(Context& ctx, bool ms, bool absolute) {
       continue;
     }
     H::set_field_expire(w.heap(), h, f, at);
+    indexed = true;
     ctx.out.integer(1);
   }
+  if (indexed && !deleted_key) index_of(ctx.client.db).note(key, at);
   if (changed.empty()) return;
   std::vector<std::string_view> effect;
   char abuf[24], nbuf[24];
@@ -269,46 +294,106 @@ const CommandDef kHashTtlCommands[] = {
 };
 // clang-format on
 
-// Where each Db's sweep of hashes with field TTLs stands (a worker is one thread and has one
-// Shard).
-std::vector<std::uint64_t>& sweep_cursors() {
-  static std::vector<std::uint64_t> c;
-  return c;
-}
-
 }  // namespace
 
 std::span<const CommandDef> hash_ttl_commands() {
   return kHashTtlCommands;
 }
 
-std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_t budget) {
-  if (!H::field_ttls_seen()) return 0;
-  std::vector<std::uint64_t>& cursors = sweep_cursors();
-  cursors.resize(static_cast<std::size_t>(shard.databases()), 0);
-  std::size_t removed = 0;
-  std::vector<std::string> due;
+void note_hash_field_ttls(Shard& shard, int db, std::string_view key) {
+  const store::Entry e = shard.db(db).peek(key);
+  if (!e || e.type() != Type::kHash) return;
+  const std::int64_t at = H::next_field_expire(static_cast<const Hash*>(e.object()));
+  if (at >= 0) index_of(db).note(key, at);
+}
+
+void swap_hash_field_ttls(int a, int b) {
+  index_of(a).swap(index_of(b));
+}
+
+namespace {
+
+// Once after start: the hashes a snapshot brought, indexed by one bounded scan per tick (WAL
+// replay and every later write index through the commands).
+void seed_step(Shard& shard, std::size_t budget) {
+  SweepState& st = sweep();
+  st.seed_cursor.resize(static_cast<std::size_t>(shard.databases()), 0);
+  bool done = true;
   for (int i = 0; i < shard.databases(); ++i) {
     store::Db& db = shard.db(i);
-    if (db.size() == 0) continue;
-    due.clear();
-    auto& cur = cursors[static_cast<std::size_t>(i)];
+    std::uint64_t& cur = st.seed_cursor[static_cast<std::size_t>(i)];
+    if (cur == UINT64_MAX || db.size() == 0) continue;
     std::size_t visited = 0;
     do {
       cur = db.scan(cur, 16, [&](store::Entry e) {
         ++visited;
-        if (e.type() == Type::kHash &&
-            H::needs_purge(static_cast<const Hash*>(e.object()), now_ms)) {
-          due.emplace_back(e.key());
-        }
+        if (e.type() != Type::kHash) return;
+        const std::int64_t at = H::next_field_expire(static_cast<const Hash*>(e.object()));
+        if (at >= 0) index_of(i).note(e.key(), at);
       });
     } while (cur != 0 && visited < budget);
-    for (const std::string& key : due) {
+    if (cur == 0) {
+      cur = UINT64_MAX;  // this db is done
+    } else {
+      done = false;
+    }
+  }
+  st.seeded = done;
+}
+
+}  // namespace
+
+std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_t budget,
+                                   Journal* journal) {
+  if (!H::field_ttls_seen()) return 0;
+  SweepState& st = sweep();
+  if (!st.seeded) seed_step(shard, budget);
+  std::size_t removed = 0;
+  std::string unused_reply;
+  proto::ReplyWriter sink(unused_reply);
+  for (int i = 0; i < shard.databases(); ++i) {
+    H::FieldExpiryIndex& idx = index_of(i);
+    if (idx.next() >= now_ms) continue;
+    store::Db& db = shard.db(i);
+    // Bounded: `budget` keys a tick, and as many expired fields (a hash with more keeps its
+    // place at the front for the next tick).
+    idx.take_due(now_ms, budget, st.due);
+    std::size_t fields_left = budget * 10;
+    for (const std::string& key : st.due) {
       store::WriteHandle w = db.open(key, Type::kHash, now_ms);
-      if (!w) continue;
+      if (!w) continue;  // gone, or no longer a hash: the entry was stale
       auto* h = w.as<Hash>();
-      removed += H::expire_fields(w.heap(), h, now_ms);
-      if (H::length(h) == 0) w.remove();
+      const std::string_view head[] = {"HDEL", key};
+      if (journal != nullptr && !journal->before_write(head, sink)) {
+        idx.note(key, now_ms - 1);  // the WAL refuses writes: try again next tick
+        continue;
+      }
+      const std::size_t n = H::expire_fields(w.heap(), h, now_ms, fields_left, st.gone);
+      removed += n;
+      fields_left -= std::min(fields_left, n);
+      const bool empty = H::length(h) == 0;
+      const std::int64_t next = H::next_field_expire(h);
+      w.release();
+      // As Redis propagates field expiry: HDEL of the fields (the last one deletes the key on
+      // replay too). The emptied key goes through lazy free as UNLINK's do: a value above
+      // the lazy free threshold (a big table emptied by expiry) is freed by the queue in
+      // steps, not inline in this tick.
+      if (empty) db.erase(key, /*lazy=*/true);
+      if (n > 0 && journal != nullptr) {
+        std::vector<std::string_view> hdel;
+        hdel.reserve(n + 2);
+        hdel.push_back("HDEL");
+        hdel.push_back(key);
+        hdel.insert(hdel.end(), st.gone.begin(), st.gone.end());
+        journal->after_write(i, hdel);
+      }
+      if (!empty && next >= 0) idx.note(key, next);
+      if (fields_left == 0) break;
+    }
+    // The field budget ran out: the keys taken and not reached go back for the next tick
+    // (noting one already served again is harmless: its exact next time).
+    if (fields_left == 0) {
+      for (const std::string& key : st.due) note_hash_field_ttls(shard, i, key);
     }
   }
   return removed;

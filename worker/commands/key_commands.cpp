@@ -16,6 +16,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/key_decls.hpp"
+#include "worker/commands/hash_family.hpp"
 #include "worker/commands/key_family.hpp"
 #include "worker/commands/scan_options.hpp"
 #include "worker/commands/subcommand.hpp"
@@ -99,6 +100,7 @@ void rename_generic(Context& ctx, bool nx) {
     return;
   }
   db.rename(from, to);
+  note_hash_field_ttls(ctx.shard, ctx.client.db, to);
   if (nx) {
     ctx.out.integer(1);
   } else {
@@ -152,6 +154,7 @@ void cmd_copy(Context& ctx) {
   }
   // Looked up again: the erase above may have moved records of this very Db.
   from.copy_to(from.find(src, ctx.now_ms()), to, dst);
+  note_hash_field_ttls(ctx.shard, target, dst);
   ctx.out.integer(1);
 }
 
@@ -175,6 +178,7 @@ void cmd_move(Context& ctx) {
     return;
   }
   from.move_to(key, to);
+  note_hash_field_ttls(ctx.shard, target, key);
   ctx.out.integer(1);
 }
 

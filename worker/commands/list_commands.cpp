@@ -36,6 +36,11 @@ int fill_of(Context& ctx) {
   return ctx.shard.config().list_max_listpack_size;
 }
 
+// A new list takes list-compress-depth as it is now (Redis sets it at creation).
+ListObject* new_list(Context& ctx, store::Heap& heap) {
+  return Quicklist::create(heap, ctx.shard.config().list_compress_depth);
+}
+
 void reply_entry(Context& ctx, const Listpack::Entry& e) {
   if (e.is_int) {
     ctx.out.bulk_int(e.i);
@@ -115,7 +120,7 @@ void push_generic(Context& ctx, ListEnd end, bool only_existing) {
   store::WriteHandle h;
   const IfMissing missing = only_existing ? IfMissing::kZero : IfMissing::kNothing;
   if (!open_or_reply(ctx, ctx.args[1], Type::kList, missing, h)) return;
-  if (!h) h.set(Quicklist::create(h.heap()));
+  if (!h) h.set(new_list(ctx, h.heap()));
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   for (std::size_t j = 2; j < ctx.argc(); ++j) types::list_push(ql, end, ctx.args[j]);
   ctx.out.integer(static_cast<std::int64_t>(ql.size()));
@@ -358,12 +363,15 @@ void lset(Context& ctx) {
   if (!parse_long(ctx, ctx.args[2], index)) return;
   auto* o = h.mut_as<ListObject>();
   Quicklist ql(h.heap(), o, fill_of(ctx));
-  if (!ql.seek(index)) {
+  // One seek: the position found is the one replaced (marking the key dirty moves nothing).
+  const ListPos p = ql.seek(index);
+  if (!p) {
     ctx.out.error(kOutOfRange);
     return;
   }
   h.changed();
-  types::list_set(ql, index, ctx.args[3]);
+  const std::string_view value = ctx.args[3];
+  ql.replace(p, Listpack::Elem(value), value.size());
   ctx.out.ok();
 }
 
@@ -456,7 +464,7 @@ void move_generic(Context& ctx, std::string_view src, std::string_view dst, List
     if (ql.size() == 0) h.remove();
   }
   store::WriteHandle h = ctx.db().open(dst, Type::kList, ctx.now_ms());
-  if (!h) h.set(Quicklist::create(h.heap()));
+  if (!h) h.set(new_list(ctx, h.heap()));
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   types::list_push(ql, to, moved);
   ctx.out.bulk(moved);

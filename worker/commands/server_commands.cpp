@@ -10,6 +10,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/server_decls.hpp"
+#include "worker/commands/hash_family.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/persist/service.hpp"
 
@@ -84,7 +85,10 @@ void cmd_swapdb(Context& ctx) {
     ctx.out.error(err::kDbIndex);
     return;
   }
-  if (*a != *b) ctx.shard.swap_db(static_cast<int>(*a), static_cast<int>(*b));
+  if (*a != *b) {
+    ctx.shard.swap_db(static_cast<int>(*a), static_cast<int>(*b));
+    swap_hash_field_ttls(static_cast<int>(*a), static_cast<int>(*b));
+  }
   ctx.out.ok();
 }
 

@@ -49,7 +49,8 @@ struct ClientInfo {
   bool authenticated = true;
   bool close_after_reply = false;  // QUIT
   bool cluster_mode = false;       // accepted on the direct (Redis Cluster) port
-  bool blocked = false;            // its command waits for CLIENT PAUSE to end (flags=b)
+  bool blocked = false;  // parked (CLIENT PAUSE, a blocking command) or awaiting a blocking
+                         // command forwarded to its owner (flags=b)
   // Pub/sub subscriptions held (a RESP2 client with any is in subscribed mode).
   int subscriptions = 0;  // channels
   int pattern_subscriptions = 0;
@@ -177,8 +178,8 @@ class Shard final : public store::KeyspaceListener {
   const Blocking& blocking() const { return blocking_; }
   Blocking& blocking() { return blocking_; }
   void block(std::uint64_t token, int db, std::span<const std::string_view> keys,
-             std::int64_t deadline_ms) {
-    blocking_.add(token, db, keys, deadline_ms);
+             std::int64_t deadline_ms, store::Type type = store::Type::kList) {
+    blocking_.add(token, db, keys, deadline_ms, type);
     events_.listener = this;
   }
   void unblock(std::uint64_t token) {

@@ -196,6 +196,7 @@ void MeshLink::close() {
 // ---------------------------------------------------------------- accepting side
 
 struct MeshListener::Peer {
+  struct Parked;
   Peer(MeshListener& l) : owner(l), out(reinterpret_cast<uv_stream_t*>(&pipe), this, on_written) {
     uv_pipe_init(l.server_.loop(), &pipe, 0);
     pipe.data = this;
@@ -302,32 +303,50 @@ struct MeshListener::Peer {
   void resume() {
     std::deque<std::uint64_t> order;
     order.swap(parked_order);
-    std::vector<std::string_view> args;
     for (std::uint64_t id : order) {
       auto it = parked.find(id);
       if (it == parked.end()) continue;
-      std::deque<Parked>& q = it->second;
-      while (!q.empty()) {
-        owner.server_.refresh_clock();
-        Parked& p = q.front();
-        if (!decoder.parse_body(p.body, args)) {
-          // It was a valid command when it arrived; answer rather than leave A waiting.
-          std::string& o = out.buffer();
-          const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);
-          o += "-ERR malformed mesh request\r\n";
-          proto::end_mesh_frame(o, at);
-        } else if (!run(p.header, args)) {
-          break;
-        }
-        q.pop_front();
-      }
-      if (q.empty()) {
+      if (run_parked(it->second)) {
         parked.erase(it);
       } else {
         parked_order.push_back(id);
       }
     }
     owner.server_.mark_mesh_dirty();
+  }
+
+  // One blocked client's turn (a key it waits on can serve it): its parked requests run in
+  // order; it keeps its place among the parked clients if it must wait again.
+  bool resume_client(int origin, std::uint64_t id) {
+    auto it = parked.find(id);
+    if (it == parked.end() || it->second.front().header.origin != origin) return false;
+    if (run_parked(it->second)) {
+      parked.erase(it);
+      std::erase(parked_order, id);
+    }
+    owner.server_.mark_mesh_dirty();
+    return true;
+  }
+
+  // Runs a client's parked requests in order until one must wait again; true when none is
+  // left.
+  bool run_parked(std::deque<Parked>& q) {
+    std::vector<std::string_view> args;
+    while (!q.empty()) {
+      owner.server_.refresh_clock();
+      Parked& p = q.front();
+      if (!decoder.parse_body(p.body, args)) {
+        // It was a valid command when it arrived; answer rather than leave A waiting.
+        std::string& o = out.buffer();
+        const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);
+        o += "-ERR malformed mesh request\r\n";
+        proto::end_mesh_frame(o, at);
+      } else if (!run(p.header, args)) {
+        return false;
+      }
+      q.pop_front();
+    }
+    return true;
   }
 
   void flush() {
@@ -343,7 +362,7 @@ struct MeshListener::Peer {
              [](uv_handle_t* h) { delete static_cast<Peer*>(h->data); });
   }
 
-  struct Parked {
+  struct Parked {  // declared above
     proto::MeshRequestHeader header;
     std::string body;  // the multibulk, copied: the input buffer moves on
   };
@@ -409,6 +428,13 @@ void MeshListener::resume_parked() {
   for (Peer* p : std::vector<Peer*>(peers_)) {
     if (!p->closed && !p->parked.empty()) p->resume();
   }
+}
+
+bool MeshListener::resume_client(int origin, std::uint64_t client_id) {
+  for (Peer* p : std::vector<Peer*>(peers_)) {
+    if (!p->closed && p->resume_client(origin, client_id)) return true;
+  }
+  return false;
 }
 
 std::size_t MeshListener::parked_clients() const {

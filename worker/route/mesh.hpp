@@ -91,6 +91,10 @@ class MeshListener {
   void close();
   // The host's pause ended: run the parked requests again, each client's in order.
   void resume_parked();
+  // A key that client `client_id` of worker `origin` waits on can serve it: runs that
+  // client's parked requests again, in order (the others stay parked). False when it has
+  // none parked here.
+  bool resume_client(int origin, std::uint64_t client_id);
   // Requests parked on this worker, counted by client (for INFO blocked_clients).
   std::size_t parked_clients() const;
 

@@ -33,6 +33,10 @@ std::uint64_t RoutedClient::reserve(std::uint32_t parts, MergeFn merge) {
 }
 
 void RoutedClient::deliver(std::uint64_t seq, std::uint32_t part, std::string_view reply) {
+  if (seq == blocked_seq_) {
+    blocked_seq_ = 0;
+    info_.blocked = false;
+  }
   for (Slot& s : slots_) {
     if (s.seq != seq) continue;
     if (s.waiting == 0 || part >= s.parts.size()) return;

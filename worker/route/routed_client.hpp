@@ -38,6 +38,12 @@ class RoutedClient {
   std::uint64_t reserve(std::uint32_t parts, MergeFn merge);
   // One part of reserved slot `seq` arrived (a complete RESP reply).
   void deliver(std::uint64_t seq, std::uint32_t part, std::string_view reply);
+  // Slot `seq` is a blocking command another worker runs: the client counts as blocked
+  // (ClientInfo::blocked, CLIENT LIST flags=b) until its reply is delivered.
+  void wait_blocked(std::uint64_t seq) {
+    blocked_seq_ = seq;
+    info_.blocked = true;
+  }
 
   // Reply slots not yet drained into the output buffer.
   std::size_t outstanding() const { return slots_.size(); }
@@ -67,6 +73,7 @@ class RoutedClient {
   proto::ReplyWriter writer_{unset_};
   std::deque<Slot> slots_;
   std::uint64_t next_seq_ = 1;
+  std::uint64_t blocked_seq_ = 0;  // wait_blocked's slot; 0: none
 };
 
 }  // namespace ruvio::worker

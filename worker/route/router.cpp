@@ -258,6 +258,13 @@ void Router::close() {
   listener_.close();
 }
 
+// A blocking command parked here: CLIENT LIST shows it as the client's command (cmd=blpop), as
+// Redis does for a blocked client. Returns false (the command waits).
+static bool parked_blocked(ClientInfo& client, std::span<const std::string_view> args) {
+  if (const CommandDef* def = command_table().find(args[0])) client.last_command = def->name;
+  return false;
+}
+
 bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   // CLIENT PAUSE holds the whole command here, before any part of it is routed.
@@ -268,7 +275,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   }
   // Subscribed clients only run connection-local commands (the executor enforces which).
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
-    if (executor_.blocks(client, args)) return false;
+    if (executor_.blocks(client, args)) return parked_blocked(client, args);
     executor_.execute(client, args, c.local_writer());
     return true;
   }
@@ -346,10 +353,11 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     return true;
   }
   if (owner < 0 || owner == self_) {
-    if (executor_.blocks(client, args)) return false;
+    if (executor_.blocks(client, args)) return parked_blocked(client, args);
     executor_.execute(client, args, c.local_writer());
   } else {
-    forward(c, owner, args);
+    client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
+    forward(c, owner, args, (def->flags & kBlocking) != 0);
   }
   return true;
 }
@@ -370,8 +378,12 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
   }
 }
 
-void Router::forward(RoutedClient& c, int owner, std::span<const std::string_view> args) {
+void Router::forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
+                     bool blocking) {
   std::uint64_t seq = c.reserve(1, nullptr);
+  // The owner parks it if nothing is there; this worker's CLIENT LIST and the client's own
+  // view see it blocked (flags=b) until the answer comes, as Redis shows a blocked client.
+  if (blocking) c.wait_blocked(seq);
   send_part(c, owner, seq, 0, MeshKind::kCommand, args);
 }
 

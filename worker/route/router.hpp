@@ -62,6 +62,10 @@ class Router {
              proto::ReplyWriter& out, bool may_park);
   // CLIENT PAUSE ended here: requests parked by the mesh run again.
   void resume_parked() { listener_.resume_parked(); }
+  // A blocked client of another worker, parked here by the mesh, can be served.
+  bool resume_mesh_client(int origin, std::uint64_t client_id) {
+    return listener_.resume_client(origin, client_id);
+  }
   std::size_t parked_mesh_clients() const { return listener_.parked_clients(); }
 
   // A connection closed: its WATCHes on other workers are dropped.
@@ -74,7 +78,9 @@ class Router {
   void discard(RoutedClient& c);
   void watch(RoutedClient& c, std::span<const std::string_view> args);
   void unwatch_remote(RoutedClient& c);
-  void forward(RoutedClient& c, int owner, std::span<const std::string_view> args);
+  // `blocking`: a blocking command (the client shows flags=b here until the owner answers).
+  void forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
+               bool blocking = false);
   void split(RoutedClient& c, Merge how, std::size_t step, std::span<const std::string_view> args);
   void fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args);
   void scan(RoutedClient& c, std::span<const std::string_view> args);

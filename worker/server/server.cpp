@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -130,16 +131,22 @@ void Server::on_block_timer(uv_timer_t* h) {
 }
 
 // Deadlines are polled every 10 ms while a client waits (well within the 100 ms promised);
-// a write to a waited-on key resumes the parked commands in the same loop turn. A resumed
-// command may write keys others wait on (BLMOVE into a list): a few rounds run at once.
+// a write to a waited-on key serves its waiters in the same loop turn. A served command may
+// write keys others wait on (BLMOVE into a list): those keys queue as ready and the next
+// round serves them, a few rounds at once.
 void Server::check_blocking() {
   Blocking& b = shard_.blocking();
-  // Each round serves at least the first waiter of every ready key; what it pops or pushes
-  // makes the next round. Past the cap, the timer's next tick goes on.
   for (int round = 0; round < 64 && !b.empty(); ++round) {
     const bool due = b.next_deadline() <= shard_.now_ms();
-    if (!b.take_ready() && !due) break;
-    resume_parked();
+    if (!b.has_ready() && !due) break;
+    if (due) {
+      // The timed-out (or CLIENT UNBLOCKed) waiters only: each answers its timeout reply.
+      b.due(shard_.now_ms(), wake_);
+      for (std::uint64_t t : wake_) {
+        if (!resume_waiter(t)) shard_.unblock(t);
+      }
+    }
+    serve_ready_keys();
   }
   b.drop_stale(shard_.now_ms() - 1000);
   if (b.empty() && block_timer_on_) {
@@ -150,6 +157,48 @@ void Server::check_blocking() {
     block_timer_on_ = true;
   }
   shard_.blocked_clients = parked_.size() + router_.parked_mesh_clients();
+}
+
+// handleClientsBlockedOnKeys: per ready key, its waiters in blocking order while the key holds
+// a value of the type the waiter waits for. The first waiter the key cannot serve ends the
+// key's turn (an empty key ends it before anyone is resumed), so a push wakes the clients it
+// feeds and no others.
+void Server::serve_ready_keys() {
+  Blocking& b = shard_.blocking();
+  b.take_ready(ready_keys_);
+  for (const Blocking::ReadyKey& rk : ready_keys_) {
+    const std::vector<std::uint64_t>* q = b.waiting_on(rk.db, rk.key);
+    if (q == nullptr) continue;
+    wake_.assign(q->begin(), q->end());  // the queue changes as waiters are served
+    for (std::uint64_t t : wake_) {
+      const Blocking::Waiter* w = b.find(t);
+      if (w == nullptr) continue;  // served or gone meanwhile
+      const store::Entry e = shard_.db(rk.db).find(rk.key, shard_.now_ms());
+      if (!e) break;                      // empty again: nobody else is served
+      if (e.type() != w->type) continue;  // waits for another type: passed over
+      const std::uint64_t seq = w->seq;
+      if (!resume_waiter(t)) {
+        shard_.unblock(t);  // its client is gone
+        continue;
+      }
+      const Blocking::Waiter* after = b.find(t);
+      if (after != nullptr && after->seq == seq) break;  // parked again (a pause): stop here
+    }
+  }
+}
+
+bool Server::resume_waiter(std::uint64_t token) {
+  constexpr std::uint64_t kIdMask = (std::uint64_t{1} << 48) - 1;
+  auto it = clients_.find(token & kIdMask);
+  if (it != clients_.end() && shard_.watcher_of(it->second->info()) == token) {
+    Connection* c = it->second;
+    auto at = std::find(parked_.begin(), parked_.end(), c);
+    if (at == parked_.end() || c->closing()) return false;
+    parked_.erase(at);
+    c->resume();
+    return true;
+  }
+  return router_.resume_mesh_client(static_cast<int>(token >> 48), token & kIdMask);
 }
 
 // In parking order, as Redis unblocks postponed clients; a client whose command must wait
@@ -360,7 +409,7 @@ void Server::housekeeping() {
     }
     db.rehash_step(kRehashBucketsPerTick);
   }
-  if (!frozen) hash_field_expire_step(shard_, now, kHashFieldSweepKeys);
+  if (!frozen) hash_field_expire_step(shard_, now, kHashFieldSweepKeys, executor_.journal());
   if (shard_.lazyfree_pending() > 0 &&
       !uv_is_active(reinterpret_cast<uv_handle_t*>(&lazyfree_timer_))) {
     uv_timer_start(&lazyfree_timer_, on_lazyfree_timer, 0, kLazyFreeIntervalMs);

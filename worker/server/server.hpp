@@ -75,10 +75,15 @@ class Server final : public RouteHost {
   // CLIENT PAUSE changed or may have ended: re-arm the end timer or resume parked clients.
   void check_pause();
   void resume_parked();
-  // Blocked clients (worker/commands/blocking.hpp): runs the parked commands again when a key
-  // they wait on was written or a deadline passed; polls deadlines while someone waits.
+  // Blocked clients (worker/commands/blocking.hpp): serves the waiters of keys that were
+  // written, in FIFO order while the key can serve them, and resumes the waiters whose
+  // deadline passed; polls deadlines while someone waits.
   static void on_block_timer(uv_timer_t* h);
   void check_blocking();
+  void serve_ready_keys();
+  // Runs the parked command of waiter `token` again (a connection of this worker or a
+  // request parked by the mesh); false when no such client is parked here.
+  bool resume_waiter(std::uint64_t token);
   static void on_control_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_control_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
   static void on_signal(uv_signal_t* h, int signum);
@@ -109,6 +114,9 @@ class Server final : public RouteHost {
   uv_timer_t lazyfree_timer_{};
   std::uint64_t pause_version_ = 0;  // ClientPause::version() last acted on
   std::vector<Connection*> parked_;  // in the order they were parked
+  // check_blocking's reused buffers (no allocation per served push).
+  std::vector<Blocking::ReadyKey> ready_keys_;
+  std::vector<std::uint64_t> wake_;
   uv_signal_t sigterm_{};
   uv_signal_t sigint_{};
   std::unordered_map<std::uint64_t, Connection*> clients_;

@@ -257,15 +257,23 @@ bool needs_purge(const Hash* h, std::int64_t now_ms) {
 }
 
 std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms) {
+  std::vector<std::string> gone;
+  return expire_fields(heap, h, now_ms, SIZE_MAX, gone);
+}
+
+std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms, std::size_t max,
+                          std::vector<std::string>& gone) {
+  gone.clear();
   if (h->enc != kHashtable || ft_of(h)->ttl_fields == 0) return 0;
   FieldTable* ft = ft_of(h);
   ft->table.set_heap(&heap);
-  std::vector<std::string> gone;
+  // One walk: the expired fields (up to max) and the exact earliest expiry of what stays
+  // (an expired field left over by `max` included, so the hash stays due).
   std::int64_t min = INT64_MAX;
   ft->table.for_each([&](FieldRec* r) {
     FieldView v = view(r);
     if (!v.has_ttl) return;
-    if (expired(v, now_ms)) {
+    if (expired(v, now_ms) && gone.size() < max) {
       gone.emplace_back(v.field);
     } else if (v.expire_at < min) {
       min = v.expire_at;
@@ -277,6 +285,11 @@ std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms) {
   }
   ft->min_expire = min;
   return gone.size();
+}
+
+std::int64_t next_field_expire(const Hash* h) {
+  if (h->enc != kHashtable || ft_of(h)->ttl_fields == 0) return -1;
+  return ft_of(h)->min_expire;
 }
 
 // ---- ValueOps --------------------------------------------------------------------------------

@@ -1,7 +1,10 @@
 // The list type's ValueOps: how the keyspace destroys, copies, measures, names and snapshots
 // a list without knowing its encoding.
 //
-//   snapshot bytes: the nodes in order, each [u32 LE blob bytes][listpack blob]
+//   snapshot bytes: [u32 0][u16 LE compress depth] when the depth is not 0 (a node is never
+//   empty, so a zero length cannot start a node), then the nodes in order, each
+//   [u32 LE blob bytes][listpack blob]. Nodes are stored plain (decompressed), so the file
+//   does not depend on LZF; the load compresses the inner nodes again for the saved depth.
 //   (the blob is validated on load, so a damaged snapshot is refused, not trusted)
 #include <cstdint>
 #include <cstring>
@@ -16,9 +19,12 @@ namespace {
 void save(const Object* o, std::string& out) {
   ListObject scratch;
   const ListObject* l = list_view(o, scratch);
-  const ListNode* nodes = Quicklist::node_array(l);
+  if (l->depth != 0) {
+    char hdr[6] = {0, 0, 0, 0, static_cast<char>(l->depth), 0};
+    out.append(hdr, 6);
+  }
   for (std::uint32_t i = 0; i < l->nnodes; ++i) {
-    const Listpack lp(nodes[i].lp);
+    const Listpack lp = Quicklist::lp(l, i);
     const auto len = static_cast<std::uint32_t>(lp.bytes());
     char hdr[4];
     std::memcpy(hdr, &len, 4);
@@ -28,7 +34,12 @@ void save(const Object* o, std::string& out) {
 }
 
 Object* load(store::Heap& heap, std::uint8_t, std::string_view in) {
-  ListObject* o = Quicklist::create(heap);
+  int depth = 0;
+  if (in.size() >= 6 && in[0] == 0 && in[1] == 0 && in[2] == 0 && in[3] == 0) {
+    depth = static_cast<std::uint8_t>(in[4]) | static_cast<std::uint8_t>(in[5]) << 8;
+    in.remove_prefix(6);
+  }
+  ListObject* o = Quicklist::create(heap, depth);
   Quicklist ql(heap, o, -2);
   while (in.size() >= 4) {
     std::uint32_t len;
@@ -46,6 +57,7 @@ Object* load(store::Heap& heap, std::uint8_t, std::string_view in) {
     Quicklist::destroy(heap, o);
     return nullptr;
   }
+  ql.compress_inner();
   return o;
 }
 
@@ -68,11 +80,13 @@ const ValueOps kListOps = {
     [](store::Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
       return Quicklist::release_some(heap, static_cast<ListObject*>(o), budget, done);
     },
-    // compact_blob: a one-node list's listpack, folded into the record while small.
+    // compact_blob: a one-node list's listpack, folded into the record while small. A list
+    // created under a list-compress-depth keeps its depth, which the folded form has no room
+    // for, so only depth-0 lists fold (Redis's default; a folded list unfolds with depth 0).
     [](const Object* o) -> std::string_view {
       ListObject scratch;
       const ListObject* l = list_view(o, scratch);
-      if (l->enc != ListObject::kSmall || l->nnodes != 1) return {};
+      if (l->enc != ListObject::kSmall || l->nnodes != 1 || l->depth != 0) return {};
       const auto sp = Listpack(l->one.lp).span();
       return {reinterpret_cast<const char*>(sp.data()), sp.size()};
     },

@@ -1,9 +1,12 @@
 #include "worker/types/list/quicklist.hpp"
 
+#include <lzf.h>
+
 #include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstring>
+#include <vector>
 
 namespace ruvio::types {
 namespace {
@@ -14,20 +17,95 @@ constexpr std::array<std::size_t, 5> kSizeLimits = {4096, 8192, 16384, 32768, 65
 constexpr std::size_t kSafetyLimit = 8192;
 // SIZE_ESTIMATE_OVERHEAD: an entry's encoding and backlen bytes, over-estimated.
 constexpr std::size_t kEntryOverhead = 8;
+// quicklist.c: nodes under MIN_COMPRESS_BYTES are not compressed, and a compression that
+// saves less than MIN_COMPRESS_IMPROVE bytes is dropped.
+constexpr std::size_t kMinCompressBytes = 48;
+constexpr std::size_t kMinCompressImprove = 8;
+// quicklistLZF's header: the u32 compressed size before the LZF data.
+constexpr std::size_t kLzfHeader = 4;
+
+// Per-thread buffers: `plain` holds the last compressed node read (`key` is its LZF block, so
+// a lookup is one compare); `packed` receives a compression before it is sized into the heap.
+// They grow to the largest node once and are reused, so reads and writes do not allocate.
+struct Scratch {
+  std::vector<std::uint8_t> plain;
+  const std::uint8_t* key = nullptr;
+  std::vector<std::uint8_t> packed;
+};
+thread_local Scratch scratch;
+
+std::uint32_t lzf_bytes(const std::uint8_t* block) {
+  std::uint32_t n;
+  std::memcpy(&n, block, 4);
+  return n;
+}
+
+// Decompresses the LZF block of `n` into `out` (n.raw bytes).
+void inflate(const ListNode& n, std::uint8_t* out) {
+  const unsigned got = lzf_decompress(n.lp + kLzfHeader, lzf_bytes(n.lp), out, n.raw);
+  assert(got == n.raw);
+  (void)got;
+}
+
+// Frees a node's block; a compressed one leaves the read scratch if it was there (a later
+// block at the same address must not hit the stale copy).
+void release_blob(store::Heap& heap, const ListNode& n) {
+  if (n.raw != 0 && scratch.key == n.lp) scratch.key = nullptr;
+  heap.release(n.lp);
+}
+
+// __quicklistCompressNode: replaces a plain node's listpack by its LZF form when it is big
+// enough and LZF gains enough; otherwise leaves it plain.
+void compress_node(store::Heap& heap, ListNode& n) {
+  if (n.raw != 0) return;
+  const std::size_t sz = Listpack(n.lp).bytes();
+  if (sz < kMinCompressBytes) return;
+  if (scratch.packed.size() < sz) scratch.packed.resize(sz);
+  // Redis gives LZF an output as large as the input: no room, no compression.
+  const unsigned got = lzf_compress(n.lp, static_cast<unsigned>(sz), scratch.packed.data(),
+                                    static_cast<unsigned>(sz));
+  if (got == 0 || got + kMinCompressImprove >= sz) return;
+  auto* block = static_cast<std::uint8_t*>(heap.alloc(kLzfHeader + got));
+  const auto len = static_cast<std::uint32_t>(got);
+  std::memcpy(block, &len, 4);
+  std::memcpy(block + kLzfHeader, scratch.packed.data(), got);
+  heap.release(n.lp);
+  n.lp = block;
+  n.raw = static_cast<std::uint32_t>(sz);
+}
+
+void decompress_node(store::Heap& heap, ListNode& n) {
+  if (n.raw == 0) return;
+  auto* plain = static_cast<std::uint8_t*>(heap.alloc(n.raw));
+  inflate(n, plain);
+  release_blob(heap, n);
+  n.lp = plain;
+  n.raw = 0;
+}
 
 }  // namespace
 
-ListObject* Quicklist::create(store::Heap& heap) {
+ListObject* Quicklist::create(store::Heap& heap, int depth) {
   auto* o = static_cast<ListObject*>(heap.alloc(sizeof(ListObject)));
   std::memset(o, 0, sizeof(ListObject));
   o->type_id = kTypeList;
   o->enc = ListObject::kSmall;
+  o->depth = static_cast<std::uint8_t>(std::clamp(depth, 0, kMaxDepth));
   return o;
+}
+
+Listpack Quicklist::scratch_view(const ListNode& n) {
+  if (scratch.key != n.lp) {
+    if (scratch.plain.size() < n.raw) scratch.plain.resize(n.raw);
+    inflate(n, scratch.plain.data());
+    scratch.key = n.lp;
+  }
+  return Listpack(scratch.plain.data());
 }
 
 void Quicklist::destroy(store::Heap& heap, ListObject* o) {
   ListNode* nodes = node_array(o);
-  for (std::uint32_t i = 0; i < o->nnodes; ++i) heap.release(nodes[i].lp);
+  for (std::uint32_t i = 0; i < o->nnodes; ++i) release_blob(heap, nodes[i]);
   if (o->enc == ListObject::kChain) heap.release(o->chain.nodes);
   heap.release(o);
 }
@@ -39,7 +117,7 @@ std::size_t Quicklist::release_some(store::Heap& heap, ListObject* o, std::size_
   while (o->nnodes > 0 && spent < budget) {
     ListNode& n = nodes[--o->nnodes];
     o->count -= n.count;
-    heap.release(n.lp);
+    release_blob(heap, n);
     n = ListNode{};
     ++spent;
   }
@@ -62,7 +140,14 @@ ListObject* Quicklist::clone(store::Heap& heap, const ListObject* src) {
   ListNode* to = node_array(o);
   for (std::uint32_t i = 0; i < src->nnodes; ++i) {
     to[i] = from[i];
-    to[i].lp = Listpack(from[i].lp).clone(heap).blob();
+    if (from[i].raw == 0) {
+      to[i].lp = Listpack(from[i].lp).clone(heap).blob();
+    } else {
+      // A compressed node is copied compressed (quicklistDup copies the LZF block).
+      const std::size_t len = kLzfHeader + lzf_bytes(from[i].lp);
+      to[i].lp = static_cast<std::uint8_t*>(heap.alloc(len));
+      std::memcpy(to[i].lp, from[i].lp, len);
+    }
   }
   return o;
 }
@@ -85,7 +170,8 @@ bool Quicklist::exceeds(std::size_t bytes, std::size_t count) const {
 
 bool Quicklist::allow_insert(const ListNode& n, std::size_t len) const {
   if (n.count == 0) return true;
-  const std::size_t bytes = Listpack(n.lp).bytes() + len + kEntryOverhead;
+  const std::size_t raw = n.raw != 0 ? n.raw : Listpack(n.lp).bytes();
+  const std::size_t bytes = raw + len + kEntryOverhead;
   return !exceeds(bytes, n.count + 1);
 }
 
@@ -121,7 +207,7 @@ ListNode& Quicklist::insert_node(std::uint32_t at) {
 
 void Quicklist::remove_node(std::uint32_t at) {
   ListNode* nodes = node_array();
-  heap_->release(nodes[at].lp);
+  release_blob(*heap_, nodes[at]);
   std::memmove(nodes + at, nodes + at + 1, sizeof(ListNode) * (o_->nnodes - at - 1));
   --o_->nnodes;
   if (o_->enc == ListObject::kChain && o_->nnodes <= 1) {
@@ -141,10 +227,10 @@ void Quicklist::remove_node(std::uint32_t at) {
   }
 }
 
-void Quicklist::split_if_needed(std::uint32_t at) {
+std::uint32_t Quicklist::split_if_needed(std::uint32_t at) {
   ListNode& n = node_array()[at];
   Listpack l(n.lp);
-  if (n.count < 2 || !exceeds(l.bytes(), n.count)) return;
+  if (n.count < 2 || !exceeds(l.bytes(), n.count)) return 0;
   // The second half moves to a new node after this one.
   const std::uint32_t keep = n.count / 2;
   ListNode& right = insert_node(at + 1);
@@ -166,8 +252,37 @@ void Quicklist::split_if_needed(std::uint32_t at) {
   left.count = keep;
   // A huge entry may still share a half with others: halve again until every node fits or
   // holds one entry (log2 of the node's count levels at most).
-  split_if_needed(at + 1);
-  split_if_needed(at);
+  std::uint32_t added = 1 + split_if_needed(at + 1);
+  added += split_if_needed(at);
+  return added;
+}
+
+ListNode& Quicklist::writable(std::uint32_t at) {
+  ListNode& n = node_array()[at];
+  decompress_node(*heap_, n);
+  return n;
+}
+
+void Quicklist::settle(std::uint32_t lo, std::uint32_t hi) {
+  const std::uint32_t d = o_->depth;
+  const std::uint32_t n = o_->nnodes;
+  if (d == 0 || n == 0) return;
+  ListNode* nodes = node_array();
+  // The ends stay plain (a removal may have brought a compressed node within depth).
+  const std::uint32_t ends = std::min(d, n);
+  for (std::uint32_t i = 0; i < ends; ++i) {
+    decompress_node(*heap_, nodes[i]);
+    decompress_node(*heap_, nodes[n - 1 - i]);
+  }
+  // Redis stops when the two ends' depths meet: nothing is inner.
+  if (n <= 2 * d) return;
+  for (std::uint32_t i = std::max(lo, d); i < hi && i < n - d; ++i) compress_node(*heap_, nodes[i]);
+  compress_node(*heap_, nodes[d]);
+  compress_node(*heap_, nodes[n - 1 - d]);
+}
+
+void Quicklist::compress_inner() {
+  settle(0, o_->nnodes);
 }
 
 ListPos Quicklist::first() const {
@@ -202,56 +317,65 @@ ListPos Quicklist::seek(std::int64_t index) const {
   if (index < size / 2) {
     std::uint32_t i = 0;
     while (index >= nodes[i].count) index -= nodes[i++].count;
-    return {i, Listpack(nodes[i].lp).seek(index)};
+    return {i, lp(i).seek(index)};
   }
   std::int64_t from_end = size - 1 - index;
   std::uint32_t i = o_->nnodes - 1;
   while (from_end >= nodes[i].count) from_end -= nodes[i--].count;
-  return {i, Listpack(nodes[i].lp).seek(-1 - from_end)};
+  return {i, lp(i).seek(-1 - from_end)};
 }
 
+// A push into the end node changes no compression (the end is within depth); a new end node
+// moves the old one inward, which is then compressed if it passed the depth
+// (__quicklistInsertNode's quicklistCompress of the old node).
 void Quicklist::push_head(Listpack::Elem e, std::size_t len) {
-  ListNode* n = o_->nnodes > 0 ? &node_array()[0] : nullptr;
-  if (n == nullptr || !allow_insert(*n, len)) n = &insert_node(0);
+  ListNode* n = o_->nnodes > 0 ? &writable(0) : nullptr;
+  const bool fresh = n == nullptr || !allow_insert(*n, len);
+  if (fresh) n = &insert_node(0);
   Listpack l(n->lp);
   l.prepend(*heap_, e);
   n->lp = l.blob();
   ++n->count;
   ++o_->count;
+  if (fresh && o_->nnodes > 1) settle(1, 2);
 }
 
 void Quicklist::push_tail(Listpack::Elem e, std::size_t len) {
-  ListNode* n = o_->nnodes > 0 ? &node_array()[o_->nnodes - 1] : nullptr;
-  if (n == nullptr || !allow_insert(*n, len)) n = &insert_node(o_->nnodes);
+  ListNode* n = o_->nnodes > 0 ? &writable(o_->nnodes - 1) : nullptr;
+  const bool fresh = n == nullptr || !allow_insert(*n, len);
+  if (fresh) n = &insert_node(o_->nnodes);
   Listpack l(n->lp);
   l.append(*heap_, e);
   n->lp = l.blob();
   ++n->count;
   ++o_->count;
+  if (fresh && o_->nnodes > 1) settle(o_->nnodes - 2, o_->nnodes - 1);
 }
 
 void Quicklist::insert(ListPos at, Listpack::Where where, Listpack::Elem e, std::size_t len) {
   (void)len;
-  ListNode& n = node_array()[at.node];
+  ListNode& n = writable(at.node);
   Listpack l(n.lp);
   l.insert(*heap_, at.pos, where, e);
   n.lp = l.blob();
   ++n.count;
   ++o_->count;
-  split_if_needed(at.node);
+  const std::uint32_t added = split_if_needed(at.node);
+  settle(at.node, at.node + 1 + added);
 }
 
 void Quicklist::replace(ListPos at, Listpack::Elem e, std::size_t len) {
   (void)len;
-  ListNode& n = node_array()[at.node];
+  ListNode& n = writable(at.node);
   Listpack l(n.lp);
   l.replace(*heap_, at.pos, e);
   n.lp = l.blob();
-  split_if_needed(at.node);
+  const std::uint32_t added = split_if_needed(at.node);
+  settle(at.node, at.node + 1 + added);
 }
 
 ListPos Quicklist::erase(ListPos p) {
-  ListNode& n = node_array()[p.node];
+  ListNode& n = writable(p.node);
   Listpack l(n.lp);
   const Listpack::Pos q = l.erase(*heap_, p.pos);
   n.lp = l.blob();
@@ -260,9 +384,10 @@ ListPos Quicklist::erase(ListPos p) {
   std::uint32_t node = p.node;
   if (n.count == 0) {
     remove_node(node);
-  } else if (q != Listpack::kNone) {
-    return {node, q};
+    settle(node, node);
   } else {
+    settle(node, node + 1);
+    if (q != Listpack::kNone) return {node, q};
     ++node;
   }
   if (node < o_->nnodes) return {node, lp(node).first()};
@@ -280,6 +405,8 @@ void Quicklist::append_node(Listpack l, std::uint32_t count) {
 void Quicklist::erase_range(std::uint64_t start, std::uint64_t n) {
   assert(start + n <= o_->count);
   std::uint32_t i = 0;
+  // At most two nodes are cut partly (the first and the last of the range).
+  std::uint32_t cut[2] = {UINT32_MAX, UINT32_MAX};
   while (n > 0) {
     ListNode& node = node_array()[i];
     if (start >= node.count) {
@@ -294,12 +421,18 @@ void Quicklist::erase_range(std::uint64_t start, std::uint64_t n) {
       remove_node(i);
       continue;
     }
+    writable(i);
     Listpack l(node.lp);
     l.erase_range(*heap_, static_cast<std::int64_t>(start), k);
     node.lp = l.blob();
     node.count -= static_cast<std::uint32_t>(k);
+    cut[cut[0] == UINT32_MAX ? 0 : 1] = i;
     start = 0;
     ++i;
+  }
+  settle(0, 0);
+  for (const std::uint32_t c : cut) {
+    if (c != UINT32_MAX) settle(c, c + 1);
   }
 }
 

@@ -76,11 +76,17 @@ std::uint64_t encoded_size(const std::uint8_t* e) {
   }
 }
 
-// Size of the whole entry at e, backlen included.
-std::size_t entry_size(const std::uint8_t* e) {
+// Size of the whole entry at e, backlen included. The small encodings (7-bit integers,
+// strings to 63 bytes, 13-bit integers: a 1-byte backlen) are decided inline, since every walk
+// (next, seek: LINDEX, LSET, LRANGE) runs through here once per entry.
+inline std::size_t entry_size(const std::uint8_t* e) {
+  const std::uint8_t b = e[0];
+  if (b < kStr6) return 2;
+  if (b < kInt13) return 2 + (b & 0x3Fu);
+  if (b < kStr12) return 3;
   const std::uint64_t n = encoded_size(e);
   assert(n != 0);
-  return static_cast<std::size_t>(n + listpack_detail::backlen_size(n));
+  return static_cast<std::size_t>(n + (n <= 127 ? 1 : listpack_detail::backlen_size(n)));
 }
 
 // A blob moves when it outgrows its block or falls under half of it (mi_realloc's rule).
@@ -272,6 +278,8 @@ Listpack::Pos Listpack::next(Pos p) const {
 Listpack::Pos Listpack::prev(Pos p) const {
   assert(p >= kHeaderBytes && p < bytes());
   if (p == kHeaderBytes) return kNone;
+  // A 1-byte backlen (entries up to 127 bytes) has its top bit clear.
+  if (lp_[p - 1] < 128) return static_cast<Pos>(p - 1 - lp_[p - 1]);
   const std::uint64_t len = decode_backlen(lp_ + p - 1);
   return static_cast<Pos>(p - len - backlen_size(len));
 }
@@ -290,6 +298,12 @@ Listpack::Pos Listpack::seek(std::int64_t index) const {
     forward = false;
   }
   Pos p;
+  if (forward && h != kCountUnknown) {
+    // The entry exists (index < count): skip entry sizes without end checks.
+    std::size_t off = kHeaderBytes;
+    for (; index > 0; --index) off += entry_size(lp_ + off);
+    return static_cast<Pos>(off);
+  }
   if (forward) {
     for (p = first(); p != kNone && index > 0; --index) p = next(p);
   } else {
