@@ -308,6 +308,9 @@ void note_hash_field_ttls(Shard& shard, int db, std::string_view key) {
 }
 
 void swap_hash_field_ttls(int a, int b) {
+  // Both slots exist before either reference is taken: index_of may grow the vector, which
+  // would leave the first reference dangling (a SWAPDB 0 15 as the first field-TTL touch).
+  index_of(std::max(a, b));
   index_of(a).swap(index_of(b));
 }
 
