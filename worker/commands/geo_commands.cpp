@@ -119,11 +119,26 @@ bool box_or_reply(Context& ctx, std::size_t i, geo::Shape& s) {
   return true;
 }
 
-// addReplyDoubleDistance: "%.4f" (to_chars prints what printf prints, without its cost).
+// addReplyDoubleDistance (7.0's fixedpoint_d2string with 4 digits): the distance times 10^4
+// rounded by llrint (to nearest, ties to even) — not printf's "%.4f", which rounds the exact
+// binary value and differs when d * 10^4 rounds to a .5 in double arithmetic.
 void reply_distance(Context& ctx, double d) {
-  char buf[400];
-  auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed, 4);
-  ctx.out.bulk({buf, static_cast<std::size_t>(r.ptr - buf)});
+  char buf[48];
+  char* p = buf;
+  long long v = std::llrint(d * 10000.0);
+  unsigned long long u = static_cast<unsigned long long>(v);
+  if (v < 0) {
+    *p++ = '-';
+    u = 0 - u;
+  }
+  p = std::to_chars(p, buf + 40, u / 10000).ptr;
+  *p++ = '.';
+  const auto frac = static_cast<unsigned>(u % 10000);
+  p[0] = static_cast<char>('0' + frac / 1000);
+  p[1] = static_cast<char>('0' + frac / 100 % 10);
+  p[2] = static_cast<char>('0' + frac / 10 % 10);
+  p[3] = static_cast<char>('0' + frac % 10);
+  ctx.out.bulk({buf, static_cast<std::size_t>(p + 4 - buf)});
 }
 
 // addReplyHumanLongDouble.

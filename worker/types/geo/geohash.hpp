@@ -73,6 +73,8 @@ void geohash_string(double score, char out[11]);
 
 // geohashGetDistance: haversine on a sphere of kEarthRadiusM, in meters.
 double distance(double lon1, double lat1, double lon2, double lat2);
+// geohashGetLatDistance: along a meridian.
+double lat_distance(double lat1, double lat2);
 
 // The area a search covers (Redis's GeoShape): a circle or an axis-aligned box around xy.
 struct Shape {
