@@ -66,7 +66,7 @@ class GeoGenerator:
         self.table = [(w, getattr(self, "g_" + n)) for n, w in WEIGHTS.items()]
         self.total = sum(w for w, _ in self.table)
         self.pending = []
-        self.serial = 0
+        self.added = {}  # key -> members GEOADD gave it lately (FROMMEMBER picks among them)
 
     def pick(self, seq):
         return seq[self.r.randrange(len(seq))]
@@ -94,6 +94,19 @@ class GeoGenerator:
 
     def member(self):
         return self.pick(ODD_MEMBERS) if self.chance(0.05) else self.pick(MEMBERS)
+
+    def centre_member(self, key):
+        """A member that is probably in `key` (the generator never reads replies)."""
+        seen = self.added.get(key)
+        if seen and self.chance(0.85):
+            return self.pick(seen)
+        return self.member()
+
+    def remember(self, key, member):
+        seen = self.added.setdefault(key, [])
+        seen.append(member)
+        if len(seen) > 30:
+            del seen[0]
 
     def clamp(self, lon, lat):
         """Back into range by reflection at the limits, not by clamping: a clamped coordinate
@@ -128,6 +141,8 @@ class GeoGenerator:
         clon, clat = self.pick(CENTRES)
         if self.chance(0.7):
             clon, clat = self.clamp(clon + self.r.gauss(0, 0.5), clat + self.r.gauss(0, 0.3))
+        # Six decimals must not round past a limit (out-of-range centres come from BAD_COORDS).
+        clat = max(-LAT_MAX + 1e-6, min(LAT_MAX - 1e-6, clat))
         return b"%.6f" % clon, b"%.6f" % clat
 
     def radius(self):
@@ -151,9 +166,11 @@ class GeoGenerator:
         h = self.pick(RADII_KM) * 2000.0 / METERS[unit.lower()] * self.r.uniform(0.3, 1.5)
         return [b"%.2f" % w, b"%.2f" % h, self.pick(BAD_UNITS) if self.chance(0.02) else unit]
 
-    def options(self, store_ok, search):
+    def options(self, with_p):
+        """Search options; the WITH* ones with probability `with_p` (a STORE form refuses
+        them)."""
         opts = []
-        if not store_ok or self.chance(0.8):
+        if self.chance(with_p):
             for o in (b"WITHDIST", b"WITHCOORD", b"WITHHASH"):
                 if self.chance(0.35):
                     opts.append(o if self.chance(0.8) else o.lower())
@@ -182,7 +199,9 @@ class GeoGenerator:
         triples = []
         for _ in range(1 if self.chance(0.5) else self.r.randint(1, 8)):
             lon, lat = self.point()
-            triples += [lon, lat, self.member()]
+            m = self.member()
+            self.remember(k, m)
+            triples += [lon, lat, m]
         if self.chance(0.03):
             lon, lat = self.pick(BAD_COORDS)
             triples[:2] = [lon, lat]
@@ -227,9 +246,9 @@ class GeoGenerator:
             cmd.append(b"extra")
         return Cmd(cmd)
 
-    def _from(self):
+    def _from(self, key):
         if self.chance(0.35):
-            return [b"FROMMEMBER", self.member()]
+            return [b"FROMMEMBER", self.centre_member(key)]
         return [b"FROMLONLAT", *(self.centre() if self.chance(0.97) else self.pick(BAD_COORDS))]
 
     def _by(self):
@@ -238,25 +257,26 @@ class GeoGenerator:
         return [b"BYBOX", *self.box()]
 
     def g_geosearch(self):
+        k = self.key()
         parts = []
         if not self.chance(0.03):
-            parts += self._from()
+            parts += self._from(k)
         if not self.chance(0.03):
             parts += self._by()
         if self.chance(0.02):
-            parts += self._from()  # FROMMEMBER and FROMLONLAT together
-        opts = self.options(False, True)
+            parts += self._from(k)  # FROMMEMBER and FROMLONLAT together
+        opts = self.options(1.0)
         if self.chance(0.5):
             parts = parts + opts
         else:
             parts = opts + parts
-        return Cmd([b"GEOSEARCH", self.key(), *parts])
+        return Cmd([b"GEOSEARCH", k, *parts])
 
     def g_geosearchstore(self):
         src, dst = self.tkey(), self.tkey()
         if self.chance(0.1):
             dst = self.pick(LOOSE)  # another owner on a 2-worker proxy port: CROSSSLOT
-        parts = self._from() + self._by() + self.options(True, True)
+        parts = self._from(src) + self._by() + self.options(0.08)
         if self.chance(0.4):
             parts.append(b"STOREDIST")
             dst = self.pick(DIST_KEYS[:2]) if self.chance(0.9) else DIST_KEYS[2]
@@ -270,11 +290,12 @@ class GeoGenerator:
         bymember = self.chance(0.4)
         k = self.key()
         if bymember:
-            cmd = [b"GEORADIUSBYMEMBER_RO" if ro else b"GEORADIUSBYMEMBER", k, self.member()]
+            cmd = [b"GEORADIUSBYMEMBER_RO" if ro else b"GEORADIUSBYMEMBER", k,
+                   self.centre_member(k)]
         else:
             lon, lat = self.centre() if self.chance(0.97) else self.pick(BAD_COORDS)
             cmd = [b"GEORADIUS_RO" if ro else b"GEORADIUS", k, lon, lat]
-        cmd += [*self.radius(), *self.options(True, False)]
+        cmd += [*self.radius(), *self.options(1.0)]
         if self.chance(0.25):
             k2 = self.tkey() if self.chance(0.9) else self.pick(LOOSE)
             if not ro or self.chance(0.1):  # _RO with STORE: a syntax error
