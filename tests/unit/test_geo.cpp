@@ -299,3 +299,43 @@ TEST_CASE("geo: sort_by_distance keeps the search order of ties in a full sort")
   CHECK(v[0].dist == 0);
   CHECK(v[1].dist == 1);
 }
+
+TEST_CASE("geo: ShapeTest's prefilter never changes within()'s exact answer") {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> lon_d(-180, 180), lat_d(geo::kLatMin, geo::kLatMax);
+  std::uniform_real_distribution<double> unit(0, 1);
+  long rejected_cheaply = 0, checked = 0;
+  for (int c = 0; c < 300; ++c) {
+    geo::Shape s;
+    s.lon = c % 3 == 0 ? 180 - unit(rng) * 0.5 : lon_d(rng);
+    s.lat = c % 5 == 0 ? geo::kLatMax - unit(rng) : lat_d(rng);
+    s.conversion = 1;
+    const double radii[] = {0, 1, 1000, 50000, 500000, 5e6, 9e6, 1.9e7, 2.1e7};
+    s.radius = radii[c % 9];
+    const geo::ShapeTest test(s);
+    for (int i = 0; i < 400; ++i) {
+      double lon = lon_d(rng), lat = lat_d(rng);
+      if (i % 2 == 0) {  // near the centre, across the antimeridian too
+        lon = s.lon + (unit(rng) - 0.5) * 4;
+        if (lon > 180) lon -= 360;
+        lat = std::clamp(s.lat + (unit(rng) - 0.5) * 2, geo::kLatMin, geo::kLatMax);
+      }
+      const double exact = geo::distance(s.lon, s.lat, lon, lat);
+      // On the boundary, and one ulp inside and outside it.
+      for (double r : {s.radius, exact, std::nextafter(exact, 0.0), std::nextafter(exact, 1e30)}) {
+        geo::Shape t = s;
+        t.radius = r;
+        const geo::ShapeTest tt(t);
+        double d = -1;
+        const bool in = tt(lon, lat, d);
+        CHECK(in == (exact <= r));
+        if (in) CHECK(d == exact);
+        ++checked;
+        if (!in && d < 0) ++rejected_cheaply;
+      }
+      double d = 0;
+      CHECK(test(lon, lat, d) == (exact <= s.radius));
+    }
+  }
+  CHECK(rejected_cheaply > checked / 10);  // the prefilter does reject outside points
+}

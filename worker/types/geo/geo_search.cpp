@@ -11,7 +11,7 @@ bool full(const std::vector<GeoPoint>& out, std::size_t limit) {
 }
 
 // geoGetPointsInRange over the cell's scores [min, max).
-void points_in_cell(const ZSet* z, HashBits cell, const Shape& shape, std::size_t limit,
+void points_in_cell(const ZSet* z, HashBits cell, const ShapeTest& test, std::size_t limit,
                     std::vector<GeoPoint>& out) {
   ScoreRange r;
   r.min = static_cast<double>(align52(cell));
@@ -22,7 +22,7 @@ void points_in_cell(const ZSet* z, HashBits cell, const Shape& shape, std::size_
     const double score = c.score();
     if (!r.contains_max_side(score)) break;
     GeoPoint p;
-    if (decode_score(score, p.lon, p.lat) && within(shape, p.lon, p.lat, p.dist)) {
+    if (decode_score(score, p.lon, p.lat) && test(p.lon, p.lat, p.dist)) {
       p.score = score;
       p.at = c;
       out.push_back(p);
@@ -35,6 +35,7 @@ void points_in_cell(const ZSet* z, HashBits cell, const Shape& shape, std::size_
 
 void search(const ZSet* z, Shape& shape, std::size_t limit, std::vector<GeoPoint>& out) {
   const Cover cv = cover(shape);
+  const ShapeTest test(shape);
   const HashBits cells[9] = {cv.hash,         cv.n.north,      cv.n.south,
                              cv.n.east,       cv.n.west,       cv.n.north_east,
                              cv.n.north_west, cv.n.south_east, cv.n.south_west};
@@ -47,7 +48,7 @@ void search(const ZSet* z, Shape& shape, std::size_t limit, std::vector<GeoPoint
       continue;
     }
     if (full(out, limit)) break;
-    points_in_cell(z, cells[i], shape, limit, out);
+    points_in_cell(z, cells[i], test, limit, out);
     last = i;
   }
 }

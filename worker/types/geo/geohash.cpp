@@ -201,18 +201,27 @@ double lat_distance(double lat1, double lat2) {
   return kEarthRadiusM * std::fabs(deg_rad(lat2) - deg_rad(lat1));
 }
 
-double distance(double lon1, double lat1, double lon2, double lat2) {
-  const double lon1r = deg_rad(lon1);
+Origin::Origin(double lon_deg, double lat_deg)
+    : lon(lon_deg),
+      lat(lat_deg),
+      lon_r(deg_rad(lon_deg)),
+      lat_r(deg_rad(lat_deg)),
+      cos_lat(std::cos(lat_r)) {}
+
+double distance(const Origin& o, double lon2, double lat2) {
   const double lon2r = deg_rad(lon2);
-  const double v = std::sin((lon2r - lon1r) / 2);
+  const double v = std::sin((lon2r - o.lon_r) / 2);
   // On one meridian asin(sin(|dlat|/2)) is |dlat|/2: Redis 7.0.15 takes that shortcut, whose
   // result can differ from the full formula's in the last bit.
-  if (v == 0.0) return lat_distance(lat1, lat2);
-  const double lat1r = deg_rad(lat1);
+  if (v == 0.0) return lat_distance(o.lat, lat2);
   const double lat2r = deg_rad(lat2);
-  const double u = std::sin((lat2r - lat1r) / 2);
-  const double a = u * u + std::cos(lat1r) * std::cos(lat2r) * v * v;
+  const double u = std::sin((lat2r - o.lat_r) / 2);
+  const double a = u * u + o.cos_lat * std::cos(lat2r) * v * v;
   return 2.0 * kEarthRadiusM * std::asin(std::sqrt(a));
+}
+
+double distance(double lon1, double lat1, double lon2, double lat2) {
+  return distance(Origin(lon1, lat1), lon2, lat2);
 }
 
 std::uint8_t estimate_steps(double range_m, double lat) {
@@ -275,15 +284,45 @@ Cover cover(Shape& s) {
 }
 
 bool within(const Shape& s, double lon, double lat, double& dist_m) {
-  if (s.type == Shape::kCircle) {
-    dist_m = distance(s.lon, s.lat, lon, lat);
-    return dist_m <= s.radius * s.conversion;
+  return ShapeTest(s)(lon, lat, dist_m);
+}
+
+ShapeTest::ShapeTest(const Shape& s) : s_(s), o_(s.lon, s.lat) {
+  if (s.type != Shape::kCircle) return;
+  const double radius_m = s.radius * s.conversion;
+  // The bounds hold while the radius is below a quarter of the circumference (a monotonic
+  // haversine term); beyond that every point takes the exact path.
+  if (!(radius_m < 0.45 * M_PI * kEarthRadiusM)) return;
+  constexpr double kMargin = 1e-9;
+  prefilter_ = true;
+  lat_limit_m_ = radius_m * (1 + kMargin) + 1e-6;
+  // A point that passed the latitude test lies within lat1 +- dlat: cos(lat2) is at least
+  // the cosine at the pole-side end of that band.
+  const double far = std::fabs(o_.lat_r) + lat_limit_m_ / kEarthRadiusM;
+  const double cos_far = far >= M_PI / 2 ? 0.0 : std::cos(far);
+  lon_coef_ = o_.cos_lat * cos_far * (1 - kMargin);
+  const double h = std::sin(radius_m / (2 * kEarthRadiusM));
+  a_limit_ = h * h * (1 + kMargin) + 1e-300;
+}
+
+bool ShapeTest::operator()(double lon, double lat, double& dist_m) const {
+  if (s_.type == Shape::kCircle) {
+    if (prefilter_) {
+      // R * |dlat| <= great-circle distance.
+      if (kEarthRadiusM * std::fabs(deg_rad(lat) - o_.lat_r) > lat_limit_m_) return false;
+      // a >= cos(lat1) cos(lat2) sin^2(|dlon| / 2) and sin(x) >= x - x^3 / 6 for x >= 0.
+      const double x = std::fabs(deg_rad(lon) - o_.lon_r) / 2;
+      const double sx = x - x * x * x / 6;
+      if (sx > 0 && lon_coef_ * sx * sx > a_limit_) return false;
+    }
+    dist_m = distance(o_, lon, lat);
+    return dist_m <= s_.radius * s_.conversion;
   }
   // geohashGetDistanceIfInRectangle: the cheaper latitude test first, each axis distance
   // measured from the point.
-  if (lat_distance(lat, s.lat) > s.height * s.conversion / 2) return false;
-  if (distance(lon, lat, s.lon, lat) > s.width * s.conversion / 2) return false;
-  dist_m = distance(s.lon, s.lat, lon, lat);
+  if (lat_distance(lat, s_.lat) > s_.height * s_.conversion / 2) return false;
+  if (distance(lon, lat, s_.lon, lat) > s_.width * s_.conversion / 2) return false;
+  dist_m = distance(o_, lon, lat);
   return true;
 }
 

@@ -73,6 +73,13 @@ void geohash_string(double score, char out[11]);
 
 // geohashGetDistance: haversine on a sphere of kEarthRadiusM, in meters.
 double distance(double lon1, double lat1, double lon2, double lat2);
+// The first point of distance() with its terms computed once: distance(o, lon, lat) is
+// bit for bit distance(o.lon, o.lat, lon, lat).
+struct Origin {
+  Origin(double lon, double lat);
+  double lon, lat, lon_r, lat_r, cos_lat;
+};
+double distance(const Origin& o, double lon2, double lat2);
 // geohashGetLatDistance: along a meridian.
 double lat_distance(double lat1, double lat2);
 
@@ -101,5 +108,24 @@ std::uint8_t estimate_steps(double range_m, double lat);
 // geoAppendIfWithinShape's test: true (and the distance to the centre, in meters) when the
 // point lies inside the shape.
 bool within(const Shape& shape, double lon, double lat, double& dist_m);
+
+// within() for the many points of one search. For a circle it first rejects, with a margin
+// of 1e-9 relative, the points whose latitude difference alone, or a lower bound of the
+// haversine term from the longitude difference, puts them outside: a few multiplications
+// instead of four transcendental calls for most candidates of the 9 cells. Every point
+// not rejected gets Redis's exact computation, so the answer is within()'s.
+class ShapeTest {
+ public:
+  explicit ShapeTest(const Shape& s);
+  bool operator()(double lon, double lat, double& dist_m) const;
+
+ private:
+  const Shape& s_;
+  Origin o_;
+  bool prefilter_ = false;
+  double lat_limit_m_ = 0;  // reject when R * |dlat| exceeds this
+  double lon_coef_ = 0;     // cos(lat1) * a lower bound of cos(lat2)
+  double a_limit_ = 0;      // reject when the haversine term's lower bound exceeds this
+};
 
 }  // namespace ruvio::types::geo
