@@ -335,6 +335,17 @@ TEST_CASE("geo: ShapeTest's prefilter never changes within()'s exact answer") {
       }
       double d = 0;
       CHECK(test(lon, lat, d) == (exact <= s.radius));
+      // score(): the decoding and the test in one, as decode_score + within().
+      const auto sc = static_cast<double>(geo::score_of(lon, lat));
+      double clon = 0, clat = 0, slon = 0, slat = 0, sd = 0, wd = 0;
+      geo::decode_score(sc, clon, clat);
+      const bool win = geo::within(s, clon, clat, wd);
+      CHECK(test.score(sc, slon, slat, sd) == win);
+      if (win) {
+        CHECK(slon == clon);
+        CHECK(slat == clat);
+        CHECK(sd == wd);
+      }
     }
   }
   CHECK(rejected_cheaply > checked / 10);  // the prefilter does reject outside points

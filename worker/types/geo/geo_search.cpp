@@ -22,7 +22,7 @@ void points_in_cell(const ZSet* z, HashBits cell, const ShapeTest& test, std::si
     const double score = c.score();
     if (!r.contains_max_side(score)) break;
     GeoPoint p;
-    if (decode_score(score, p.lon, p.lat) && test(p.lon, p.lat, p.dist)) {
+    if (test.score(score, p.lon, p.lat, p.dist)) {
       p.score = score;
       p.at = c;
       out.push_back(p);

@@ -99,13 +99,23 @@ HashBits moved(HashBits h, int dx, int dy) {
   return h;
 }
 
-void centre(const Area& a, double& lon, double& lat) {
-  lon = (a.lon.min + a.lon.max) / 2;
-  if (lon > kLonMax) lon = kLonMax;
-  if (lon < kLonMin) lon = kLonMin;
-  lat = (a.lat.min + a.lat.max) / 2;
-  if (lat > kLatMax) lat = kLatMax;
-  if (lat < kLatMin) lat = kLatMin;
+// One axis of decode() + geohashDecodeAreaToLongLat at step 26: the cell's bounds as Redis
+// computes them (i + 1 wraps in 32 bits as there), their mean, clamped to [lo, hi].
+double cell_centre(std::uint32_t i, Range r, double lo, double hi) {
+  constexpr double kInvCells = 1.0 / static_cast<double>(1ULL << kStepMax);
+  const double scale = r.max - r.min;
+  const double min = r.min + (i * 1.0 * kInvCells) * scale;
+  const double max = r.min + ((i + 1) * 1.0 * kInvCells) * scale;
+  double c = (min + max) / 2;
+  if (c > hi) c = hi;
+  if (c < lo) c = lo;
+  return c;
+}
+double centre_lat(std::uint64_t bits) {
+  return cell_centre(squash(bits), kLatRange, kLatMin, kLatMax);
+}
+double centre_lon(std::uint64_t bits) {
+  return cell_centre(squash(bits >> 1), kLonRange, kLonMin, kLonMax);
 }
 
 // geohashBoundingBox (7.0): the box of the shape, wider at its pole-side edge.
@@ -149,11 +159,13 @@ bool decode(Range lon_range, Range lat_range, HashBits hash, Area& out) {
   const std::uint32_t ilon = squash(hash.bits >> 1);
   const double lat_scale = lat_range.max - lat_range.min;
   const double lon_scale = lon_range.max - lon_range.min;
-  const double cells = static_cast<double>(1ULL << hash.step);
-  out.lat.min = lat_range.min + (ilat * 1.0 / cells) * lat_scale;
-  out.lat.max = lat_range.min + ((ilat + 1) * 1.0 / cells) * lat_scale;
-  out.lon.min = lon_range.min + (ilon * 1.0 / cells) * lon_scale;
-  out.lon.max = lon_range.min + ((ilon + 1) * 1.0 / cells) * lon_scale;
+  // Redis divides by 2^step; multiplying by 2^-step is the same value, exactly (no rounding
+  // for a power of two), and cheaper.
+  const double inv_cells = 1.0 / static_cast<double>(1ULL << hash.step);
+  out.lat.min = lat_range.min + (ilat * 1.0 * inv_cells) * lat_scale;
+  out.lat.max = lat_range.min + ((ilat + 1) * 1.0 * inv_cells) * lat_scale;
+  out.lon.min = lon_range.min + (ilon * 1.0 * inv_cells) * lon_scale;
+  out.lon.max = lon_range.min + ((ilon + 1) * 1.0 * inv_cells) * lon_scale;
   return true;
 }
 
@@ -181,10 +193,10 @@ std::uint64_t score_of(double lon, double lat) {
 }
 
 bool decode_score(double score, double& lon, double& lat) {
-  Area a;
-  if (!decode(kLonRange, kLatRange, HashBits{x86_to_u64(score), kStepMax}, a)) return false;
-  centre(a, lon, lat);
-  return true;
+  const std::uint64_t bits = x86_to_u64(score);
+  lon = centre_lon(bits);
+  lat = centre_lat(bits);
+  return true;  // a step-26 hash is never the all-zero "no cell"
 }
 
 void geohash_string(double score, char out[11]) {
@@ -305,11 +317,28 @@ ShapeTest::ShapeTest(const Shape& s) : s_(s), o_(s.lon, s.lat) {
   a_limit_ = h * h * (1 + kMargin) + 1e-300;
 }
 
+bool ShapeTest::score(double score, double& lon, double& lat, double& dist_m) const {
+  // Latitude first: most candidates fail on it before their longitude is decoded.
+  const std::uint64_t bits = x86_to_u64(score);
+  lat = centre_lat(bits);
+  if (s_.type == Shape::kCircle) {
+    if (prefilter_ && lat_far(lat)) return false;
+  } else if (lat_distance(lat, s_.lat) > s_.height * s_.conversion / 2) {
+    return false;
+  }
+  lon = centre_lon(bits);
+  return (*this)(lon, lat, dist_m);
+}
+
+bool ShapeTest::lat_far(double lat) const {
+  // R * |dlat| <= great-circle distance.
+  return kEarthRadiusM * std::fabs(deg_rad(lat) - o_.lat_r) > lat_limit_m_;
+}
+
 bool ShapeTest::operator()(double lon, double lat, double& dist_m) const {
   if (s_.type == Shape::kCircle) {
     if (prefilter_) {
-      // R * |dlat| <= great-circle distance.
-      if (kEarthRadiusM * std::fabs(deg_rad(lat) - o_.lat_r) > lat_limit_m_) return false;
+      if (lat_far(lat)) return false;
       // a >= cos(lat1) cos(lat2) sin^2(|dlon| / 2) and sin(x) >= x - x^3 / 6 for x >= 0.
       const double x = std::fabs(deg_rad(lon) - o_.lon_r) / 2;
       const double sx = x - x * x * x / 6;

@@ -118,8 +118,12 @@ class ShapeTest {
  public:
   explicit ShapeTest(const Shape& s);
   bool operator()(double lon, double lat, double& dist_m) const;
+  // decode_score and the test in one: lon/lat are set when it returns true.
+  bool score(double score, double& lon, double& lat, double& dist_m) const;
 
  private:
+  bool lat_far(double lat) const;
+
   const Shape& s_;
   Origin o_;
   bool prefilter_ = false;
