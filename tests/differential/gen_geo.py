@@ -203,7 +203,10 @@ class GeoGenerator:
             self.remember(k, m)
             triples += [lon, lat, m]
         if self.chance(0.03):
+            # "0x10" is valid (strtod reads hex): it would put every member it meets on 16,1.
             lon, lat = self.pick(BAD_COORDS)
+            if lon == b"0x10":
+                lat += b".%d" % self.r.randrange(10**9)
             triples[:2] = [lon, lat]
         if self.chance(0.02):
             triples = triples[:-1]
