@@ -192,12 +192,11 @@ void geoadd(Context& ctx) {
     }
     const types::ZSetLimits lim = limits(ctx);
     h.set(types::zset_create(h.heap(), elements, ctx.args[first + 2].size(), lim));
-  } else {
-    const auto* cur = static_cast<const ZSet*>(h.peek());
-    const types::ZSetLimits lim = limits(ctx);
-    if (cur->enc == types::kZListpack && elements > lim.max_entries) {
-      types::zset_maybe_convert(h.heap(), h.as<ZSet>(), elements, lim);
-    }
+  } else if (elements > limits(ctx).max_entries &&
+             types::kZSetOps.encoding(h.peek()) == "listpack") {
+    // zsetTypeMaybeConvert. Asked through OBJECT ENCODING's name, not the zset's fields:
+    // only a conversion may mark the key written (a GEOADD NX of present members is none).
+    types::zset_maybe_convert(h.heap(), h.as<ZSet>(), elements, limits(ctx));
   }
   const types::ZSetLimits lim = limits(ctx);
   const unsigned flags = (nx ? unsigned{types::kZNx} : 0u) | (xx ? unsigned{types::kZXx} : 0u);
