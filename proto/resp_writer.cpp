@@ -139,6 +139,16 @@ void ReplyWriter::double_value(double d) {
   }
 }
 
+void ReplyWriter::double_text(std::string_view text) {
+  if (proto_ >= 3) {
+    out_->push_back(',');
+    out_->append(text);
+    out_->append("\r\n", 2);
+  } else {
+    bulk(text);
+  }
+}
+
 void ReplyWriter::boolean(bool b) {
   if (proto_ >= 3) {
     out_->append(b ? "#t\r\n" : "#f\r\n", 4);

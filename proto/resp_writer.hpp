@@ -34,6 +34,8 @@ class ReplyWriter {
   void push(std::size_t n);         // RESP3 >n, RESP2 *n
   void double_value(double d);      // RESP3 ,d ; RESP2 bulk, "%.17g" as Redis (inf, -inf)
   void boolean(bool b);             // RESP3 #t/#f ; RESP2 :1/:0
+  // A double already formatted (addReplyHumanLongDouble): RESP3 ,text ; RESP2 bulk text.
+  void double_text(std::string_view text);
   void verbatim(std::string_view s, std::string_view format = "txt");  // RESP3 =, RESP2 bulk
 
  private:

@@ -1,0 +1,104 @@
+"""Geo differential test: gen_geo.py's seeded stream of GEOADD … GEORADIUSBYMEMBER_RO mixed
+with the zset commands that see the stored scores goes to Ruvio and to redis-server 7.0.15;
+every reply must match byte for byte (search results in the same order too: sorted ones by
+distance, unsorted ones in the zset's order cell after cell), at 1 worker and through the
+proxy port of a 2-worker Ruvio. There a STORE form whose destination has another owner than
+its source must answer CROSSSLOT, and is not sent to redis-server.
+
+Env: RUVIO_DIFF_SEED (printed; replays a run), RUVIO_GEO_DIFF_COMMANDS (default 20000).
+"""
+
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+import gen_geo  # noqa: E402
+import harness  # noqa: E402
+import test_differential as td  # noqa: E402
+
+
+def _store_keys(args):
+    """The keys of a geo STORE form as Redis 7.0's key specs find them."""
+    name = args[0].upper()
+    if name == b"GEOSEARCHSTORE":
+        return args[1:3]
+    start = {b"GEORADIUS": 6, b"GEORADIUSBYMEMBER": 5}.get(name)
+    if start is None or len(args) < 2:
+        return []
+    keys = [args[1]]
+    for kw in (b"STORE", b"STOREDIST"):  # one key spec each, searched from `start` on
+        for i in range(start, len(args) - 1):
+            if args[i].upper() == kw:
+                keys.append(args[i + 1])
+                break
+    return keys
+
+
+class GeoRun(td.DiffRun):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.gen = gen_geo.GeoGenerator(self.seed)
+
+    def crossslot(self, cmd):
+        if self.workers == 1:
+            return False
+        if cmd.args[0].upper() in (b"COPY", b"RENAME"):
+            return super().crossslot(cmd)
+        owners = {harness.key_owner(k, self.workers) for k in _store_keys(cmd.args)}
+        return len(owners) > 1
+
+
+def run_geo_differential(seed, count, workers, against="ruvio"):
+    with harness.Server(kind="redis") as ref:
+        if against == "redis":
+            cand = harness.Server(kind="redis")
+        else:
+            cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
+            if workers > 1:
+                harness.wait_mesh_up(cand.port, workers)
+        with cand:
+            run = GeoRun(seed, ref.port, cand.port, against, count, workers)
+            try:
+                return run.run()
+            finally:
+                run.close()
+
+
+def _count():
+    return int(os.environ.get("RUVIO_GEO_DIFF_COMMANDS", "20000"))
+
+
+class GeoDifferentialTest(unittest.TestCase):
+    def _run(self, workers):
+        if not os.path.exists(harness.RUVIO_BIN):
+            self.skipTest(f"{harness.RUVIO_BIN} not built")
+        seed, count = td._seed(), _count()
+        print(f"\ngeo differential, {workers} worker(s): seed={seed}", file=sys.stderr)
+        stats = run_geo_differential(seed, count, workers)
+        print(f"geo differential, {workers} worker(s): seed={seed} {stats}", file=sys.stderr)
+        self.assertGreaterEqual(stats["sent"], count)
+        self.assertGreater(stats["resp3"], 0)
+        self.assertGreater(stats["pipelined"], 0)
+        return stats
+
+    def test_geo_against_redis(self):
+        self._run(1)
+
+    def test_geo_against_redis_2_workers(self):
+        owners = {harness.key_owner(k) for k in gen_geo.KEYS}
+        self.assertEqual(owners, {0, 1})  # the geo keys live on both workers
+        stats = self._run(2)
+        self.assertGreater(stats["crossslot"], 0)
+
+    def test_geo_harness_redis_vs_redis(self):
+        """Two redis-servers agree on the stream: nothing in it is left to chance."""
+        stats = run_geo_differential(td._seed(), 3000, 1, against="redis")
+        self.assertGreaterEqual(stats["sent"], 3000)
+
+
+if __name__ == "__main__":
+    unittest.main()
