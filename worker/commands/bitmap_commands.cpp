@@ -334,6 +334,20 @@ void bitop(Context& ctx) {
 
 // ---- BITFIELD -------------------------------------------------------------------------------
 
+// A GET reads up to 9 bytes into a zero-padded buffer: a field past the end of the string
+// (the writes grow it only as far as they reach) reads as zeros.
+void reply_get(Context& ctx, std::string_view s, const bitfield::Op& op) {
+  std::uint8_t win[9] = {};
+  const std::uint64_t byte = op.offset >> 3;
+  for (std::uint64_t i = 0; i < 9 && byte + i < s.size(); ++i) win[i] = u8(s)[byte + i];
+  const std::uint64_t off = op.offset & 7;
+  if (op.sign) {
+    ctx.out.integer(bm::get_signed(win, off, op.bits));
+  } else {
+    ctx.out.integer(static_cast<std::int64_t>(bm::get_unsigned(win, off, op.bits)));
+  }
+}
+
 void bitfield_generic(Context& ctx, bool read_only) {
   static thread_local std::vector<bitfield::Op> ops;
   ops.clear();
@@ -349,18 +363,7 @@ void bitfield_generic(Context& ctx, bool read_only) {
     char buf[24];
     std::string_view s = e ? bytes_of(e, buf) : std::string_view();
     ctx.out.array(ops.size());
-    for (const bitfield::Op& op : ops) {
-      // Up to 9 bytes copied into a zero-padded buffer: a field past the end reads as zeros.
-      std::uint8_t win[9] = {};
-      const std::uint64_t byte = op.offset >> 3;
-      for (std::uint64_t i = 0; i < 9 && byte + i < s.size(); ++i) win[i] = u8(s)[byte + i];
-      const std::uint64_t off = op.offset & 7;
-      if (op.sign) {
-        ctx.out.integer(bm::get_signed(win, off, op.bits));
-      } else {
-        ctx.out.integer(static_cast<std::int64_t>(bm::get_unsigned(win, off, op.bits)));
-      }
-    }
+    for (const bitfield::Op& op : ops) reply_get(ctx, s, op);
     return;
   }
   if (read_only) {
@@ -378,11 +381,7 @@ void bitfield_generic(Context& ctx, bool read_only) {
   ctx.out.array(ops.size());
   for (const bitfield::Op& op : ops) {
     if (op.kind == bitfield::Kind::kGet) {
-      if (op.sign) {
-        ctx.out.integer(bm::get_signed(p, op.offset, op.bits));
-      } else {
-        ctx.out.integer(static_cast<std::int64_t>(bm::get_unsigned(p, op.offset, op.bits)));
-      }
+      reply_get(ctx, std::string_view(b.data(), b.size()), op);
       continue;
     }
     const bool incr = op.kind == bitfield::Kind::kIncrBy;

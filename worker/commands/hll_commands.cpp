@@ -89,6 +89,8 @@ void pfadd(Context& ctx) {
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
     int r = hll::add(s, ctx.args[j], sparse_max(ctx));
     if (r < 0) {
+      // Redis edits the value in place: what the elements before this one changed stays.
+      if (updated != 0) store_back(h, s);
       ctx.out.error(kCorrupt);
       return;
     }
