@@ -351,6 +351,7 @@ bool merge(std::uint8_t* max, std::string_view s) {
     return true;
   }
   return walk_sparse(s, [&](std::size_t first, unsigned run, unsigned value) {
+    if (value == 0) return;  // zero runs (most of a sparse HLL) raise nothing
     for (unsigned k = 0; k < run; ++k) {
       if (value > max[first + k]) max[first + k] = static_cast<std::uint8_t>(value);
     }
@@ -376,7 +377,16 @@ std::uint64_t count(std::string_view s, bool* invalid) {
 
 std::uint64_t count_registers(const std::uint8_t* max) {
   int h[64] = {};
-  for (std::size_t i = 0; i < kRegisters; ++i) ++h[max[i] & 63];
+  // Eight registers at a time: an all-zero word (most of a union of small HLLs) is one add.
+  for (std::size_t i = 0; i < kRegisters; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, max + i, 8);
+    if (w == 0) {
+      h[0] += 8;
+      continue;
+    }
+    for (std::size_t k = 0; k < 8; ++k) ++h[max[i + k] & 63];
+  }
   return estimate(h);
 }
 
