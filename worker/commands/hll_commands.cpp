@@ -1,9 +1,9 @@
 // HyperLogLog family: PFADD PFCOUNT PFMERGE PFDEBUG PFSELFTEST, as Redis 7.0's
 // hyperloglog.c answers them. The HLL is a string value (worker/types/hll/hll.hpp draws its
-// bytes); writes go through store::StringHandle. A dense HLL (fixed 12304 bytes) is edited in
-// place; a sparse one (at most hll-sparse-max-bytes) is rewritten in a reused buffer and stored
-// back only when a register changed, so an add that changes nothing is no write (no WAL
-// record, no WATCH invalidation), as in Redis.
+// bytes); writes go through store::StringHandle. PFADD edits the HLL where it lies, dense or
+// sparse (the opcodes grow and shrink the string through the handle), and only once an
+// element changes a register, so an add that changes nothing is no write (no WAL record, no
+// WATCH invalidation), as in Redis. PFMERGE builds its result in a reused buffer.
 //
 // The WAL: every PF* write is deterministic given the keyspace (the hash has a fixed seed, the
 // opcode rewrite is exact), so the command is logged as it is. PFCOUNT's cache update is a
@@ -52,54 +52,70 @@ void store_back(store::StringHandle& h, const std::string& bytes) {
   std::memcpy(out.data(), bytes.data(), bytes.size());
 }
 
+// An HLL edited where it lies in the keyspace: the handle's bytes, grown and shrunk as the
+// sparse opcodes need. Taking the bytes marks the key written.
+class HandleBuffer final : public hll::Buffer {
+ public:
+  explicit HandleBuffer(store::StringHandle& h) : h_(h), b_(h.bytes()) {}
+  char* data() override { return b_.data(); }
+  std::size_t size() const override { return b_.size(); }
+  void resize(std::size_t n) override { b_ = h_.resize(n); }
+
+ private:
+  store::StringHandle& h_;
+  std::span<char> b_;
+};
+
+// Whether adding (reg, value) to the HLL `s` would write (or find it corrupt), read only.
+bool add_writes(std::string_view s, std::size_t reg, unsigned value) {
+  if (hll::is_dense(s)) return value > hll::dense_get(s.data(), reg);
+  if (value > 32) return true;  // a sparse VAL holds at most 32: converts to dense
+  const int cur = hll::sparse_get(s, reg);
+  return cur < 0 || static_cast<unsigned>(cur) < value;
+}
+
 void pfadd(Context& ctx) {
   store::StringHandle h = ctx.db().open_string(ctx.args[1], ctx.now_ms());
   if (h.wrong_type()) {
     ctx.out.error(err::kWrongType);
     return;
   }
-  std::string& s = scratch();
   int updated = 0;
+  std::size_t j = 2;
   if (!h) {
+    std::string& s = scratch();
     hll::make_empty(s);
+    store_back(h, s);
     updated = 1;
   } else {
     if (h.is_int() || !hll::looks_valid(h.view())) {
       ctx.out.error(kNotHll);
       return;
     }
-    if (hll::is_dense(h.view())) {
-      // In place: the first register that grows makes this a write.
-      char* w = nullptr;
-      const char* r = h.view().data();
-      for (std::size_t j = 2; j < ctx.argc(); ++j) {
-        std::size_t reg;
-        unsigned v = hll::pattern(ctx.args[j], &reg);
-        if (v <= hll::dense_get(r, reg)) continue;
-        if (w == nullptr) w = h.bytes().data();
-        hll::dense_set(w, reg, v);
-        ++updated;
-      }
-      if (updated != 0) hll::invalidate(w);
-      ctx.out.integer(updated != 0 ? 1 : 0);
+    // Read only up to the first element that changes a register: an add that changes
+    // nothing is no write at all (no WAL record, no WATCH invalidation), as in Redis.
+    std::string_view v = h.view();
+    for (; j < ctx.argc(); ++j) {
+      std::size_t reg;
+      unsigned value = hll::pattern(ctx.args[j], &reg);
+      if (add_writes(v, reg, value)) break;
+    }
+    if (j == ctx.argc()) {
+      ctx.out.integer(0);
       return;
     }
-    s.assign(h.view());
   }
-  for (std::size_t j = 2; j < ctx.argc(); ++j) {
-    int r = hll::add(s, ctx.args[j], sparse_max(ctx));
+  HandleBuffer b(h);
+  for (; j < ctx.argc(); ++j) {
+    const int r = hll::add(b, ctx.args[j], sparse_max(ctx));
     if (r < 0) {
-      // Redis edits the value in place: what the elements before this one changed stays.
-      if (updated != 0) store_back(h, s);
+      // Redis edits in place: what the elements before this one changed stays.
       ctx.out.error(kCorrupt);
       return;
     }
     updated += r;
   }
-  if (updated != 0) {
-    hll::invalidate(s.data());
-    store_back(h, s);
-  }
+  if (updated != 0) hll::invalidate(b.data());
   ctx.out.integer(updated != 0 ? 1 : 0);
 }
 

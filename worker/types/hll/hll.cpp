@@ -14,7 +14,7 @@ constexpr unsigned kValMaxLen = 4;                     // longest VAL run
 constexpr unsigned kZeroMaxLen = 64;                   // longest ZERO run
 constexpr double kAlphaInf = 0.721347520444481703680;  // 0.5 / ln 2
 
-std::uint8_t* u8(std::string& s) {
+std::uint8_t* u8(Buffer& s) {
   return reinterpret_cast<std::uint8_t*>(s.data());
 }
 const std::uint8_t* u8(std::string_view s) {
@@ -241,8 +241,44 @@ bool to_dense(std::string& s) {
   return true;
 }
 
-int set(std::string& s, std::size_t index, unsigned count, std::size_t sparse_max) {
-  if (static_cast<std::uint8_t>(s[4]) == kDense) return dense_set(s.data(), index, count) ? 1 : 0;
+bool to_dense(Buffer& s) {
+  if (static_cast<std::uint8_t>(s.data()[4]) == kDense) return true;
+  static thread_local std::string tmp;
+  tmp.assign(s.data(), s.size());
+  if (!to_dense(tmp)) return false;
+  s.resize(tmp.size());
+  std::memcpy(s.data(), tmp.data(), tmp.size());
+  return true;
+}
+
+int sparse_get(std::string_view s, std::size_t reg) {
+  const std::uint8_t* p = u8(s) + kHeaderBytes;
+  const std::uint8_t* end = u8(s) + s.size();
+  std::size_t first = 0;
+  while (p < end) {
+    std::size_t span;
+    unsigned value = 0;
+    if (is_zero(*p)) {
+      span = zero_len(*p);
+      p += 1;
+    } else if (is_val(*p)) {
+      span = val_len(*p);
+      value = val_value(*p);
+      p += 1;
+    } else {
+      span = xzero_len(*p, second(p, end));
+      p += 2;
+    }
+    if (reg <= first + span - 1) return static_cast<int>(value);
+    first += span;
+  }
+  return -1;
+}
+
+int set(Buffer& s, std::size_t index, unsigned count, std::size_t sparse_max) {
+  if (static_cast<std::uint8_t>(s.data()[4]) == kDense) {
+    return dense_set(s.data(), index, count) ? 1 : 0;
+  }
   if (count <= kValMax) {
     // Step 1: the opcode covering `index`, the one before it, and its run.
     std::size_t p = kHeaderBytes, end = s.size(), first = 0, span = 0;

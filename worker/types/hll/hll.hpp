@@ -70,6 +70,30 @@ std::uint64_t cached(std::string_view s);
 void set_cache(char* s, std::uint64_t card);
 void invalidate(char* s);
 
+// A growable byte string an HLL is edited in: a std::string (PFMERGE's scratch, tests, the
+// fuzz target) or a string value in the keyspace (the PF* family's adapter over
+// store::StringHandle, so PFADD edits a sparse HLL where it lies).
+class Buffer {
+ public:
+  virtual char* data() = 0;
+  virtual std::size_t size() const = 0;
+  virtual void resize(std::size_t n) = 0;  // kept bytes stay; data() may move
+
+ protected:
+  ~Buffer() = default;
+};
+
+class StringBuffer final : public Buffer {
+ public:
+  explicit StringBuffer(std::string& s) : s_(s) {}
+  char* data() override { return s_.data(); }
+  std::size_t size() const override { return s_.size(); }
+  void resize(std::size_t n) override { s_.resize(n); }
+
+ private:
+  std::string& s_;
+};
+
 // Dense, in place (its size never changes): true when the register grew.
 bool dense_set(char* s, std::size_t reg, unsigned value);
 unsigned dense_get(const char* s, std::size_t reg);
@@ -78,14 +102,26 @@ unsigned dense_get(const char* s, std::size_t reg);
 // dense; a sparse one may be converted to dense). 1 when a register grew, 0 when not, -1 when
 // the sparse form is corrupt. Does not touch the cache; hllSparseSet's exact opcode rewrite,
 // so the bytes match Redis's after any sequence of adds.
-int set(std::string& s, std::size_t reg, unsigned value, std::size_t sparse_max);
-inline int add(std::string& s, std::string_view ele, std::size_t sparse_max) {
+int set(Buffer& s, std::size_t reg, unsigned value, std::size_t sparse_max);
+inline int set(std::string& s, std::size_t reg, unsigned value, std::size_t sparse_max) {
+  StringBuffer b(s);
+  return set(b, reg, value, sparse_max);
+}
+// What register `reg` of a sparse HLL holds; -1 when the runs end before it (set() would
+// answer -1 too). Reads only: PFADD uses it to learn whether an add writes at all.
+int sparse_get(std::string_view s, std::size_t reg);
+inline int add(Buffer& s, std::string_view ele, std::size_t sparse_max) {
   std::size_t reg;
   unsigned v = pattern(ele, &reg);
   return set(s, reg, v, sparse_max);
 }
+inline int add(std::string& s, std::string_view ele, std::size_t sparse_max) {
+  StringBuffer b(s);
+  return add(b, ele, sparse_max);
+}
 // Sparse -> dense; false when the sparse form is corrupt (s unchanged).
 bool to_dense(std::string& s);
+bool to_dense(Buffer& s);
 
 // max[i] = MAX(max[i], register i) for all 16384; false when corrupt.
 bool merge(std::uint8_t* max, std::string_view s);
