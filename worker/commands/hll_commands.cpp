@@ -53,26 +53,31 @@ void store_back(store::StringHandle& h, const std::string& bytes) {
 }
 
 // An HLL edited where it lies in the keyspace: the handle's bytes, grown and shrunk as the
-// sparse opcodes need. Taking the bytes marks the key written.
+// sparse opcodes need. Reading changes nothing; the first write takes the bytes for writing,
+// which marks the key written, so an add that changes no register is no write at all (no WAL
+// record, no WATCH invalidation), as in Redis.
 class HandleBuffer final : public hll::Buffer {
  public:
-  explicit HandleBuffer(store::StringHandle& h) : h_(h), b_(h.bytes()) {}
-  char* data() override { return b_.data(); }
-  std::size_t size() const override { return b_.size(); }
-  void resize(std::size_t n) override { b_ = h_.resize(n); }
+  explicit HandleBuffer(store::StringHandle& h) : h_(h) {}
+  const char* view() const override { return taken_ ? b_.data() : h_.view().data(); }
+  char* data() override {
+    if (!taken_) {
+      b_ = h_.bytes();
+      taken_ = true;
+    }
+    return b_.data();
+  }
+  std::size_t size() const override { return taken_ ? b_.size() : h_.view().size(); }
+  void resize(std::size_t n) override {
+    b_ = h_.resize(n);
+    taken_ = true;
+  }
 
  private:
   store::StringHandle& h_;
   std::span<char> b_;
+  bool taken_ = false;
 };
-
-// Whether adding (reg, value) to the HLL `s` would write (or find it corrupt), read only.
-bool add_writes(std::string_view s, std::size_t reg, unsigned value) {
-  if (hll::is_dense(s)) return value > hll::dense_get(s.data(), reg);
-  if (value > 32) return true;  // a sparse VAL holds at most 32: converts to dense
-  const int cur = hll::sparse_get(s, reg);
-  return cur < 0 || static_cast<unsigned>(cur) < value;
-}
 
 void pfadd(Context& ctx) {
   store::StringHandle h = ctx.db().open_string(ctx.args[1], ctx.now_ms());
@@ -81,32 +86,17 @@ void pfadd(Context& ctx) {
     return;
   }
   int updated = 0;
-  std::size_t j = 2;
   if (!h) {
     std::string& s = scratch();
     hll::make_empty(s);
     store_back(h, s);
     updated = 1;
-  } else {
-    if (h.is_int() || !hll::looks_valid(h.view())) {
-      ctx.out.error(kNotHll);
-      return;
-    }
-    // Read only up to the first element that changes a register: an add that changes
-    // nothing is no write at all (no WAL record, no WATCH invalidation), as in Redis.
-    std::string_view v = h.view();
-    for (; j < ctx.argc(); ++j) {
-      std::size_t reg;
-      unsigned value = hll::pattern(ctx.args[j], &reg);
-      if (add_writes(v, reg, value)) break;
-    }
-    if (j == ctx.argc()) {
-      ctx.out.integer(0);
-      return;
-    }
+  } else if (h.is_int() || !hll::looks_valid(h.view())) {
+    ctx.out.error(kNotHll);
+    return;
   }
   HandleBuffer b(h);
-  for (; j < ctx.argc(); ++j) {
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
     const int r = hll::add(b, ctx.args[j], sparse_max(ctx));
     if (r < 0) {
       // Redis edits in place: what the elements before this one changed stays.

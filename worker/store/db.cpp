@@ -359,20 +359,22 @@ struct Db::Impl {
   // returns its record, which may have moved. Short strings stay embedded in the record (one
   // rebuild of at most kEmbedMax bytes, or none when the record's bin still fits); longer
   // ones live in an external buffer grown as sds grows.
+  Record* resize_ext(Record* r, std::size_t n) {
+    void* buf = r->ext_buf();
+    std::size_t len = ext::len(buf);
+    if (n > len) {
+      void* nb = ext::reserve(heap, buf, n);
+      if (nb != buf) r->set_ext_buf(nb);
+      buf = nb;
+      std::memset(ext::data(buf) + len, 0, n - len);
+    }
+    ext::set_len(buf, n);
+    return r;
+  }
+
   Record* resize_string(Table::Ref ref, std::uint64_t h, std::size_t n) {
     Record* r = ref.get();
-    if (r->enc() == Enc::kExtStr) {
-      void* buf = r->ext_buf();
-      std::size_t len = ext::len(buf);
-      if (n > len) {
-        void* nb = ext::reserve(heap, buf, n);
-        if (nb != buf) r->set_ext_buf(nb);
-        buf = nb;
-        std::memset(ext::data(buf) + len, 0, n - len);
-      }
-      ext::set_len(buf, n);
-      return r;
-    }
+    if (r->enc() == Enc::kExtStr) return resize_ext(r, n);
     char num[24];
     std::string_view cur =
         r->is_int() ? std::string_view(num, write_int(num, r->int_value())) : r->str();
@@ -911,6 +913,8 @@ std::span<char> StringHandle::resize(std::size_t n) {
   if (rec_ == nullptr) {
     rec_ = d.create_string(key_, hash_, n);
     status_ = Open::kFound;
+  } else if (rec_->enc() == Enc::kExtStr) {
+    rec_ = d.resize_ext(rec_, n);  // the record stays: no table lookup
   } else if (rec_->is_int() || rec_->str().size() != n) {
     rec_ = d.resize_string(d.main.find(key_, hash_), hash_, n);
   }

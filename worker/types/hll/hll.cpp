@@ -242,9 +242,9 @@ bool to_dense(std::string& s) {
 }
 
 bool to_dense(Buffer& s) {
-  if (static_cast<std::uint8_t>(s.data()[4]) == kDense) return true;
+  if (static_cast<std::uint8_t>(s.view()[4]) == kDense) return true;
   static thread_local std::string tmp;
-  tmp.assign(s.data(), s.size());
+  tmp.assign(s.view(), s.size());
   if (!to_dense(tmp)) return false;
   s.resize(tmp.size());
   std::memcpy(s.data(), tmp.data(), tmp.size());
@@ -276,7 +276,8 @@ int sparse_get(std::string_view s, std::size_t reg) {
 }
 
 int set(Buffer& s, std::size_t index, unsigned count, std::size_t sparse_max) {
-  if (static_cast<std::uint8_t>(s.data()[4]) == kDense) {
+  if (static_cast<std::uint8_t>(s.view()[4]) == kDense) {
+    if (count <= dense_get(s.view(), index)) return 0;  // read only: no write taken
     return dense_set(s.data(), index, count) ? 1 : 0;
   }
   if (count <= kValMax) {
@@ -284,7 +285,7 @@ int set(Buffer& s, std::size_t index, unsigned count, std::size_t sparse_max) {
     std::size_t p = kHeaderBytes, end = s.size(), first = 0, span = 0;
     std::size_t prev = 0;
     bool has_prev = false;
-    const std::uint8_t* b = u8(s);
+    const auto* b = reinterpret_cast<const std::uint8_t*>(s.view());  // read until we write
     while (p < end) {
       std::size_t oplen = 1;
       if (is_zero(b[p])) {

@@ -75,7 +75,8 @@ void invalidate(char* s);
 // store::StringHandle, so PFADD edits a sparse HLL where it lies).
 class Buffer {
  public:
-  virtual char* data() = 0;
+  virtual const char* view() const = 0;  // for reading: no write implied
+  virtual char* data() = 0;              // for writing
   virtual std::size_t size() const = 0;
   virtual void resize(std::size_t n) = 0;  // kept bytes stay; data() may move
 
@@ -86,6 +87,7 @@ class Buffer {
 class StringBuffer final : public Buffer {
  public:
   explicit StringBuffer(std::string& s) : s_(s) {}
+  const char* view() const override { return s_.data(); }
   char* data() override { return s_.data(); }
   std::size_t size() const override { return s_.size(); }
   void resize(std::size_t n) override { s_.resize(n); }
