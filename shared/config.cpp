@@ -125,7 +125,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 38> kOptions = {{
+const std::array<OptionSpec, 39> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -322,6 +322,9 @@ const std::array<OptionSpec, 38> kOptions = {{
      apply_int<&Config::list_max_listpack_size, std::numeric_limits<int>::min()>},
     {"list-compress-depth", "N", "list nodes left uncompressed at each end (LZF of inner nodes)",
      apply_int<&Config::list_compress_depth, 0>},
+    {"hll-sparse-max-bytes", "BYTES",
+     "HyperLogLogs up to this size stay sparse-encoded (default 3000)",
+     apply_size<&Config::hll_sparse_max_bytes>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -56,6 +56,8 @@ struct Config {
   // Redis's list-max-listpack-size (alias list-max-ziplist-size) and list-compress-depth.
   int list_max_listpack_size = -2;
   int list_compress_depth = 0;
+  // hll-sparse-max-bytes: a HyperLogLog stays sparse up to this many bytes (header included).
+  std::size_t hll_sparse_max_bytes = 3000;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -66,7 +68,7 @@ struct Config {
        lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
-       list_max_listpack_size, list_compress_depth);
+       list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes);
   }
 };
 

@@ -305,5 +305,7 @@ std::span<const CommandDef> sort_commands();
 std::span<const CommandDef> hash_commands();
 std::span<const CommandDef> hash_ttl_commands();
 std::span<const CommandDef> geo_commands();
+std::span<const CommandDef> bitmap_commands();
+std::span<const CommandDef> hll_commands();
 
 }  // namespace ruvio::worker

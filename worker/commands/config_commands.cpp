@@ -230,6 +230,8 @@ const Param kParams[] = {
     {"slowlog-log-slower-than", [](Shard&) { return fixed("10000"); }, nullptr},
     {"slowlog-max-len", [](Shard&) { return fixed("128"); }, nullptr},
     {"io-threads", [](Shard&) { return fixed("1"); }, nullptr},
+    {"hll-sparse-max-bytes", get_size<&Config::hll_sparse_max_bytes>,
+     set_memory_size<&Config::hll_sparse_max_bytes>},
 };
 
 const Param* find_param(std::string_view name) {

@@ -344,7 +344,13 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       },
       kKeysIncludeNotKeys);
   if (found == KeysFound::kInvalid) {
-    executor_.execute(client, args, c.local_writer());
+    // A later spec ran out of arguments (PFMERGE dest with no source): when the keys seen
+    // before it have one other owner, that owner answers, as one redis-server would.
+    if (!cross && !elsewhere && owner >= 0 && owner != self_) {
+      forward(c, owner, args);
+    } else {
+      executor_.execute(client, args, c.local_writer());
+    }
     return true;
   }
   if (elsewhere && moved(c, moved_key)) return true;

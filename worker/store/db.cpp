@@ -352,6 +352,71 @@ struct Db::Impl {
     replaced(ref, r, nr, h, false);
     return buf;
   }
+
+  // Reused by resize_string: the new bytes of an embedded string before its record is rebuilt.
+  std::string scratch;
+
+  // Makes the string at `ref` exactly `n` bytes (kept bytes stay, new ones are zero) and
+  // returns its record, which may have moved. Short strings stay embedded in the record (one
+  // rebuild of at most kEmbedMax bytes, or none when the record's bin still fits); longer
+  // ones live in an external buffer grown as sds grows.
+  Record* resize_ext(Record* r, std::size_t n) {
+    void* buf = r->ext_buf();
+    std::size_t len = ext::len(buf);
+    if (n > len) {
+      void* nb = ext::reserve(heap, buf, n);
+      if (nb != buf) r->set_ext_buf(nb);
+      buf = nb;
+      std::memset(ext::data(buf) + len, 0, n - len);
+    }
+    ext::set_len(buf, n);
+    return r;
+  }
+
+  Record* resize_string(Table::Ref ref, std::uint64_t h, std::size_t n) {
+    Record* r = ref.get();
+    if (r->enc() == Enc::kExtStr) return resize_ext(r, n);
+    char num[24];
+    std::string_view cur =
+        r->is_int() ? std::string_view(num, write_int(num, r->int_value())) : r->str();
+    if (n > kEmbedMax) {
+      std::size_t len = cur.size();
+      void* buf = make_ext(ref, h, n);
+      std::memset(ext::data(buf) + len, 0, n - len);
+      ext::set_len(buf, n);
+      return ref.get();
+    }
+    scratch.assign(cur.substr(0, n < cur.size() ? n : cur.size()));
+    scratch.resize(n, '\0');
+    Payload p;
+    p.enc = Enc::kEmbStr;
+    p.bytes = scratch;
+    if (mi_good_size(Record::size_for(r->key(), r->has_ttl(), p)) == mi_usable_size(r)) {
+      Record::rewrite(r, r->expire_at(), r->clock(), p);
+      return r;
+    }
+    Record* nr = Record::create(heap, Type::kString, r->key(), r->expire_at(), r->clock(), p);
+    replaced(ref, r, nr, h, false);
+    return nr;
+  }
+
+  // A new string key of `n` zero bytes.
+  Record* create_string(std::string_view key, std::uint64_t h, std::size_t n) {
+    Payload p;
+    if (n > kEmbedMax) {
+      p.enc = Enc::kExtStr;
+      p.ptr = ext::make(heap, {}, n);
+      std::memset(ext::data(p.ptr), 0, n);
+      ext::set_len(p.ptr, n);
+    } else {
+      scratch.assign(n, '\0');
+      p.enc = Enc::kEmbStr;
+      p.bytes = scratch;
+    }
+    Record* r = Record::create(heap, Type::kString, key, kNoExpire, fresh_clock(), p);
+    add(r, h);
+    return r;
+  }
 };
 
 // ---- Db -------------------------------------------------------------------------------------
@@ -850,6 +915,82 @@ void WriteHandle::release() {
   if (dirty_) db->impl_->written(key_, rec_ != nullptr);
   dirty_ = false;
   stored_ = false;
+}
+
+// ---- StringHandle ---------------------------------------------------------------------------
+
+StringHandle Db::open_string(std::string_view key, std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  StringHandle h;
+  h.key_ = key;
+  h.hash_ = d.main.hash(key);
+  Table::Ref ref;
+  Record* r = d.lookup(key, h.hash_, &ref);
+  if (r == nullptr) {
+    h.db_ = this;
+  } else if (r->type() != Type::kString) {
+    h.status_ = Open::kWrongType;
+  } else {
+    d.touch(r);
+    h.db_ = this;
+    h.rec_ = r;
+    h.status_ = Open::kFound;
+  }
+  return h;
+}
+
+StringHandle& StringHandle::operator=(StringHandle&& o) noexcept {
+  if (this != &o) {
+    release();
+    db_ = std::exchange(o.db_, nullptr);
+    rec_ = std::exchange(o.rec_, nullptr);
+    key_ = o.key_;
+    hash_ = o.hash_;
+    status_ = o.status_;
+    dirty_ = std::exchange(o.dirty_, false);
+  }
+  return *this;
+}
+
+bool StringHandle::is_int() const {
+  return rec_ != nullptr && rec_->is_int();
+}
+
+std::string_view StringHandle::view() {
+  if (rec_ == nullptr) return {};
+  if (rec_->is_int()) return {num_, write_int(num_, rec_->int_value())};
+  return rec_->str();
+}
+
+std::span<char> StringHandle::bytes() {
+  if (rec_ == nullptr) return {};
+  dirty_ = true;
+  if (rec_->is_int()) return resize(rec_->str_len());  // the text, as an embedded string
+  std::string_view s = rec_->str();
+  return {const_cast<char*>(s.data()), s.size()};
+}
+
+std::span<char> StringHandle::resize(std::size_t n) {
+  Db::Impl& d = *db_->impl_;
+  dirty_ = true;
+  if (rec_ == nullptr) {
+    rec_ = d.create_string(key_, hash_, n);
+    status_ = Open::kFound;
+  } else if (rec_->enc() == Enc::kExtStr) {
+    rec_ = d.resize_ext(rec_, n);  // the record stays: no table lookup
+  } else if (rec_->is_int() || rec_->str().size() != n) {
+    rec_ = d.resize_string(d.main.find(key_, hash_), hash_, n);
+  }
+  std::string_view s = rec_->str();
+  return {const_cast<char*>(s.data()), s.size()};
+}
+
+void StringHandle::release() {
+  if (db_ == nullptr) return;
+  Db* db = std::exchange(db_, nullptr);
+  if (dirty_) db->impl_->written(key_, rec_ != nullptr);
+  dirty_ = false;
 }
 
 std::size_t Db::used_memory() const {

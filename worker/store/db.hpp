@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -197,6 +198,48 @@ class WriteHandle {
   bool created_ = false;
 };
 
+// The string write handle: mutable bytes of a string value for the commands that edit a string
+// in place (SETBIT, BITFIELD, PFADD, PFMERGE) instead of reading, copying and SETting it. Db::
+// open_string gives it out (WRONGTYPE decided there, as Db::open does). An integer-encoded
+// string is edited as its text, as Redis does. Releasing it counts the mutation once for the
+// WAL, invalidates WATCHes and fires key_ready, if bytes() or resize() was called. Spans stay
+// valid until the next resize() or mutation of the Db. Kept apart from WriteHandle on purpose:
+// strings live in the record (embedded up to kEmbedMax, else an external buffer), objects do not.
+class StringHandle {
+ public:
+  StringHandle() = default;
+  StringHandle(const StringHandle&) = delete;
+  StringHandle& operator=(const StringHandle&) = delete;
+  StringHandle(StringHandle&& o) noexcept { *this = std::move(o); }
+  StringHandle& operator=(StringHandle&& o) noexcept;
+  ~StringHandle() { release(); }
+
+  Open status() const { return status_; }
+  bool wrong_type() const { return status_ == Open::kWrongType; }
+  explicit operator bool() const { return rec_ != nullptr; }  // the key exists
+  bool is_int() const;  // integer-encoded: not a byte string (HLL commands refuse it)
+
+  // The current bytes, read only (an integer as its decimal text).
+  std::string_view view();
+  // The bytes, for writing: the key counts as changed on release.
+  std::span<char> bytes();
+  // Makes the value exactly `n` bytes: kept bytes stay, new ones are zero. Creates the key
+  // (without TTL) when missing. Grows an external buffer geometrically, as sds does.
+  std::span<char> resize(std::size_t n);
+
+  void release();
+
+ private:
+  friend class Db;
+  Db* db_ = nullptr;
+  Record* rec_ = nullptr;
+  std::string_view key_;
+  std::uint64_t hash_ = 0;
+  Open status_ = Open::kMissing;
+  bool dirty_ = false;
+  char num_[24] = {};
+};
+
 struct SetOptions {
   std::int64_t expire_at = kNoExpire;  // absolute ms; kNoExpire = no TTL
   bool keep_ttl = false;               // keep the existing TTL (SET KEEPTTL, APPEND, INCR...)
@@ -214,6 +257,8 @@ class Db {
   // The write handle on `key` for a value-object type (see WriteHandle; strings use the
   // string operations). Expires lazily first.
   WriteHandle open(std::string_view key, Type type, std::int64_t now_ms);
+  // The string write handle on `key` (see StringHandle). Expires lazily first.
+  StringHandle open_string(std::string_view key, std::int64_t now_ms);
 
   // Lookup with lazy expiry: an expired key is deleted and reported missing.
   Entry find(std::string_view key, std::int64_t now_ms);
@@ -309,6 +354,7 @@ class Db {
 
  private:
   friend class WriteHandle;
+  friend class StringHandle;
   struct Impl;
   Impl* impl_;
 };

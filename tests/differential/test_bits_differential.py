@@ -1,0 +1,129 @@
+"""Differential test of bitmaps, BITFIELD and HyperLogLog: gen_bits' seeded stream goes to
+Ruvio and to redis-server 7.0.15 and every reply must be byte-identical, GET of HLL keys
+included (the HLL bytes are Redis's). At 1 worker and through the proxy port of a 2-worker
+Ruvio, where BITOP, PFCOUNT of several keys and PFMERGE over keys of different owners must
+answer CROSSSLOT (and are not sent to redis-server). A second test adds 100,000 random
+elements to one HLL and compares PFCOUNT and the bytes at every step of 5,000.
+
+Env: RUVIO_DIFF_SEED (printed; replays a run), RUVIO_BITS_DIFF_COMMANDS (default 20000).
+"""
+
+import os
+import random
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+import gen_bits  # noqa: E402
+import harness  # noqa: E402
+import test_differential as td  # noqa: E402
+from cmdgen import Cmd  # noqa: E402
+
+MULTI_KEY = {
+    b"BITOP": lambda a: a[2:],
+    b"PFCOUNT": lambda a: a[1:],
+    b"PFMERGE": lambda a: a[1:],
+}
+
+
+class BitsRun(td.DiffRun):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.gen = gen_bits.Generator(self.seed)
+
+    def crossslot(self, cmd):
+        if self.workers == 1:
+            return False
+        keys = MULTI_KEY.get(cmd.args[0].upper(), lambda a: [])(cmd.args)
+        owners = {harness.key_owner(k, self.workers) for k in keys}
+        return len(owners) > 1
+
+
+def _servers(workers):
+    ref = harness.Server(kind="redis")
+    cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
+    return ref, cand
+
+
+def run_bits_differential(seed, count, workers):
+    ref, cand = _servers(workers)
+    with ref, cand:
+        if workers > 1:
+            harness.wait_mesh_up(cand.port, workers)
+        run = BitsRun(seed, ref.port, cand.port, "ruvio", count, workers)
+        try:
+            return run.run()
+        finally:
+            run.close()
+
+
+def run_hll_bulk(seed, total, step, workers):
+    """`total` random elements into one HLL in PFADDs of `step`; after each, PFCOUNT and
+    GET must match (the sparse form, the crossing and the dense form)."""
+    r = random.Random(seed)
+    ref, cand = _servers(workers)
+    with ref, cand:
+        if workers > 1:
+            harness.wait_mesh_up(cand.port, workers)
+        run = BitsRun(seed, ref.port, cand.port, "ruvio", 0, workers)
+        try:
+            for k in (b"bulk", b"{t}bulk2"):
+                added = 0
+                while added < total:
+                    n = min(step, total - added) if added else r.randint(1, 50)
+                    elems = [b"%x" % r.getrandbits(64) for _ in range(n)]
+                    run.run_batch([Cmd([b"PFADD", k] + elems), Cmd([b"PFCOUNT", k]),
+                                   Cmd([b"PFDEBUG", b"ENCODING", k]), Cmd([b"GET", k])])
+                    added += n
+            run.run_batch([Cmd([b"PFCOUNT", b"bulk", b"bulk"]), Cmd([b"PFMERGE", b"bulk", b"bulk"]),
+                           Cmd([b"GET", b"bulk"])])
+            return run.stats
+        finally:
+            run.close()
+
+
+class BitsDifferentialTest(unittest.TestCase):
+    def _run(self, workers):
+        if not os.path.exists(harness.RUVIO_BIN):
+            self.skipTest(f"{harness.RUVIO_BIN} not built")
+        seed = td._seed()
+        count = int(os.environ.get("RUVIO_BITS_DIFF_COMMANDS", "20000"))
+        print(f"\nbits differential, {workers} worker(s): seed={seed}", file=sys.stderr)
+        stats = run_bits_differential(seed, count, workers)
+        print(f"bits differential, {workers} worker(s): seed={seed} {stats}", file=sys.stderr)
+        self.assertGreaterEqual(stats["sent"], count)
+        self.assertGreater(stats["resp3"], 0)
+        self.assertGreater(stats["pipelined"], 0)
+        if workers > 1:
+            self.assertGreater(stats["crossslot"], 0)
+
+    def test_bits_against_redis(self):
+        self._run(1)
+
+    def test_bits_against_redis_2_workers(self):
+        owners = {harness.key_owner(k) for k in gen_bits.BIT_KEYS}
+        self.assertEqual(owners, {0, 1})
+        owners = {harness.key_owner(k) for k in gen_bits.HLL_KEYS}
+        self.assertEqual(owners, {0, 1})
+        self._run(2)
+
+    def test_hll_100000_random_adds(self):
+        if not os.path.exists(harness.RUVIO_BIN):
+            self.skipTest(f"{harness.RUVIO_BIN} not built")
+        seed = td._seed()
+        print(f"\nhll bulk differential: seed={seed}", file=sys.stderr)
+        stats = run_hll_bulk(seed, 100000, 5000, 1)
+        self.assertGreater(stats["sent"], 80)
+
+    def test_hll_bulk_2_workers(self):
+        if not os.path.exists(harness.RUVIO_BIN):
+            self.skipTest(f"{harness.RUVIO_BIN} not built")
+        stats = run_hll_bulk(td._seed(), 20000, 2000, 2)
+        self.assertGreater(stats["sent"], 40)
+
+
+if __name__ == "__main__":
+    unittest.main()
