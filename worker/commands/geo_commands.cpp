@@ -180,11 +180,8 @@ void geoadd(Context& ctx) {
     scores.push_back(static_cast<double>(geo::score_of(lon, lat)));
   }
 
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kZSet, ctx.now_ms());
-  if (h.wrong_type()) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
+  store::WriteHandle h;
+  if (!open_or_reply(ctx, ctx.args[1], Type::kZSet, IfMissing::kNothing, h)) return;
   if (!h) {
     if (xx) {
       ctx.out.integer(0);
@@ -201,15 +198,15 @@ void geoadd(Context& ctx) {
   const types::ZSetLimits lim = limits(ctx);
   const unsigned flags = (nx ? unsigned{types::kZNx} : 0u) | (xx ? unsigned{types::kZXx} : 0u);
   std::size_t added = 0, updated = 0;
+  // changed() only when something changes (a GEOADD NX of present members is no write).
+  auto* z = h.mut_as<ZSet>();
   for (std::size_t j = 0; j < elements; ++j) {
-    // The handle's own object: value() below marks it dirty only when something changed.
-    auto* z = const_cast<ZSet*>(static_cast<const ZSet*>(h.peek()));
     unsigned out = 0;
     types::zset_add(h.heap(), z, scores[j], ctx.args[first + j * 3 + 2], flags, &out, nullptr, lim);
     if (out & types::kZAdded) ++added;
     if (out & types::kZUpdated) ++updated;
   }
-  if (added || updated) h.value();
+  if (added || updated) h.changed();
   ctx.out.integer(static_cast<std::int64_t>(ch ? added + updated : added));
 }
 
