@@ -1,0 +1,283 @@
+#include "worker/types/stream/stream.hpp"
+
+#include <cstring>
+#include <new>
+
+#include "worker/types/stream/stream_group.hpp"
+
+namespace ruvio::types {
+namespace {
+
+using stream_node::EntryView;
+using stream_node::Header;
+
+constexpr std::size_t kListpackMaxSize = std::size_t{1} << 30;  // STREAM_LISTPACK_MAX_SIZE
+
+Listpack node_lp(const StreamNodeRef& n) {
+  return Listpack(n.lp);
+}
+
+void free_node(store::Heap& heap, Stream* s, std::size_t i) {
+  Listpack lp(s->nodes[i].lp);
+  lp.destroy(heap);
+  s->nodes.erase(i);
+}
+
+}  // namespace
+
+Stream* stream_create(store::Heap& heap) {
+  auto* s = static_cast<Stream*>(heap.alloc(sizeof(Stream)));
+  std::memset(static_cast<void*>(s), 0, sizeof(Stream));
+  s->type_id = kTypeStream;
+  s->enc = 0;
+  return s;
+}
+
+void stream_destroy(store::Heap& heap, Stream* s) {
+  for (StreamNodeRef& n : s->nodes) node_lp(n).destroy(heap);
+  s->nodes.release(heap);
+  stream_groups_destroy(heap, s->groups);
+  heap.release(s);
+}
+
+Stream* stream_copy(store::Heap& heap, const Stream* src) {
+  Stream* s = stream_create(heap);
+  std::memcpy(static_cast<void*>(s), src, sizeof(Stream));
+  s->nodes = {};
+  s->groups = nullptr;
+  s->nodes.reserve(heap, src->nodes.size());
+  for (const StreamNodeRef& n : src->nodes) {
+    s->nodes.push_back(heap, {n.master, node_lp(n).clone(heap).blob()});
+  }
+  s->groups = stream_groups_copy(heap, src->groups);
+  return s;
+}
+
+std::size_t stream_memory(const Stream* s) {
+  std::size_t n = mi_usable_size(const_cast<Stream*>(s)) + s->nodes.alloc_bytes();
+  for (const StreamNodeRef& r : s->nodes) n += mi_usable_size(r.lp);
+  return n + stream_groups_memory(s->groups);
+}
+
+std::size_t stream_node_for(const Stream* s, const StreamID& id) {
+  std::size_t lo = 0, hi = s->nodes.size();  // first master > id
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (s->nodes[mid].master <= id) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo == 0 ? SIZE_MAX : lo - 1;
+}
+
+StreamAppend stream_append(store::Heap& heap, Stream* s, const ParsedStreamId* use_id,
+                           std::span<const std::string_view> fv, const StreamLimits& lim,
+                           std::int64_t now_ms, StreamID* added) {
+  StreamID id;
+  if (use_id != nullptr) {
+    if (use_id->seq_given) {
+      id = use_id->id;
+    } else if (s->last_id.ms == use_id->id.ms) {
+      if (s->last_id.seq == UINT64_MAX) return StreamAppend::kIdTooSmall;
+      id = s->last_id;
+      ++id.seq;
+    } else {
+      id = use_id->id;
+    }
+    if (id <= s->last_id) return StreamAppend::kIdTooSmall;
+  } else {
+    const auto ms = static_cast<std::uint64_t>(now_ms);
+    if (ms > s->last_id.ms) {
+      id = {ms, 0};
+    } else {
+      id = s->last_id;
+      stream_id_incr(id);
+    }
+  }
+  std::size_t totelelen = 0;
+  for (std::string_view e : fv) totelelen += e.size();
+  if (totelelen > kListpackMaxSize) return StreamAppend::kTooLarge;
+
+  bool new_node = s->nodes.empty();
+  if (!new_node) {
+    Listpack lp = node_lp(s->nodes.back());
+    std::size_t max_bytes = lim.node_max_bytes;
+    if (max_bytes == 0 || max_bytes > kListpackMaxSize) max_bytes = kListpackMaxSize;
+    if (lp.bytes() + totelelen >= max_bytes) {
+      new_node = true;
+    } else if (lim.node_max_entries != 0) {
+      const Header h = stream_node::header(lp);
+      if (h.count + h.deleted >= lim.node_max_entries) new_node = true;
+    }
+  }
+  if (new_node) {
+    Listpack lp = stream_node::create(heap, fv);
+    s->nodes.push_back(heap, {id, lp.blob()});
+  }
+  StreamNodeRef& n = s->nodes.back();
+  Listpack lp = node_lp(n);
+  stream_node::append(heap, lp, n.master, id, fv);
+  n.lp = lp.blob();
+  ++s->length;
+  ++s->entries_added;
+  s->last_id = id;
+  if (s->length == 1) s->first_id = id;
+  if (added != nullptr) *added = id;
+  return StreamAppend::kOk;
+}
+
+std::int64_t stream_trim(store::Heap& heap, Stream* s, const StreamTrim& t) {
+  if (t.strategy == StreamTrim::kNone) return 0;
+  std::int64_t deleted = 0;
+  const auto maxlen = static_cast<std::uint64_t>(t.maxlen);
+  std::size_t drop = 0;  // whole nodes removed from the front
+  while (drop < s->nodes.size()) {
+    if (t.strategy == StreamTrim::kMaxLen && s->length <= maxlen) break;
+    StreamNodeRef& n = s->nodes[drop];
+    Listpack lp = node_lp(n);
+    Header h = stream_node::header(lp);
+    const std::int64_t entries = h.count;
+    if (t.limit != 0 && deleted + entries > t.limit) break;
+    bool remove_node;
+    if (t.strategy == StreamTrim::kMaxLen) {
+      remove_node = s->length - static_cast<std::uint64_t>(entries) >= maxlen;
+    } else {
+      const EntryView last = stream_node::read(lp, h, n.master, stream_node::last_entry(lp));
+      remove_node = last.id < t.minid;
+    }
+    if (remove_node) {
+      lp.destroy(heap);
+      ++drop;
+      s->length -= static_cast<std::uint64_t>(entries);
+      deleted += entries;
+      continue;
+    }
+    if (t.approx) break;
+    // Tombstones inside this node, from its front, until the target is met.
+    std::int64_t from_lp = 0;
+    Listpack::Pos p = h.first_entry;
+    while (p != Listpack::kNone) {
+      const EntryView e = stream_node::read(lp, h, n.master, p);
+      const bool stop = t.strategy == StreamTrim::kMaxLen ? s->length <= maxlen : e.id >= t.minid;
+      if (stop) break;
+      p = stream_node::next(lp, e);
+      if (!e.deleted()) {
+        // Flags keep their one byte, so `p` stays where it was.
+        lp.replace(heap, e.flags_pos, e.flags | stream_node::kFlagDeleted);
+        ++from_lp;
+        --s->length;
+      }
+    }
+    deleted += from_lp;
+    Listpack::Pos c = lp.first();
+    c = lp.replace(heap, c, h.count - from_lp);
+    c = lp.next(c);
+    lp.replace(heap, c, h.deleted + from_lp);
+    n.lp = lp.blob();
+    break;  // what was left to trim was inside this node
+  }
+  if (drop != 0) {
+    s->nodes.erase(0, drop);
+    s->nodes.maybe_shrink(heap);
+  }
+  if (deleted != 0) s->first_id = stream_edge_id(s, true);
+  return deleted;
+}
+
+bool stream_delete(store::Heap& heap, Stream* s, const StreamID& id) {
+  const std::size_t i = stream_node_for(s, id);
+  if (i == SIZE_MAX) return false;
+  StreamNodeRef& n = s->nodes[i];
+  Listpack lp = node_lp(n);
+  const Header h = stream_node::header(lp);
+  for (Listpack::Pos p = h.first_entry; p != Listpack::kNone;) {
+    const EntryView e = stream_node::read(lp, h, n.master, p);
+    if (e.id > id) return false;
+    if (e.id == id) {
+      if (e.deleted()) return false;
+      if (h.count == 1) {
+        free_node(heap, s, i);
+        s->nodes.maybe_shrink(heap);
+      } else {
+        stream_node::mark_deleted(heap, lp, e);
+        n.lp = lp.blob();
+      }
+      --s->length;
+      return true;
+    }
+    p = stream_node::next(lp, e);
+  }
+  return false;
+}
+
+StreamID stream_edge_id(const Stream* s, bool first) {
+  StreamIter it(s, kStreamMinId, kStreamMaxId, !first);
+  if (it.next()) return it.id();
+  return first ? kStreamMaxId : kStreamMinId;
+}
+
+void stream_refresh_first_id(Stream* s) {
+  s->first_id = s->length == 0 ? kStreamMinId : stream_edge_id(s, true);
+}
+
+// ---- iteration -------------------------------------------------------------------------
+
+StreamIter::StreamIter(const Stream* s, const StreamID& start, const StreamID& end, bool rev)
+    : s_(s), start_(start), end_(end), rev_(rev) {
+  if (s->nodes.empty() || start > end) {
+    done_ = true;
+    return;
+  }
+  std::size_t i = stream_node_for(s, rev ? end : start);
+  if (i == SIZE_MAX) {
+    if (rev) {
+      done_ = true;
+      return;
+    }
+    i = 0;
+  }
+  if (!enter(i, true)) done_ = true;
+}
+
+bool StreamIter::enter(std::size_t node, bool) {
+  node_ = node;
+  const StreamNodeRef& n = s_->nodes[node];
+  lp_ = Listpack(n.lp);
+  hdr_ = stream_node::header(lp_);
+  master_ = n.master;
+  pos_ = rev_ ? stream_node::last_entry(lp_) : hdr_.first_entry;
+  return true;
+}
+
+bool StreamIter::next() {
+  while (!done_) {
+    if (pos_ == Listpack::kNone) {
+      if (rev_) {
+        if (node_ == 0) break;
+        enter(node_ - 1, true);
+      } else {
+        if (node_ + 1 >= s_->nodes.size()) break;
+        // Masters ascend: a node starting past `end` holds nothing in range.
+        if (s_->nodes[node_ + 1].master > end_) break;
+        enter(node_ + 1, true);
+      }
+      continue;
+    }
+    cur_ = stream_node::read(lp_, hdr_, master_, pos_);
+    pos_ = rev_ ? stream_node::prev(lp_, pos_) : stream_node::next(lp_, cur_);
+    if (rev_) {
+      if (cur_.id < start_) break;
+      if (cur_.id > end_ || cur_.deleted()) continue;
+    } else {
+      if (cur_.id > end_) break;
+      if (cur_.id < start_ || cur_.deleted()) continue;
+    }
+    return true;
+  }
+  done_ = true;
+  return false;
+}
+
+}  // namespace ruvio::types
