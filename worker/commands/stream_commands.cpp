@@ -466,10 +466,6 @@ void xsetid(Context& ctx) {
     return;
   }
   const auto* cur = static_cast<const Stream*>(h.peek());
-  if (id < cur->max_deleted_id) {
-    ctx.out.error("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id");
-    return;
-  }
   if (cur->length > 0) {
     if (id < types::stream_edge_id(cur, false)) {
       ctx.out.error("ERR The ID specified in XSETID is smaller than the target stream top item");
@@ -528,10 +524,10 @@ void xread_generic(Context& ctx, bool group_cmd) {
       streams_arg = i + 1;
       streams_count = argc - streams_arg;
       if (streams_count % 2 != 0) {
-        ctx.out.error(group_cmd ? "ERR Unbalanced 'xreadgroup' list of streams: for each stream "
-                                  "key an ID or '>' must be specified."
-                                : "ERR Unbalanced 'xread' list of streams: for each stream key "
-                                  "an ID or '$' must be specified.");
+        // 7.0.15 names XREAD and '$' for XREADGROUP too.
+        ctx.out.error(
+            "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' "
+            "must be specified.");
         return;
       }
       streams_count /= 2;

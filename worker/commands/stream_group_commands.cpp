@@ -579,11 +579,7 @@ void xautoclaim(Context& ctx) {
     const bool more = ctx.argc() - 1 - j > 0;
     if (iequals(ctx.args[j], "count") && more) {
       const auto v = parse_int64(ctx.args[j + 1]);
-      if (!v) {
-        ctx.out.error(err::kNotInt);
-        return;
-      }
-      if (*v < 1 || *v > kMaxCount) {
+      if (!v || *v < 1 || *v > kMaxCount) {
         ctx.out.error("ERR COUNT must be > 0");
         return;
       }

@@ -112,11 +112,16 @@ StreamAppend stream_append(store::Heap& heap, Stream* s, const ParsedStreamId* u
       if (h.count + h.deleted >= lim.node_max_entries) new_node = true;
     }
   }
+  // The tail is the node with the largest master (rax's "$"). A new node goes where its
+  // master sorts: after an XSETID below a deleted top that is not the end.
+  std::size_t at = s->nodes.size() - (new_node ? 0 : 1);
   if (new_node) {
     Listpack lp = stream_node::create(heap, fv);
-    s->nodes.push_back(heap, {id, lp.blob()});
+    at = stream_node_for(s, id);
+    at = at == SIZE_MAX ? 0 : at + 1;
+    s->nodes.insert(heap, at, {id, lp.blob()});
   }
-  StreamNodeRef& n = s->nodes.back();
+  StreamNodeRef& n = s->nodes[at];
   Listpack lp = node_lp(n);
   stream_node::append(heap, lp, n.master, id, fv);
   n.lp = lp.blob();
@@ -182,34 +187,28 @@ std::int64_t stream_trim(store::Heap& heap, Stream* s, const StreamTrim& t) {
     s->nodes.erase(0, drop);
     s->nodes.maybe_shrink(heap);
   }
-  if (deleted != 0) s->first_id = stream_edge_id(s, true);
+  if (deleted != 0) stream_refresh_first_id(s);
   return deleted;
 }
 
 bool stream_delete(store::Heap& heap, Stream* s, const StreamID& id) {
-  const std::size_t i = stream_node_for(s, id);
-  if (i == SIZE_MAX) return false;
+  // The iterator's lookup (streamDeleteItem uses one): it knows tombstones and nodes whose
+  // entries do not ascend.
+  StreamIter it(s, id, id, false);
+  if (!it.next()) return false;
+  const std::size_t i = it.node_index();
+  const EntryView e = it.entry();
   StreamNodeRef& n = s->nodes[i];
   Listpack lp = node_lp(n);
-  const Header h = stream_node::header(lp);
-  for (Listpack::Pos p = h.first_entry; p != Listpack::kNone;) {
-    const EntryView e = stream_node::read(lp, h, n.master, p);
-    if (e.id > id) return false;
-    if (e.id == id) {
-      if (e.deleted()) return false;
-      if (h.count == 1) {
-        free_node(heap, s, i);
-        s->nodes.maybe_shrink(heap);
-      } else {
-        stream_node::mark_deleted(heap, lp, e);
-        n.lp = lp.blob();
-      }
-      --s->length;
-      return true;
-    }
-    p = stream_node::next(lp, e);
+  if (stream_node::header(lp).count == 1) {
+    free_node(heap, s, i);
+    s->nodes.maybe_shrink(heap);
+  } else {
+    stream_node::mark_deleted(heap, lp, e);
+    n.lp = lp.blob();
   }
-  return false;
+  --s->length;
+  return true;
 }
 
 StreamID stream_edge_id(const Stream* s, bool first) {
@@ -259,20 +258,21 @@ bool StreamIter::next() {
         enter(node_ - 1, true);
       } else {
         if (node_ + 1 >= s_->nodes.size()) break;
-        // Masters ascend: a node starting past `end` holds nothing in range.
-        if (s_->nodes[node_ + 1].master > end_) break;
         enter(node_ + 1, true);
       }
       continue;
     }
     cur_ = stream_node::read(lp_, hdr_, master_, pos_);
     pos_ = rev_ ? stream_node::prev(lp_, pos_) : stream_node::next(lp_, cur_);
+    // Tombstones are skipped before the range test, as streamIteratorGetID does: after an
+    // XSETID below a deleted top, a node may hold a tombstone above a later, lower entry.
+    if (cur_.deleted()) continue;
     if (rev_) {
       if (cur_.id < start_) break;
-      if (cur_.id > end_ || cur_.deleted()) continue;
+      if (cur_.id > end_) continue;
     } else {
       if (cur_.id > end_) break;
-      if (cur_.id < start_ || cur_.deleted()) continue;
+      if (cur_.id < start_) continue;
     }
     return true;
   }

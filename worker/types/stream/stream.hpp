@@ -101,6 +101,9 @@ class StreamIter {
   bool next();
   const StreamID& id() const { return cur_.id; }
   std::int64_t num_fields() const { return cur_.nfields; }
+  // Where the current entry is (streamIteratorRemoveEntry's use).
+  std::size_t node_index() const { return node_; }
+  const stream_node::EntryView& entry() const { return cur_; }
   template <class F>
   void for_each_pair(F&& f) const {
     stream_node::for_each_pair(lp_, hdr_, cur_, f);

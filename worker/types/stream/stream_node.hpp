@@ -102,8 +102,8 @@ void for_each_pair(const Listpack& lp, const Header& h, const EntryView& e, F&& 
 
 // streamValidateListpackIntegrity's deep check of untrusted node bytes: a valid listpack, a
 // master entry, every entry well formed with the right lp-count, the counts in the master
-// equal to what is there, IDs (from `master`) strictly ascending and not below `master`.
-// `first`/`last` (optional) receive the first and last entry IDs, tombstones included.
+// equal to what is there. `first`/`last` (optional) receive the first and last entry IDs
+// (from `master`), tombstones included.
 bool validate(std::span<const std::uint8_t> bytes, const StreamID& master, StreamID* first,
               StreamID* last);
 
