@@ -12,12 +12,10 @@
 
 #include "worker/commands/blocking_args.hpp"
 #include "worker/commands/command.hpp"
-#include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/decls/stream_decls.hpp"
 #include "worker/commands/lookup.hpp"
 #include "worker/commands/stream_family.hpp"
-#include "worker/commands/subcommand.hpp"
 
 namespace ruvio::worker {
 
@@ -811,15 +809,10 @@ std::span<const BlockingSpec> stream_blocking_specs() {
 
 namespace {
 
-void cmd_xgroup(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("xgroup"));
-}
-void cmd_xinfo(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("xinfo"));
-}
-
 // ---------------------------------------------------------------------------------------
-// The declaration table: arity, flags and docs as Redis 7.0.15's COMMAND INFO/DOCS.
+// The declaration table (XGROUP and XINFO dispatch in the executor, so each subcommand's own
+// flags decide: XGROUP CREATE is a write the WAL records). Arity, flags and docs as Redis 7.0.15's
+// COMMAND INFO/DOCS.
 
 constexpr std::uint32_t kW = kWrite;
 constexpr std::uint32_t kR = kReadonly;
@@ -851,13 +844,13 @@ const CommandDef kStreamCommands[] = {
     {"xdel", -3, kW | kF, &decl::xdel, xdel, "stream", "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", "5.0.0", "O(1) for each single item to delete in the stream, regardless of the stream size.", "write stream fast"},
     {"xtrim", -4, kW, &decl::xtrim, xtrim, "stream", "Trims the stream to (approximately if '~' is passed) a certain size", "5.0.0", "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.", "write stream slow"},
     {"xread", -4, kR | kBlocking, &decl::xread, xread, "stream", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "5.0.0", "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.", "read stream slow blocking"},
-    {"xgroup", -2, 0, &decl::xgroup, cmd_xgroup, "stream", "A container for consumer groups commands", "5.0.0", "Depends on subcommand.", "slow", kXGroupSubs},
+    {"xgroup", -2, 0, &decl::xgroup, nullptr, "stream", "A container for consumer groups commands", "5.0.0", "Depends on subcommand.", "slow", kXGroupSubs},
     {"xreadgroup", -7, kW | kBlocking, &decl::xreadgroup, xreadgroup, "stream", "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", "5.0.0", "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.", "write stream slow blocking"},
     {"xack", -4, kW | kF, &decl::xack, xack, "stream", "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", "5.0.0", "O(1) for each message ID processed.", "write stream fast"},
     {"xpending", -3, kR, &decl::xpending, xpending, "stream", "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", "5.0.0", "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.", "read stream slow"},
     {"xclaim", -6, kW | kF, &decl::xclaim, xclaim, "stream", "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", "5.0.0", "O(log N) with N being the number of messages in the PEL of the consumer group.", "write stream fast"},
     {"xautoclaim", -6, kW | kF, &decl::xautoclaim, xautoclaim, "stream", "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", "6.2.0", "O(1) if COUNT is small.", "write stream fast"},
-    {"xinfo", -2, 0, &decl::xinfo, cmd_xinfo, "stream", "A container for stream introspection commands", "5.0.0", "Depends on subcommand.", "slow", kXInfoSubs},
+    {"xinfo", -2, 0, &decl::xinfo, nullptr, "stream", "A container for stream introspection commands", "5.0.0", "Depends on subcommand.", "slow", kXInfoSubs},
     {"xsetid", -3, kW | kD | kF, &decl::xsetid, xsetid, "stream", "An internal command for replicating stream values", "5.0.0", "O(1)", "write stream fast"},
 };
 // clang-format on
