@@ -125,7 +125,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 38> kOptions = {{
+const std::array<OptionSpec, 40> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -322,6 +322,11 @@ const std::array<OptionSpec, 38> kOptions = {{
      apply_int<&Config::list_max_listpack_size, std::numeric_limits<int>::min()>},
     {"list-compress-depth", "N", "list nodes left uncompressed at each end (accepted, not applied)",
      apply_int<&Config::list_compress_depth, 0>},
+    {"stream-node-max-bytes", "N",
+     "a stream node's listpack stops growing at N bytes (default 4096)",
+     apply_size<&Config::stream_node_max_bytes>},
+    {"stream-node-max-entries", "N", "a stream node holds at most N entries (default 100)",
+     apply_size<&Config::stream_node_max_entries>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -89,8 +89,9 @@ std::size_t reply_stream_range(Context& ctx, const Stream* s, const StreamID& st
 
 namespace {
 
-types::StreamLimits stream_limits(Context&) {
-  return {};  // stream-node-max-bytes 4096, stream-node-max-entries 100 (Redis's defaults)
+types::StreamLimits stream_limits(Context& ctx) {
+  const Config& c = ctx.shard.config();
+  return {c.stream_node_max_bytes, static_cast<std::int64_t>(c.stream_node_max_entries)};
 }
 
 const Stream* stream_in(Entry e) {
