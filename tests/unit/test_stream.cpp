@@ -1,4 +1,4 @@
-// Streams: the node encoding's bytes (Redis 7.0's layout, pinned), node closing at
+// Streams: the node encoding's bytes (pinned), node closing at
 // stream-node-max-entries and -max-bytes and one past them, empty/one/huge entries, ranges both
 // ways against a std::map model under random XADD/XDEL/trims, exact memory (every block the
 // stream owns, the heap's own count), copy, snapshot bytes round trip and their refusal of
@@ -57,30 +57,47 @@ std::vector<StreamID> ids_in(const Stream* s, StreamID a, StreamID b, bool rev) 
 
 }  // namespace
 
-TEST_CASE("stream: a node's bytes are Redis 7.0's") {
+TEST_CASE("stream: a node's bytes (master entry as Redis 7.0, entries packed)") {
   Heap heap;
   Stream* s = types::stream_create(heap);
   add(heap, s, {5, 1}, {"a", "1", "b", "2"});
   REQUIRE(s->nodes.size() == 1);
   types::Listpack lp(s->nodes[0].lp);
-  // [1][0][2]["a"]["b"][0] | [2][0][0][1][2][5], each a 1-byte int or short string + backlen.
-  const std::vector<std::uint8_t> want = {
-      0x21, 0, 0,    0, 12,   0,  // total 33, 12 elements (as DUMP of the same XADD shows)
-      0x01, 1, 0x00, 1, 0x02, 1, 0x81, 'a', 2,    0x81, 'b',  2, 0x00, 1,  // master
-      0x02, 1, 0x00, 1, 0x00, 1, 0x01, 1,   0x02, 1,    0x05, 1, 0xff};    // entry, end
+  // [1][0][2]["a"]["b"][0] | [38][1][2]: each a 1-byte int or short string + backlen; 38 is
+  // SAMEFIELDS | packed | d 1 << 5 (the master's own ID). Redis 7.0 DUMPs 33 bytes for the
+  // same XADD (its entry is flags, ms-diff, seq-diff, values, lp-count).
+  const std::vector<std::uint8_t> want = {0x1b, 0, 0,    0,   9,    0,  // total 27
+                                          0x01, 1, 0x00, 1,   0x02, 1,    0x81,
+                                          'a',  2, 0x81, 'b', 2,    0x00, 1,      // master
+                                          0x26, 1, 0x01, 1,   0x02, 1,    0xff};  // entry, end
   CHECK(std::vector<std::uint8_t>(lp.blob(), lp.blob() + lp.bytes()) == want);
-  // A second entry with other fields is stored in full.
+  // Same millisecond, one past; another field set (stored in full); a big sequence.
+  add(heap, s, {5, 2}, {"a", "3", "b", "4"});
   add(heap, s, {6, 0}, {"c", "x"});
-  const auto h = types::stream_node::header(lp = types::Listpack(s->nodes[0].lp));
-  CHECK(h.count == 2);
-  const auto e1 = types::stream_node::read(lp, h, {5, 1}, h.first_entry);
-  CHECK(e1.same_fields());
-  const auto e2 = types::stream_node::read(lp, h, {5, 1}, types::stream_node::next(lp, e1));
-  CHECK_FALSE(e2.same_fields());
-  CHECK(e2.id == StreamID{6, 0});
-  CHECK(types::stream_node::last_entry(lp) == e2.flags_pos);
-  CHECK(types::stream_node::prev(lp, e2.flags_pos) == e1.flags_pos);
-  CHECK(types::stream_node::prev(lp, e1.flags_pos) == types::Listpack::kNone);
+  add(heap, s, {6, 0xFFFFFFFFFFFull}, {"c", "y"});
+  lp = types::Listpack(s->nodes[0].lp);
+  const auto h = types::stream_node::header(lp);
+  CHECK(h.count == 4);
+  StreamID prev = types::stream_node::first_prev({5, 1});
+  std::vector<StreamID> ids;
+  std::vector<bool> same;
+  for (auto p = h.first_entry; p != types::Listpack::kNone;) {
+    const auto e = types::stream_node::read(lp, h, prev, p);
+    ids.push_back(e.id);
+    same.push_back(e.same_fields());
+    prev = e.id;
+    p = e.next;
+  }
+  CHECK(ids == std::vector<StreamID>{{5, 1}, {5, 2}, {6, 0}, {6, 0xFFFFFFFFFFFull}});
+  CHECK(same == std::vector<bool>{true, true, false, false});
+  CHECK(s->nodes[0].last == StreamID{6, 0xFFFFFFFFFFFull});
+  // Redis's bytes for the node, which decide where it closes: 33 for the first entry's
+  // node, then each entry as Redis 7.0 writes it.
+  CHECK(types::stream_node::redis_extra(lp, {5, 1}) == s->nodes[0].redis_extra);
+  // A jump of 2^60 ms or more is written absolute (the escape), and reads back.
+  add(heap, s, {std::uint64_t{1} << 62, 7}, {"a", "1", "b", "2"});
+  CHECK(contents(s).count({std::uint64_t{1} << 62, 7}) == 1);
+  CHECK(contents(s, true).size() == 5);
   types::stream_destroy(heap, s);
   CHECK(heap.used == 0);
 }

@@ -238,8 +238,8 @@ void xadd(Context& ctx) {
       types::stream_append(h.heap(), s, a.id_given ? &a.id : nullptr, ctx.args.subspan(field_pos),
                            stream_limits(ctx), ctx.now_ms(), &id);
   if (r != types::StreamAppend::kOk) {
-    // A sequence that cannot grow past "<ms>-*" gets 7.0.15's second text, as redis-server
-    // answers it (errno is not EDOM on that path).
+    // A sequence that cannot grow past "<ms>-*": 7.0.15 picks its text by a stale errno
+    // (EDOM if the last failure left it, else this one); a fresh connection gets this one.
     const bool seq_overflow = r == types::StreamAppend::kIdTooSmall && a.id_given &&
                               !a.id.seq_given && s->last_id.ms == a.id.id.ms;
     if (r == types::StreamAppend::kIdTooSmall && !seq_overflow) {

@@ -47,7 +47,7 @@ Stream* stream_copy(store::Heap& heap, const Stream* src) {
   s->groups = nullptr;
   s->nodes.reserve(heap, src->nodes.size());
   for (const StreamNodeRef& n : src->nodes) {
-    s->nodes.push_back(heap, {n.master, node_lp(n).clone(heap).blob()});
+    s->nodes.push_back(heap, {n.master, n.last, node_lp(n).clone(heap).blob(), n.redis_extra});
   }
   s->groups = stream_groups_copy(heap, src->groups);
   return s;
@@ -105,7 +105,9 @@ StreamAppend stream_append(store::Heap& heap, Stream* s, const ParsedStreamId* u
     Listpack lp = node_lp(s->nodes.back());
     std::size_t max_bytes = lim.node_max_bytes;
     if (max_bytes == 0 || max_bytes > kListpackMaxSize) max_bytes = kListpackMaxSize;
-    if (lp.bytes() + totelelen >= max_bytes) {
+    const auto redis_bytes = static_cast<std::size_t>(static_cast<std::int64_t>(lp.bytes()) +
+                                                      s->nodes.back().redis_extra);
+    if (redis_bytes + totelelen >= max_bytes) {
       new_node = true;
     } else if (lim.node_max_entries != 0) {
       const Header h = stream_node::header(lp);
@@ -119,12 +121,13 @@ StreamAppend stream_append(store::Heap& heap, Stream* s, const ParsedStreamId* u
     Listpack lp = stream_node::create(heap, fv);
     at = stream_node_for(s, id);
     at = at == SIZE_MAX ? 0 : at + 1;
-    s->nodes.insert(heap, at, {id, lp.blob()});
+    s->nodes.insert(heap, at, {id, stream_node::first_prev(id), lp.blob(), 0});
   }
   StreamNodeRef& n = s->nodes[at];
   Listpack lp = node_lp(n);
-  stream_node::append(heap, lp, n.master, id, fv);
+  n.redis_extra += stream_node::append(heap, lp, n.master, n.last, id, fv);
   n.lp = lp.blob();
+  n.last = id;
   ++s->length;
   ++s->entries_added;
   s->last_id = id;
@@ -149,8 +152,7 @@ std::int64_t stream_trim(store::Heap& heap, Stream* s, const StreamTrim& t) {
     if (t.strategy == StreamTrim::kMaxLen) {
       remove_node = s->length - static_cast<std::uint64_t>(entries) >= maxlen;
     } else {
-      const EntryView last = stream_node::read(lp, h, n.master, stream_node::last_entry(lp));
-      remove_node = last.id < t.minid;
+      remove_node = n.last < t.minid;
     }
     if (remove_node) {
       lp.destroy(heap);
@@ -163,14 +165,16 @@ std::int64_t stream_trim(store::Heap& heap, Stream* s, const StreamTrim& t) {
     // Tombstones inside this node, from its front, until the target is met.
     std::int64_t from_lp = 0;
     Listpack::Pos p = h.first_entry;
+    StreamID prev = stream_node::first_prev(n.master);
     while (p != Listpack::kNone) {
-      const EntryView e = stream_node::read(lp, h, n.master, p);
+      const EntryView e = stream_node::read(lp, h, prev, p);
       const bool stop = t.strategy == StreamTrim::kMaxLen ? s->length <= maxlen : e.id >= t.minid;
       if (stop) break;
-      p = stream_node::next(lp, e);
+      p = e.next;
+      prev = e.id;
       if (!e.deleted()) {
-        // Flags keep their one byte, so `p` stays where it was.
-        lp.replace(heap, e.flags_pos, e.flags | stream_node::kFlagDeleted);
+        // The head keeps its width when flagged, so `p` stays where it was.
+        lp.replace(heap, e.head_pos, lp.get(e.head_pos).i | stream_node::kFlagDeleted);
         ++from_lp;
         --s->length;
       }
@@ -237,33 +241,54 @@ StreamIter::StreamIter(const Stream* s, const StreamID& start, const StreamID& e
     }
     i = 0;
   }
-  if (!enter(i, true)) done_ = true;
+  enter(i);
 }
 
-bool StreamIter::enter(std::size_t node, bool) {
+void StreamIter::enter(std::size_t node) {
   node_ = node;
   const StreamNodeRef& n = s_->nodes[node];
   lp_ = Listpack(n.lp);
   hdr_ = stream_node::header(lp_);
-  master_ = n.master;
-  pos_ = rev_ ? stream_node::last_entry(lp_) : hdr_.first_entry;
-  return true;
+  pos_ = hdr_.first_entry;
+  prev_ = stream_node::first_prev(n.master);
+  if (!rev_) return;
+  // Backwards: read the node forward once, then step back through what was read.
+  const auto total = static_cast<std::size_t>(hdr_.count + hdr_.deleted);
+  seen_ = inline_;
+  if (total > kInlineSeen) {
+    more_.resize(total);
+    seen_ = more_.data();
+  }
+  left_ = 0;
+  StreamID prev = prev_;
+  for (Listpack::Pos p = pos_; p != Listpack::kNone && left_ < total; ++left_) {
+    seen_[left_] = {p, prev};
+    const stream_node::EntryView e = stream_node::read(lp_, hdr_, prev, p);
+    prev = e.id;
+    p = e.next;
+  }
 }
 
 bool StreamIter::next() {
   while (!done_) {
-    if (pos_ == Listpack::kNone) {
+    if (rev_ ? left_ == 0 : pos_ == Listpack::kNone) {
       if (rev_) {
         if (node_ == 0) break;
-        enter(node_ - 1, true);
+        enter(node_ - 1);
       } else {
         if (node_ + 1 >= s_->nodes.size()) break;
-        enter(node_ + 1, true);
+        enter(node_ + 1);
       }
       continue;
     }
-    cur_ = stream_node::read(lp_, hdr_, master_, pos_);
-    pos_ = rev_ ? stream_node::prev(lp_, pos_) : stream_node::next(lp_, cur_);
+    if (rev_) {
+      --left_;
+      cur_ = stream_node::read(lp_, hdr_, seen_[left_].prev, seen_[left_].pos);
+    } else {
+      cur_ = stream_node::read(lp_, hdr_, prev_, pos_);
+      pos_ = cur_.next;
+      prev_ = cur_.id;
+    }
     // Tombstones are skipped before the range test, as streamIteratorGetID does: after an
     // XSETID below a deleted top, a node may hold a tombstone above a later, lower entry.
     if (cur_.deleted()) continue;

@@ -6,8 +6,8 @@
 //
 //   Stream object (96 bytes, one heap block):
 //     off 0   u8 type id (kTypeStream), u8 enc (0: the only encoding, "stream"), 6 pad
-//     off 8   HeapVec<NodeRef> nodes   sorted by master ID, 24 bytes per node:
-//                                       { u64 master.ms, u64 master.seq, u8* listpack }
+//     off 8   HeapVec<NodeRef> nodes   sorted by master ID, 48 bytes per node: { StreamID
+//                                       master, last; u8* listpack; i64 redis_extra }
 //     off 24  u64 length               live entries
 //     off 32  StreamID last_id         the top ID ever added (or set by XSETID)
 //     off 48  StreamID first_id        7.0's recorded-first-entry-id
@@ -18,11 +18,11 @@
 // The node index is a sorted array, not Redis's rax: appends go to the last node, a lookup
 // is a binary search over the masters (the node holding X is the last one whose master is
 // <= X), and a node that loses its last live entry is removed from it. 1,000,000 entries in
-// nodes of 100 cost a 240 KB index; rax costs about as much and allocates per node.
+// nodes of 100 cost a 480 KB index (0.5 B per entry); rax allocates per node instead.
 //
-// A node is closed (a new one started) as 7.0 decides it: when its listpack plus the new
-// entry's field and value bytes reach stream-node-max-bytes, or it holds (live + deleted)
-// stream-node-max-entries entries.
+// A node is closed (a new one started) as 7.0 decides it: when its listpack — counted in
+// Redis's bytes — plus the new entry's field and value bytes reach stream-node-max-bytes, or
+// it holds (live + deleted) stream-node-max-entries entries.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +30,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "worker/store/heap.hpp"
 #include "worker/types/listpack/listpack.hpp"
@@ -44,7 +45,9 @@ struct StreamGroups;  // stream_group.hpp
 
 struct StreamNodeRef {
   StreamID master;
+  StreamID last;  // the node's last entry (tombstones too): what the next entry is coded from
   std::uint8_t* lp;
+  std::int64_t redis_extra;  // Redis's bytes for this node minus ours (stream_node.hpp)
 };
 
 struct Stream : Object {
@@ -97,6 +100,8 @@ void stream_refresh_first_id(Stream* s);
 class StreamIter {
  public:
   StreamIter(const Stream* s, const StreamID& start, const StreamID& end, bool rev);
+  StreamIter(const StreamIter&) = delete;
+  StreamIter& operator=(const StreamIter&) = delete;
   // Steps to the next entry in range; false when there is none.
   bool next();
   const StreamID& id() const { return cur_.id; }
@@ -110,18 +115,28 @@ class StreamIter {
   }
 
  private:
-  bool enter(std::size_t node, bool from_edge);
+  // An entry seen by the forward read of a node that a reverse walk steps back through.
+  struct Seen {
+    Listpack::Pos pos;
+    StreamID prev;
+  };
+  static constexpr std::size_t kInlineSeen = 128;  // stream-node-max-entries 100 fits
+
+  void enter(std::size_t node);
 
   const Stream* s_;
   StreamID start_, end_;
   bool rev_;
   bool done_ = false;
-  bool started_ = false;
   std::size_t node_ = 0;
   Listpack lp_;
   stream_node::Header hdr_;
-  StreamID master_;
-  Listpack::Pos pos_ = Listpack::kNone;
+  Listpack::Pos pos_ = Listpack::kNone;  // forward: the next entry's head
+  StreamID prev_;                        // forward: the ID before it
+  std::size_t left_ = 0;                 // reverse: entries of the node not yet stepped back over
+  Seen* seen_ = nullptr;
+  Seen inline_[kInlineSeen];
+  std::vector<Seen> more_;  // a node of more than kInlineSeen entries (a raised max-entries)
   stream_node::EntryView cur_;
 };
 

@@ -2,7 +2,8 @@
 //
 //   snapshot value (encoding byte 0), integers little-endian:
 //     u64 length | u64 entries_added | id last | id first | id max_deleted     id = u64 ms, u64 seq
-//     u32 nodes, each: id master | u32 n | n bytes: the node's listpack (stream_node.hpp)
+//     u32 nodes, each: id master | u32 n | n bytes: the node's listpack (stream_node.hpp);
+//                      the node's last ID is read back from its entries
 //     u32 groups, each (in name order):
 //       u32 n | name | id last_delivered | i64 entries_read
 //       u32 consumers, each (in name order): u32 n | name | i64 seen_time
@@ -175,7 +176,7 @@ Stream* stream_load(store::Heap& heap, std::string_view bytes) {
       ok = false;
       break;
     }
-    s->nodes.push_back(heap, {master, lp->blob()});
+    s->nodes.push_back(heap, {master, last, lp->blob(), stream_node::redis_extra(*lp, master)});
     live += static_cast<std::uint64_t>(stream_node::header(*lp).count);
     prev_master = master;
   }
