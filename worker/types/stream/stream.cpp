@@ -216,6 +216,12 @@ bool stream_delete(store::Heap& heap, Stream* s, const StreamID& id) {
 }
 
 StreamID stream_edge_id(const Stream* s, bool first) {
+  // The last entry of the tail node is live unless XDEL took it (then max_deleted_id is at
+  // or past it; trims never leave the tail's last entry a tombstone): no walk for XREAD's
+  // "is there anything new" on every call.
+  if (!first && s->length != 0 && s->max_deleted_id < s->nodes.back().last) {
+    return s->nodes.back().last;
+  }
   StreamIter it(s, kStreamMinId, kStreamMaxId, !first);
   if (it.next()) return it.id();
   return first ? kStreamMaxId : kStreamMinId;
