@@ -125,7 +125,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 39> kOptions = {{
+const std::array<OptionSpec, 41> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -325,6 +325,11 @@ const std::array<OptionSpec, 39> kOptions = {{
     {"hll-sparse-max-bytes", "BYTES",
      "HyperLogLogs up to this size stay sparse-encoded (default 3000)",
      apply_size<&Config::hll_sparse_max_bytes>},
+    {"stream-node-max-bytes", "N",
+     "a stream node's listpack stops growing at N bytes (default 4096)",
+     apply_size<&Config::stream_node_max_bytes>},
+    {"stream-node-max-entries", "N", "a stream node holds at most N entries (default 100)",
+     apply_size<&Config::stream_node_max_entries>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -58,6 +58,9 @@ struct Config {
   int list_compress_depth = 0;
   // hll-sparse-max-bytes: a HyperLogLog stays sparse up to this many bytes (header included).
   std::size_t hll_sparse_max_bytes = 3000;
+  // Redis's stream-node-max-bytes / -entries: when a stream opens a new node (0: no limit).
+  std::size_t stream_node_max_bytes = 4096;
+  std::size_t stream_node_max_entries = 100;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -68,7 +71,8 @@ struct Config {
        lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
-       list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes);
+       list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes,
+       stream_node_max_bytes, stream_node_max_entries);
   }
 };
 

@@ -64,6 +64,9 @@ const BlockingSpec* blocking_spec(const CommandDef& def) {
   for (const BlockingSpec& s : kSpecs) {
     if (s.name == def.name) return &s;
   }
+  for (const BlockingSpec& s : stream_blocking_specs()) {
+    if (s.name == def.name) return &s;
+  }
   return nullptr;
 }
 
@@ -85,6 +88,25 @@ Timeout parse_timeout(std::string_view arg, std::int64_t now_ms) {
   }
   const auto whole = static_cast<std::int64_t>(ms);
   t.deadline_ms = whole > 0 ? now_ms + whole : 0;
+  return t;
+}
+
+Timeout parse_timeout_ms(std::string_view arg, std::int64_t now_ms) {
+  Timeout t;
+  const auto v = parse_int64(arg);
+  if (!v) {
+    t.error = "ERR timeout is not an integer or out of range";
+    return t;
+  }
+  if (*v < 0) {
+    t.error = "ERR timeout is negative";
+    return t;
+  }
+  if (*v > 0 && *v > LLONG_MAX - now_ms) {
+    t.error = "ERR timeout is out of range";
+    return t;
+  }
+  t.deadline_ms = *v > 0 ? now_ms + *v : 0;
   return t;
 }
 
@@ -119,6 +141,10 @@ bool Blocking::remove(std::uint64_t token) {
     if (kit == keys_.end()) continue;
     std::erase(kit->second, token);
     if (kit->second.empty()) keys_.erase(kit);
+  }
+  if (!it->second.memo.empty()) {
+    ended_token_ = token;
+    ended_memo_ = std::move(it->second.memo);
   }
   waiters_.erase(it);
   return true;

@@ -49,9 +49,26 @@ struct BlockingSpec {
   // Whether the other arguments parse (LEFT|RIGHT, COUNT...): a command that would answer a
   // syntax error never waits. Null: nothing else to check.
   bool (*args_ok)(std::span<const std::string_view> args) = nullptr;
+
+  // Streams (XREAD, XREADGROUP): a key can exist with nothing for the command, the timeout is
+  // an option, and what "$" meant must be kept from the moment the client blocked.
+  // Where the timeout is when it is an option: its position, or 0 (no BLOCK: never waits).
+  std::size_t (*timeout_at)(std::span<const std::string_view> args) = nullptr;
+  bool timeout_ms = false;  // an integer of milliseconds (XREAD BLOCK), not float seconds
+  // Whether the `index`-th key (e: its entry, null when missing) can serve the command now;
+  // kFifo: yes, unless a client that blocked earlier waits on it (the data is theirs first).
+  // Null: any value of `type` serves, FIFO.
+  enum class Serve : std::uint8_t { kNo, kYes, kFifo };
+  Serve (*serves)(const store::Entry* e, std::span<const std::string_view> args, std::size_t index,
+                  std::string_view memo) = nullptr;
+  // What to remember when the client blocks (XREAD: the IDs "$" stands for), handed back to
+  // the handler by Blocking::take_memo when the wait ends.
+  std::string (*memo)(store::Db& db, std::span<const std::string_view> args) = nullptr;
 };
 // The spec of `def`, or null when it is not a blocking command this build knows.
 const BlockingSpec* blocking_spec(const CommandDef& def);
+// The specs a family keeps beside its handlers (XREAD, XREADGROUP: stream_commands.cpp).
+std::span<const BlockingSpec> stream_blocking_specs();
 
 // Redis's getTimeoutFromObjectOrReply in seconds: milliseconds (0 = forever), or the error
 // text. `now_ms` turns it absolute.
@@ -60,6 +77,8 @@ struct Timeout {
   std::string_view error;        // non-empty: the reply ("ERR timeout is negative", ...)
 };
 Timeout parse_timeout(std::string_view arg, std::int64_t now_ms);
+// The UNIT_MILLISECONDS form (XREAD BLOCK): an integer of milliseconds.
+Timeout parse_timeout_ms(std::string_view arg, std::int64_t now_ms);
 
 class Blocking {
  public:
@@ -70,6 +89,7 @@ class Blocking {
     bool error = false;                     // CLIENT UNBLOCK ... ERROR
     store::Type type = store::Type::kList;  // the value type it waits for
     std::vector<std::string> keys;
+    std::string memo;  // BlockingSpec::memo's record
   };
   struct ReadyKey {
     int db = 0;
@@ -86,6 +106,15 @@ class Blocking {
            std::int64_t deadline_ms, store::Type type = store::Type::kList);
   // True when the token was waiting.
   bool remove(std::uint64_t token);
+  void set_memo(std::uint64_t token, std::string memo) {
+    if (auto it = waiters_.find(token); it != waiters_.end()) it->second.memo = std::move(memo);
+  }
+  // The memo of `token`'s wait that just ended (empty when it did not wait with one).
+  std::string take_memo(std::uint64_t token) {
+    if (ended_token_ != token) return {};
+    ended_token_ = 0;
+    return std::move(ended_memo_);
+  }
   // The keyspace's key_ready: a waited-on key was written (queued once until taken).
   void key_ready(int db, std::string_view key);
   // Whether a waited-on key was written and not yet taken.
@@ -141,6 +170,8 @@ class Blocking {
   std::uint64_t timed_out_ = 0;
   bool timed_out_error_ = false;
   std::uint64_t next_seq_ = 1;
+  std::uint64_t ended_token_ = 0;  // the last removed waiter with a memo, and the memo
+  std::string ended_memo_;
 };
 
 }  // namespace ruvio::worker

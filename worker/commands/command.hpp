@@ -307,5 +307,6 @@ std::span<const CommandDef> hash_ttl_commands();
 std::span<const CommandDef> geo_commands();
 std::span<const CommandDef> bitmap_commands();
 std::span<const CommandDef> hll_commands();
+std::span<const CommandDef> stream_commands();
 
 }  // namespace ruvio::worker

@@ -52,6 +52,7 @@ CommandTable::CommandTable() {
            geo_commands(),
            bitmap_commands(),
            hll_commands(),
+           stream_commands(),
        }) {
     for (const CommandDef& def : family) all_.push_back(&def);
   }

@@ -111,37 +111,57 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
   if (spec == nullptr || def->decl->keys.empty()) return false;
   const std::uint64_t token = shard_.watcher_of(client);
   // The handler answers whatever is wrong with the arguments, at once.
-  const std::size_t at = spec->timeout_arg > 0
-                             ? static_cast<std::size_t>(spec->timeout_arg)
-                             : args.size() - static_cast<std::size_t>(-spec->timeout_arg);
+  std::size_t at = spec->timeout_arg > 0
+                       ? static_cast<std::size_t>(spec->timeout_arg)
+                       : args.size() - static_cast<std::size_t>(-spec->timeout_arg);
+  if (spec->timeout_at != nullptr) {
+    at = spec->timeout_at(args);  // 0: no BLOCK option, the command never waits
+    if (at == 0) at = args.size();
+  }
   const std::int64_t now = shard_.now_ms();
+  auto timeout = [&](std::string_view arg) {
+    return spec->timeout_ms ? parse_timeout_ms(arg, now) : parse_timeout(arg, now);
+  };
   std::vector<std::string_view> keys;
   const KeySpec* first = &def->decl->keys[0];
   const KeysFound found = for_each_key(*def, args, [&](std::size_t pos, const KeySpec& ks) {
     if (&ks == first) keys.push_back(args[pos]);
   });
   if (found == KeysFound::kInvalid || at >= args.size() || keys.empty() ||
-      !parse_timeout(args[at], now).error.empty() ||
-      (spec->args_ok != nullptr && !spec->args_ok(args))) {
+      !timeout(args[at]).error.empty() || (spec->args_ok != nullptr && !spec->args_ok(args))) {
     shard_.unblock(token);
     return false;
   }
   // Data (or a key of another type, which the handler refuses) on any key: run now — unless
   // a client that blocked earlier waits on that key: the data is its first (FIFO).
   store::Db& db = shard_.db(client.db);
-  for (std::string_view k : keys) {
+  const Blocking::Waiter* w = shard_.blocking().find(token);
+  std::string memo_now;  // BlockingSpec::memo, taken when the client first blocks
+  if (w == nullptr && spec->memo != nullptr) memo_now = spec->memo(db, args);
+  const std::string_view memo = w != nullptr ? std::string_view(w->memo) : memo_now;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::string_view k = keys[i];
     const store::Entry e = db.find(k, now);
-    if (!e) continue;
-    if (e.type() == spec->type &&
-        shard_.blocking().earlier_waiter(token, client.db, k, spec->type)) {
-      continue;
+    if (spec->serves != nullptr) {
+      const BlockingSpec::Serve sv = spec->serves(e ? &e : nullptr, args, i, memo);
+      if (sv == BlockingSpec::Serve::kNo) continue;
+      if (sv == BlockingSpec::Serve::kFifo &&
+          shard_.blocking().earlier_waiter(token, client.db, k, spec->type)) {
+        continue;
+      }
+    } else {
+      if (!e) continue;
+      if (e.type() == spec->type &&
+          shard_.blocking().earlier_waiter(token, client.db, k, spec->type)) {
+        continue;
+      }
     }
     shard_.unblock(token);
     return false;
   }
-  const Blocking::Waiter* w = shard_.blocking().find(token);
   if (w == nullptr) {
-    shard_.block(token, client.db, keys, parse_timeout(args[at], now).deadline_ms, spec->type);
+    shard_.block(token, client.db, keys, timeout(args[at]).deadline_ms, spec->type);
+    if (!memo_now.empty()) shard_.blocking().set_memo(token, std::move(memo_now));
     return true;
   }
   if (w->deadline_ms != 0 && now >= w->deadline_ms) {

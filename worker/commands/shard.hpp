@@ -191,6 +191,9 @@ class Shard final : public store::KeyspaceListener {
   void on_change(store::Db& db, std::string_view key) override {
     const int i = index_of(db);
     if (i >= 0) watches_.touched(i, key);
+    // A deleted stream wakes its XREADGROUP waiters (they answer -UNBLOCKED); for the other
+    // commands a wake-up that finds nothing parks again.
+    if (i >= 0 && !blocking_.empty()) blocking_.key_ready(i, key);
   }
   // Before a whole-db change, so the keys are still there to tell which watched ones existed.
   void on_flush(store::Db& db) override {

@@ -173,16 +173,21 @@ void Server::serve_ready_keys() {
     for (std::uint64_t t : wake_) {
       const Blocking::Waiter* w = b.find(t);
       if (w == nullptr) continue;  // served or gone meanwhile
+      // Stream readers (XREAD, XREADGROUP) do not consume what they read and each waits for
+      // entries past its own ID, and a deleted stream or group answers them an error: as
+      // Redis's serveClientsBlockedOnStreamKey, every one of them is run again; one that finds
+      // nothing for it parks again and the next is tried.
+      const bool stream = w->type == store::Type::kStream;
       const store::Entry e = shard_.db(rk.db).find(rk.key, shard_.now_ms());
-      if (!e) break;                      // empty again: nobody else is served
-      if (e.type() != w->type) continue;  // waits for another type: passed over
+      if (!e && !stream) break;                // empty again: nobody else is served
+      if (e && e.type() != w->type) continue;  // waits for another type: passed over
       const std::uint64_t seq = w->seq;
       if (!resume_waiter(t)) {
         shard_.unblock(t);  // its client is gone
         continue;
       }
       const Blocking::Waiter* after = b.find(t);
-      if (after != nullptr && after->seq == seq) break;  // parked again (a pause): stop here
+      if (after != nullptr && after->seq == seq && !stream) break;  // parked again: stop here
     }
   }
 }

@@ -5,6 +5,7 @@
 #include "worker/types/hash/hash.hpp"
 #include "worker/types/list/list.hpp"
 #include "worker/types/set/set.hpp"
+#include "worker/types/stream/stream.hpp"
 #include "worker/types/value.hpp"
 #include "worker/types/zset/zset.hpp"
 
@@ -28,6 +29,7 @@ void register_builtin_types() {
   register_type(kTypeSet, &kSetOps);
   register_type(kTypeHash, &hash::kHashOps);
   register_list_type();
+  register_type(kTypeStream, &kStreamOps);
 }
 
 const ValueOps* find_ops(std::uint8_t id) {

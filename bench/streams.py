@@ -1,0 +1,290 @@
+#!/usr/bin/python3
+"""Stream throughput and memory, Ruvio against Debian's redis-server 7.0.15 in the same run
+(the streams issue's benchmark rows).
+
+Throughput: collections_throughput.py's method and code (fresh server per round and kind,
+one after the other, order alternating; server on CPU 1, redis-benchmark on CPU 0; per row
+FLUSHALL, load with every reply checked, one redis-cli probe per command whose reply type
+must be redis-server's, the benchmark at 50 clients and pipeline 16, checks after). The
+primary figure is the server's CPU µs per request from /proc/<pid>/task/*/schedstat;
+requests/s beside it; medians over the rounds; foreign CPU recorded per test.
+
+Rows:
+  XADD * MAXLEN ~ 1000   XADD s MAXLEN ~ 1000 * f1 v:<rand> f2 <rand> (2 fields) into a
+                         stream of 1,000; after: 1,000 <= XLEN < 1,200
+  XRANGE - + COUNT 10    on a stream of 1,000 entries of 2 fields
+  XREAD COUNT 10         XREAD COUNT 10 STREAMS s1000 <rand>-0: the 10 entries after a
+                         random one of the 1,000
+  XREADGROUP > + XACK    two redis-benchmark processes at once (25 clients, half the
+                         requests each): XREADGROUP GROUP g c COUNT 1 STREAMS sg > delivers
+                         the next entry of a stream of requests/2 + 50,000 entries, XACK sg g
+                         <rand>-0 acknowledges a random entry (pending or not)
+  XLEN                   XLEN s1000
+
+Memory (collections_zset.py's method: a fresh server per data set and kind, VmRSS of the
+measured process before and 1 s after the load, DBSIZE checked, RSS above idle):
+  stream1m     one stream of 1,000,000 entries: XADD big * f1 v:<i> f2 <i>
+  streams10    10,000 streams of 10 entries: XADD s:<i/10> * f1 v:<i> f2 <i>
+Every XADD * reply is checked to be an ID.
+
+Usage: bench/streams.py [--rounds 3] [--requests 300000] [--servers redis,ruvio]
+                        [--part throughput,memory] [--no-write]
+Writes bench/results/<date>-streams.json.
+"""
+
+import argparse
+import os
+import re
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collections_throughput as ct  # noqa: E402
+import common  # noqa: E402
+from memory import _resp, dbsize, load_pipelined  # noqa: E402
+
+S1000 = 1000
+BIG = 1_000_000
+SMALL_STREAMS = 10_000
+ID_REPLY = re.compile(rb"\$\d+\r\n\d+-\d+\r\n")
+
+
+def bulk(s):
+    return b"$%d\r\n%s\r\n" % (len(s), s)
+
+
+def stream_of(port, key, n):
+    """`key` with entries 1-0 .. n-0 of two fields, every reply checked."""
+    load_pipelined(port, n, lambda i: _resp(b"XADD", key, b"%d-0" % (i + 1), b"f1",
+                                            b"v:%d" % i, b"f2", b"%d" % i),
+                   lambda i: bulk(b"%d-0" % (i + 1)))
+    ct.expect(f"XLEN {key!r}", ct.call_int(port, b"XLEN", key), n)
+
+
+def load_s1000(port, requests):
+    stream_of(port, b"s1000", S1000)
+
+
+def load_xadd(port, requests):
+    stream_of(port, b"s", S1000)
+
+
+def group_stream_size(requests):
+    return requests // 2 + 50_000
+
+
+def load_group(port, requests):
+    stream_of(port, b"sg", group_stream_size(requests))
+    reply = ct._call(port, b"XGROUP", b"CREATE", b"sg", b"g", b"0")
+    if reply != b"+OK\r\n":
+        raise RuntimeError(f"XGROUP CREATE replied {reply!r}")
+
+
+def s1000_after(port, requests):
+    ct.expect("XLEN s1000 after", ct.call_int(port, b"XLEN", b"s1000"), S1000)
+
+
+def xadd_after(port, requests):
+    n = ct.call_int(port, b"XLEN", b"s")
+    if not S1000 <= n < 1200:
+        raise RuntimeError(f"XLEN s after: {n}, expected 1000..1199 (MAXLEN ~ 1000)")
+
+
+def group_after(port, requests):
+    n = ct.call_int(port, b"XLEN", b"sg")
+    ct.expect("XLEN sg after", n, group_stream_size(requests))
+
+
+ROWS = [
+    ("XADD * MAXLEN ~ 1000 (2 fields)", load_xadd,
+     [(100_000, "XADD s MAXLEN ~ 1000 * f1 v:__rand_int__ f2 __rand_int__")], xadd_after),
+    ("XRANGE - + COUNT 10 (1000)", load_s1000, [(S1000, "XRANGE s1000 - + COUNT 10")],
+     s1000_after),
+    ("XREAD COUNT 10 (1000)", load_s1000, [(S1000, "XREAD COUNT 10 STREAMS s1000 __rand_int__-0")],
+     s1000_after),
+    ("XREADGROUP > + XACK", load_group,
+     [(1, "XREADGROUP GROUP g c COUNT 1 STREAMS sg >"), (100_000, "XACK sg g __rand_int__-0")],
+     group_after),
+    ("XLEN (1000)", load_s1000, [(S1000, "XLEN s1000")], s1000_after),
+]
+
+
+# ---- memory ------------------------------------------------------------------------------
+
+def load_ids(port, n, make, batch=200):
+    """Sends make(i) for i < n pipelined; every reply must be a stream ID."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for start in range(0, n, batch):
+            count = min(n, start + batch) - start
+            s.sendall(b"".join(make(i) for i in range(start, start + count)))
+            buf = b""
+            while buf.count(b"\r\n") < 2 * count:
+                chunk = s.recv(1 << 16)
+                if not chunk:
+                    raise ConnectionError("server closed the connection")
+                buf += chunk
+            got = ID_REPLY.findall(buf)
+            if len(got) != count or sum(map(len, got)) != len(buf):
+                raise RuntimeError(f"unexpected reply in batch at {start}: {buf[:200]!r}")
+
+
+def load_stream1m(port):
+    load_ids(port, BIG, lambda i: _resp(b"XADD", b"big", b"*", b"f1", b"v:%d" % i, b"f2",
+                                        b"%d" % i))
+    ct.expect("XLEN big", ct.call_int(port, b"XLEN", b"big"), BIG)
+    return 1
+
+
+def load_streams10(port):
+    load_ids(port, SMALL_STREAMS * 10,
+             lambda i: _resp(b"XADD", b"s:%d" % (i // 10), b"*", b"f1", b"v:%d" % i, b"f2",
+                             b"%d" % i))
+    ct.expect("XLEN s:0", ct.call_int(port, b"XLEN", b"s:0"), 10)
+    return SMALL_STREAMS
+
+
+SETS = {
+    "stream1m": (load_stream1m, "XADD big * f1 v:<i> f2 <i> for i < 1,000,000, pipeline 200; "
+                                "every reply an ID; XLEN 1,000,000; DBSIZE 1"),
+    "streams10": (load_streams10, "XADD s:<i/10> * f1 v:<i> f2 <i> for i < 100,000, "
+                                  "pipeline 200; every reply an ID; DBSIZE 10,000"),
+}
+
+
+def measure_memory(kind, name):
+    srv, pid = common.start(kind)
+    try:
+        time.sleep(0.5)
+        idle = common.vmrss_kib(pid)
+        t0 = time.monotonic()
+        expected = SETS[name][0](srv.port)
+        load_s = time.monotonic() - t0
+        n = dbsize(srv.port)
+        if n != expected:
+            raise RuntimeError(f"{kind} {name}: DBSIZE {n}, expected {expected}")
+        time.sleep(1.0)
+        loaded = common.vmrss_kib(pid)
+        return {"pid_role": "worker" if kind == "ruvio" else "redis-server",
+                "idle_vmrss_kib": idle, "loaded_vmrss_kib": loaded,
+                "delta_kib": loaded - idle, "dbsize": n, "load_seconds": round(load_s, 2)}
+    finally:
+        srv.stop()
+
+
+def memory_part(servers):
+    results = {}
+    for name in SETS:
+        entry = {"method": SETS[name][1]}
+        for kind in servers:
+            print(f"memory {name}: {kind} ...", file=sys.stderr, flush=True)
+            entry[kind] = measure_memory(kind, name)
+        if "redis" in entry and "ruvio" in entry:
+            r, v = entry["redis"]["delta_kib"], entry["ruvio"]["delta_kib"]
+            entry["ratio_ruvio_over_redis"] = round(v / r, 3) if r else None
+        results[name] = entry
+    rows = []
+    for name, e in results.items():
+        for kind in servers:
+            m = e[kind]
+            rows.append([name, kind, m["idle_vmrss_kib"], m["loaded_vmrss_kib"], m["delta_kib"],
+                         e.get("ratio_ruvio_over_redis", "") if kind == "ruvio" else ""])
+    print(common.table(["data set", "server", "idle KiB", "loaded KiB", "above idle KiB",
+                        "Ruvio/Redis"], rows))
+    return results
+
+
+# ---- throughput --------------------------------------------------------------------------
+
+def throughput_part(servers, rounds_n, requests):
+    load_before = ct.loadavg()
+    rounds, pinned = [], {}
+    for rnd in range(rounds_n):
+        order = servers if rnd % 2 == 0 else list(reversed(servers))
+        print(f"round {rnd + 1}/{rounds_n}: {' then '.join(order)}  (load {ct.loadavg()})",
+              file=sys.stderr)
+        this = {"order": order}
+        for kind in order:
+            this[kind], pinned[kind] = ct.run_server(kind, requests, ROWS)
+        rounds.append(this)
+    load_after = ct.loadavg()
+    medians, table, mismatched = {}, [], []
+    for name, _, cmds, _ in ROWS:
+        measured = {k: [r[k][name] for r in rounds] for k in servers}
+        us = {k: common.median([m["server_us_per_request"] for m in measured[k]])
+              for k in servers}
+        rps = {k: common.median([m["rps"] for m in measured[k]]) for k in servers}
+        row = {"server_us_per_request": us, "rps": rps}
+        cpu_ratio = rps_ratio = None
+        if us.get("redis") and us.get("ruvio"):
+            cpu_ratio = row["ratio_cpu_ruvio_over_redis"] = round(us["ruvio"] / us["redis"], 3)
+            rps_ratio = row["ratio_rps_ruvio_over_redis"] = round(rps["ruvio"] / rps["redis"], 3)
+            types = {k: measured[k][0]["probe_reply"] for k in servers}
+            if types["redis"] != types["ruvio"]:
+                mismatched.append(f"{name}: {types}")
+        medians[name] = row
+        table.append([name] + [f"{us[k]:.3f}" for k in servers] +
+                     ([f"{cpu_ratio:.2f}"] if cpu_ratio else []) +
+                     [f"{rps[k]:,.0f}" for k in servers] +
+                     ([f"{rps_ratio:.2f}"] if rps_ratio else []))
+    headers = ["test"] + [f"{k} µs/req" for k in servers] + (
+        ["CPU Ruvio/Redis"] if len(servers) > 1 else []) + [f"{k} req/s" for k in servers] + (
+        ["req/s Ruvio/Redis"] if len(servers) > 1 else [])
+    print(common.table(headers, table))
+    print(f"load average before {load_before}, after {load_after}")
+    for m in mismatched:
+        print(f"WARNING: probe reply types differ: {m}")
+    others = [m["other_cpu"] for r in rounds for k in servers for m in r[k].values()
+              if "other_cpu" in m]
+    busy = sum(1 for o in others if o > ct.OTHER_CPU_LIMIT)
+    if busy:
+        print(f"WARNING: {busy} of {len(others)} tests ran while other processes used more "
+              f"than {ct.OTHER_CPU_LIMIT:.2f} CPU (max {max(others):.2f}): the machine was "
+              f"busy, these figures are not reliable.")
+    return {"server_cpus_allowed": pinned,
+            "client": f"taskset -c {common.CLIENT_CPU} redis-benchmark",
+            "commands": {name: [" ".join(c) for c in ct.row_commands("PORT", requests, cmds)]
+                         for name, _, cmds, _ in ROWS},
+            "data": {name: load.__name__ for name, load, _, _ in ROWS},
+            "rounds": rounds_n, "requests_per_test": requests, "clients": ct.CLIENTS,
+            "pipeline": ct.PIPELINE,
+            "load_average_before": load_before, "load_average_after": load_after,
+            "tests_with_foreign_cpu_load": busy, "max_other_cpu": max(others),
+            "probe_type_mismatches": mismatched, "medians": medians, "samples": rounds}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--requests", type=int, default=300_000)
+    ap.add_argument("--servers", default="redis,ruvio")
+    ap.add_argument("--part", default="throughput,memory")
+    ap.add_argument("--no-write", action="store_true")
+    a = ap.parse_args()
+    common.need("redis-benchmark")
+    common.need("redis-cli")
+    servers = a.servers.split(",")
+    parts = a.part.split(",")
+    os.sched_setaffinity(0, {int(common.CLIENT_CPU)})
+    out = {}
+    if "throughput" in parts:
+        out["throughput"] = throughput_part(servers, a.rounds, a.requests)
+    if "memory" in parts:
+        out["memory"] = memory_part(servers)
+    if not a.no_write:
+        path = common.write_result("streams", {
+            "servers": {k: common.server_command(k) for k in servers},
+            "command": "bench/streams.py " + " ".join(sys.argv[1:]),
+            "method": "throughput: collections_throughput.py's run_server/run_test (server CPU "
+                      "µs per request = summed first schedstat field over /proc/PID/task/* / "
+                      "requests, median over rounds); memory: VmRSS 0.5 s after start (idle) "
+                      "and 1 s after the load and checks (loaded), Ruvio: the worker process; "
+                      "targets (reported, not asserted): each <= 0.8x Redis",
+            **out})
+        print(f"wrote {os.path.relpath(path, common.ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
