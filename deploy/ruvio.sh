@@ -21,6 +21,8 @@ PACKAGES=(
   clang-format
   # libFuzzer runtime for the fuzz targets (tests/fuzz), built and run by tests/source
   libclang-rt-14-dev
+  # scripting (issue 12): Lua 5.1 and Redis's Lua libraries, msgpack-c, nettle (SHA1)
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libmsgpack-dev nettle-dev
 )
 
 as_root() {

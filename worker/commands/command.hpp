@@ -304,5 +304,6 @@ std::span<const CommandDef> set_commands();
 std::span<const CommandDef> sort_commands();
 std::span<const CommandDef> hash_commands();
 std::span<const CommandDef> hash_ttl_commands();
+std::span<const CommandDef> script_commands();
 
 }  // namespace ruvio::worker

@@ -36,7 +36,7 @@ CommandTable::CommandTable() {
   for (auto family : {connection_commands(), string_commands(), key_commands(), server_commands(),
                       persist_commands(), cluster_commands(), pubsub_commands(),
                       transaction_commands(), zset_commands(), set_commands(), hash_commands(),
-                      hash_ttl_commands(), list_commands(), sort_commands()}) {
+                      hash_ttl_commands(), list_commands(), sort_commands(), script_commands()}) {
     for (const CommandDef& def : family) all_.push_back(&def);
   }
   std::size_t size = std::bit_ceil(all_.size() * 4);

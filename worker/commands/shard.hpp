@@ -25,6 +25,8 @@ class Service;
 
 namespace ruvio::worker {
 
+class Executor;
+
 struct Stats {
   std::uint64_t commands_processed = 0;
   std::uint64_t connections_received = 0;
@@ -158,6 +160,8 @@ class Shard final : public store::KeyspaceListener {
   persist::Service* persistence = nullptr;
 
   PubSub* pubsub = nullptr;  // set by the server
+  // The executor running this shard's commands (it sets this): scripts run theirs through it.
+  Executor* executor = nullptr;
 
   // WATCH registrations on this worker's keys. The Shard is the keyspace's listener only
   // while one exists.
