@@ -320,7 +320,15 @@ void push_readonly_metatable(lua_State* lua) {
   lua_setfield(lua, -2, "__newindex");
   // getmetatable must not hand the metatable itself out: changing its __newindex would
   // unlock the table.
+  lua_newtable(lua);  // what getmetatable answers: a read-only view of the metatable
+  lua_newtable(lua);
+  lua_pushvalue(lua, -3);
+  lua_setfield(lua, -2, "__index");
+  lua_pushcfunction(lua, readonly_table);
+  lua_setfield(lua, -2, "__newindex");
   lua_pushboolean(lua, 0);
+  lua_setfield(lua, -2, "__metatable");
+  lua_setmetatable(lua, -2);
   lua_setfield(lua, -2, "__metatable");
   lua_getfield(lua, LUA_REGISTRYINDEX, kProtectedKey);
   lua_pushvalue(lua, -2);
@@ -407,7 +415,8 @@ int install_api(lua_State* lua, Engine* engine) {
   open_lib(lua, "struct", open_struct);
   open_lib(lua, "cmsgpack", open_cmsgpack);
   open_lib(lua, "bit", luaopen_bit);
-  for (const char* denied : {"dofile", "loadfile", "print"}) {
+  // Redis 7.0's Lua has no newproxy either.
+  for (const char* denied : {"dofile", "loadfile", "print", "newproxy"}) {
     lua_pushnil(lua);
     lua_setglobal(lua, denied);
   }
@@ -465,6 +474,13 @@ int install_api(lua_State* lua, Engine* engine) {
        {"string", "math", "table", "cjson", "bit", "struct", "cmsgpack", "coroutine", "redis"}) {
     protect_table(lua, lib);
   }
+  // Strings index the proxy too, so ("x").upper reads string.upper and nothing writes to
+  // the real table through getmetatable("").__index.
+  lua_pushstring(lua, "");
+  lua_getmetatable(lua, -1);
+  lua_getglobal(lua, "string");
+  lua_setfield(lua, -2, "__index");
+  lua_pop(lua, 2);
   // The real globals: a miss is an error. The thread's globals become an empty proxy over
   // them that refuses writes, so `x = 1`, `_G.x = 1` and loadstring'd code all hit it.
   lua_pushvalue(lua, LUA_GLOBALSINDEX);

@@ -40,15 +40,20 @@ bool shebang_flags(std::string_view body, std::uint32_t& flags, std::size_t& ski
   flags = kCompat;
   skip = 0;
   if (body.substr(0, 2) != "#!") return true;
-  std::size_t nl = body.find('\n');
-  if (nl == std::string_view::npos) nl = body.size();
+  const std::size_t nl = body.find('\n');
+  if (nl == std::string_view::npos) {
+    out.error("ERR Invalid script shebang");
+    return false;
+  }
   skip = nl;
   flags = 0;
   std::string_view line = body.substr(0, nl);
   std::vector<std::string_view> parts;
   for (std::size_t at = 0;;) {
     const std::size_t sp = line.find(' ', at);
-    parts.push_back(line.substr(at, sp == std::string_view::npos ? sp : sp - at));
+    // Runs of spaces separate as one space does (sdssplitargs).
+    std::string_view part = line.substr(at, sp == std::string_view::npos ? sp : sp - at);
+    if (!part.empty()) parts.push_back(part);
     if (sp == std::string_view::npos) break;
     at = sp + 1;
   }

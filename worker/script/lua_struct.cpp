@@ -103,7 +103,7 @@ void control(lua_State* lua, char opt, const char*& fmt, Header& h) {
       return;
     }
     default:
-      luaL_error(lua, "invalid format option '%c'", opt);
+      luaL_argerror(lua, 1, lua_pushfstring(lua, "invalid format option '%c'", opt));
   }
 }
 
