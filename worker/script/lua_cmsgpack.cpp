@@ -158,14 +158,14 @@ void push_object(lua_State* lua, const msgpack_object& o) {
       lua_pushlstring(lua, o.via.bin.ptr, o.via.bin.size);
       break;
     case MSGPACK_OBJECT_ARRAY:
-      lua_createtable(lua, static_cast<int>(o.via.array.size), 0);
+      lua_newtable(lua);  // not presized: # of an array with nils answers as in Redis
       for (std::uint32_t j = 0; j < o.via.array.size; ++j) {
         push_object(lua, o.via.array.ptr[j]);
         lua_rawseti(lua, -2, static_cast<int>(j + 1));
       }
       break;
     case MSGPACK_OBJECT_MAP:
-      lua_createtable(lua, 0, static_cast<int>(o.via.map.size));
+      lua_newtable(lua);
       for (std::uint32_t j = 0; j < o.via.map.size; ++j) {
         push_object(lua, o.via.map.ptr[j].key);
         push_object(lua, o.via.map.ptr[j].val);

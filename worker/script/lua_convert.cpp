@@ -101,7 +101,9 @@ void parse(lua_State* lua, Reader& r) {
         if (lua) lua_pushboolean(lua, 0);
         return;
       }
-      if (lua) lua_createtable(lua, static_cast<int>(n), 0);
+      // Not presized, as Redis builds it: the length (#) of an array holding nils depends on
+      // how the table grew, and scripts see that.
+      if (lua) lua_newtable(lua);
       for (std::int64_t j = 0; j < n; ++j) {
         parse(lua, r);
         if (lua) lua_rawseti(lua, -2, static_cast<int>(j + 1));

@@ -194,7 +194,7 @@ void Engine::load(std::string_view body, proto::ReplyWriter& out) {
 void Engine::set_array_global(const char* name, std::span<const std::string_view> items) {
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, globals_ref_);
   lua_pushstring(lua_, name);
-  lua_createtable(lua_, static_cast<int>(items.size()), 0);
+  lua_newtable(lua_);
   for (std::size_t j = 0; j < items.size(); ++j) {
     lua_pushlstring(lua_, items[j].data(), items[j].size());
     lua_rawseti(lua_, -2, static_cast<int>(j + 1));
