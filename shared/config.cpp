@@ -125,7 +125,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 38> kOptions = {{
+const std::array<OptionSpec, 40> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -322,6 +322,11 @@ const std::array<OptionSpec, 38> kOptions = {{
      apply_int<&Config::list_max_listpack_size, std::numeric_limits<int>::min()>},
     {"list-compress-depth", "N", "list nodes left uncompressed at each end (accepted, not applied)",
      apply_int<&Config::list_compress_depth, 0>},
+    {"busy-reply-threshold", "MS",
+     "a script running longer lets other clients be answered -BUSY (default 5000)",
+     apply_int<&Config::busy_reply_threshold, 0>},
+    {"lua-time-limit", "MS", "alias of busy-reply-threshold",
+     apply_int<&Config::busy_reply_threshold, 0>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -56,6 +56,9 @@ struct Config {
   // Redis's list-max-listpack-size (alias list-max-ziplist-size) and list-compress-depth.
   int list_max_listpack_size = -2;
   int list_compress_depth = 0;
+  // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
+  // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
+  int busy_reply_threshold = 5000;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -66,7 +69,7 @@ struct Config {
        lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
-       list_max_listpack_size, list_compress_depth);
+       list_max_listpack_size, list_compress_depth, busy_reply_threshold);
   }
 };
 

@@ -230,6 +230,10 @@ const Param kParams[] = {
     {"slowlog-log-slower-than", [](Shard&) { return fixed("10000"); }, nullptr},
     {"slowlog-max-len", [](Shard&) { return fixed("128"); }, nullptr},
     {"io-threads", [](Shard&) { return fixed("1"); }, nullptr},
+    {"busy-reply-threshold", get_int<&Config::busy_reply_threshold>,
+     set_int<&Config::busy_reply_threshold, 0>},
+    {"lua-time-limit", get_int<&Config::busy_reply_threshold>,
+     set_int<&Config::busy_reply_threshold, 0>},
 };
 
 const Param* find_param(std::string_view name) {

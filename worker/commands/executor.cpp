@@ -207,6 +207,17 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
       return;
     }
   }
+  if (!shard_.busy_error.empty()) {
+    // A container with its own handler (SCRIPT, CLIENT) is judged by its subcommand.
+    const CommandDef* judged = def;
+    if (!def->subcommands.empty() && args.size() >= 2) {
+      if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) judged = sub;
+    }
+    if (!(judged->flags & kAllowBusy)) {
+      out.error(shard_.busy_error);
+      return;
+    }
+  }
   out.set_protocol(client.resp);
   Context ctx{args, out, client, shard_, def};
   client.last_command = def->name;

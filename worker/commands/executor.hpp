@@ -58,6 +58,7 @@ class Executor {
   script::Engine& scripts();
   // Null until a script ran: INFO reads the engine's figures only when there is one.
   const script::Engine* scripts_if_started() const { return scripts_.get(); }
+  script::Engine* scripts_if_started() { return scripts_.get(); }
 
   // Runs one command (args[0] = its name as sent), appending its reply to `out`.
   void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);

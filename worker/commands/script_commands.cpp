@@ -69,10 +69,17 @@ void script_flush(Context& ctx) {
   ctx.out.ok();
 }
 
+// Reaches a worker while its script is past busy-reply-threshold (the engine's hook lets
+// other clients in then), or any other time, to answer NOTBUSY.
 void script_kill(Context& ctx) {
-  // A script runs to its end inside one loop turn, so none is ever running when another
-  // client's command is read.
-  ctx.out.error("NOTBUSY No scripts in execution right now.");
+  script::Engine* e = ctx.shard.executor->scripts_if_started();
+  const std::string_view err =
+      e == nullptr ? "NOTBUSY No scripts in execution right now." : e->kill();
+  if (err.empty()) {
+    ctx.out.ok();
+  } else {
+    ctx.out.error(err);
+  }
 }
 
 void script_debug(Context& ctx) {

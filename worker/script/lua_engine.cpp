@@ -4,6 +4,7 @@
 #include <nettle/sha1.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -23,6 +24,17 @@ extern "C" {
 
 namespace ruvio::worker::script {
 namespace {
+
+constexpr const char* kEngineKey = "__ruvio_engine";
+constexpr int kHookInstructions = 100000;  // as Redis: the hook runs every 100k instructions
+constexpr std::string_view kBusyEval =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
+std::int64_t monotonic_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
 // Lua's garbage collector gets a step every this many scripts, as Redis does, instead of
@@ -133,6 +145,53 @@ Engine::~Engine() {
 void Engine::open() {
   lua_ = luaL_newstate();
   globals_ref_ = install_api(lua_, this);
+  lua_pushlightuserdata(lua_, this);
+  lua_setfield(lua_, LUA_REGISTRYINDEX, kEngineKey);
+}
+
+void Engine::count_hook(lua_State* lua, lua_Debug*) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, kEngineKey);
+  auto* e = static_cast<Engine*>(lua_touserdata(lua, -1));
+  lua_pop(lua, 1);
+  if (!e->interrupt()) return;
+  // As Redis: from now on the hook fires on every line, so a pcall that catches the kill
+  // cannot keep the script alive.
+  lua_sethook(lua, count_hook, LUA_MASKLINE, 0);
+  push_error_table(lua, "Script killed by user with SCRIPT KILL...");
+  lua_error(lua);
+}
+
+bool Engine::interrupt() {
+  if (killed_) return true;
+  if (!timed_out_) {
+    const std::int64_t elapsed_ms = (monotonic_us() - start_us_) / 1000;
+    if (elapsed_ms < shard_.config().busy_reply_threshold) return false;
+    spdlog::warn(
+        "Slow script detected: still in execution after {} milliseconds. You can try killing "
+        "the script using the SCRIPT KILL command.",
+        elapsed_ms);
+    timed_out_ = true;
+  }
+  if (shard_.busy_service != nullptr) {
+    shard_.busy_error = kBusyEval;
+    shard_.busy_service->serve_while_busy(caller_);
+    shard_.busy_error = {};
+  }
+  // SHUTDOWN NOSAVE arrived: the script stops so the worker can.
+  if (shard_.shutdown_requested) killed_ = true;
+  if (killed_) spdlog::warn("Lua script killed by user with SCRIPT KILL.");
+  return killed_;
+}
+
+std::string_view Engine::kill() {
+  if (!running_) return "NOTBUSY No scripts in execution right now.";
+  if (wrote_) {
+    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+           "You can either wait the script termination or kill the server in a hard way using "
+           "the SHUTDOWN NOSAVE command.";
+  }
+  killed_ = true;
+  return {};
 }
 
 void Engine::close() {
@@ -264,13 +323,19 @@ void Engine::eval(Context& ctx, bool by_sha, bool read_only) {
   client_.origin = ctx.client.origin;
   read_only_ = read_only || (!(s->flags & kCompat) && (s->flags & kNoWrites));
   wrote_ = false;
+  timed_out_ = false;
+  killed_ = false;
   running_ = true;
+  start_us_ = monotonic_us();
+  const bool hooked = shard_.config().busy_reply_threshold > 0;
+  if (hooked) lua_sethook(lua_, count_hook, LUA_MASKCOUNT, kHookInstructions);
 
   push_error_handler(lua_);
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, s->ref);
   executor_.begin_batch();
   const int failed = lua_pcall(lua_, 0, 1, -2);
   executor_.end_batch();
+  if (hooked) lua_sethook(lua_, nullptr, 0, 0);
   running_ = false;
   caller_ = nullptr;
 

@@ -23,6 +23,7 @@
 #include "worker/commands/shard.hpp"
 
 struct lua_State;
+struct lua_Debug;
 
 namespace ruvio::worker {
 
@@ -74,6 +75,9 @@ class Engine {
   void set_resp(int resp) { client_.resp = resp; }
   int resp() const { return client_.resp; }
   bool running() const { return running_; }
+  // SCRIPT KILL: empty when the running script will stop, else the error to answer
+  // (NOTBUSY, or UNKILLABLE once it wrote).
+  std::string_view kill();
   // redis.log's target and math.random's generator (Redis's own lrand48, so the sequence
   // is the same on every platform and as Redis's).
   std::int32_t lrand48();
@@ -90,6 +94,10 @@ class Engine {
   // Compiles `body` (after its shebang) into the cache; nullptr with the error written.
   const Script* create(std::string_view body, std::string_view sha, proto::ReplyWriter& out);
   void set_array_global(const char* name, std::span<const std::string_view> items);
+  // The count hook's work: past the threshold, serve the other clients; true = stop the
+  // script (SCRIPT KILL, SHUTDOWN).
+  bool interrupt();
+  static void count_hook(lua_State* lua, lua_Debug* ar);
 
   Executor& executor_;
   Shard& shard_;
@@ -105,6 +113,9 @@ class Engine {
   bool running_ = false;
   bool read_only_ = false;
   bool wrote_ = false;
+  bool timed_out_ = false;
+  bool killed_ = false;
+  std::int64_t start_us_ = 0;
   std::string reply_;
   std::string error_;
   std::uint64_t rand_state_ = 0x1234ABCD330Eull;

@@ -1,0 +1,93 @@
+"""A script past busy-reply-threshold (lua-time-limit): the worker keeps reading its other
+clients (a Lua count hook) and answers them -BUSY; SCRIPT KILL stops a script that did not
+write, a script that wrote is UNKILLABLE, and SHUTDOWN NOSAVE still stops the server. The
+same assertions run against redis-server."""
+
+import hashlib
+import os
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import itest  # noqa: E402
+
+LOOP = "local i = 0 while true do i = i + 1 end"
+WRITE_LOOP = "redis.call('set', 'w', 1) local i = 0 while true do i = i + 1 end"
+BUSY = b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
+
+
+class BusyCases:
+    kind = None
+
+    def setUp(self):
+        self.server = itest.start(self.kind)
+        self.addCleanup(self.server.stop)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("CONFIG", "SET", "busy-reply-threshold", "200"), b"+OK\r\n")
+
+    def start_script(self, script):
+        result = {}
+        conn = itest.Raw(self.server.port, timeout=30)
+        self.addCleanup(conn.close)
+
+        def run():
+            try:
+                result["reply"] = conn.call("EVAL", script, "0")
+            except Exception as e:  # the server went away (SHUTDOWN NOSAVE)
+                result["reply"] = repr(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        self.addCleanup(t.join, 30)
+        # Bounded wait until another client is answered -BUSY.
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with itest.Raw(self.server.port) as c:
+                if c.call("PING") == BUSY:
+                    return t, result
+            time.sleep(0.05)
+        self.fail("never busy")
+
+    def test_busy_then_script_kill(self):
+        t, result = self.start_script(LOOP)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("GET", "x"), BUSY)
+            self.assertEqual(c.call("EVAL", "return 1", "0"), BUSY)
+            self.assertEqual(c.call("SCRIPT", "KILL"), b"+OK\r\n")
+        t.join(10)
+        sha = hashlib.sha1(LOOP.encode()).hexdigest()
+        self.assertEqual(result["reply"], b"-ERR Script killed by user with SCRIPT KILL... "
+                         b"script: " + sha.encode() + b", on @user_script:1.\r\n")
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("PING"), b"+PONG\r\n")
+            self.assertEqual(c.call("SCRIPT", "KILL"),
+                             b"-NOTBUSY No scripts in execution right now.\r\n")
+
+    def test_unkillable_then_shutdown_nosave(self):
+        t, result = self.start_script(WRITE_LOOP)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("SCRIPT", "KILL"),
+                             b"-UNKILLABLE Sorry the script already executed write commands "
+                             b"against the dataset. You can either wait the script termination "
+                             b"or kill the server in a hard way using the SHUTDOWN NOSAVE "
+                             b"command.\r\n")
+            c.send(itest.encode("SHUTDOWN", "NOSAVE"))
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and self.server.running():
+            time.sleep(0.05)
+        self.assertFalse(self.server.running())
+
+
+class RedisReference(BusyCases, unittest.TestCase):
+    kind = "redis"
+
+
+@unittest.skipUnless(itest.harness.ruvio_built(), "ruvio not built")
+class Ruvio(BusyCases, unittest.TestCase):
+    kind = "ruvio"
+
+
+if __name__ == "__main__":
+    unittest.main()
