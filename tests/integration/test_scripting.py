@@ -237,6 +237,38 @@ class SideBySide(unittest.TestCase):
     def test_conversions_resp3(self):
         self.run_corpus(CONVERSIONS, 3)
 
+    def test_command_info_and_docs(self):
+        """SCRIPT's subcommands one by one (the container lists them in Redis's dict order,
+        test_server's exception), and the EVAL family, over RESP2 and RESP3."""
+        names = ["eval", "evalsha", "eval_ro", "evalsha_ro", "script|debug", "script|exists",
+                 "script|flush", "script|help", "script|kill", "script|load"]
+        corpus = [[what, sub, n] for n in names for what, sub in
+                  (("COMMAND", "INFO"), ("COMMAND", "DOCS"))]
+        self.run_corpus(corpus, 2)
+        self.run_corpus(corpus, 3)
+
+    def test_info_memory_fields(self):
+        cand = itest.Raw(self.cand.port)
+        self.addCleanup(cand.close)
+        cand.call("SCRIPT", "FLUSH")
+        cand.call("SCRIPT", "LOAD", "return 1")
+        cand.call("EVAL", "return 2", "0")
+        info = cand.call("INFO", "memory").decode()
+        fields = dict(line.split(":", 1) for line in info.split("\r\n") if ":" in line)
+        self.assertEqual(fields["number_of_cached_scripts"], "2")
+        self.assertGreater(int(fields["used_memory_lua"]), 10000)
+        self.assertEqual(fields["used_memory_vm_eval"], fields["used_memory_lua"])
+        self.assertGreater(int(fields["used_memory_scripts"]), 2 * 40)
+        self.assertEqual(fields["number_of_functions"], "0")
+        ref = itest.Raw(self.ref.port)
+        self.addCleanup(ref.close)
+        ref_info = ref.call("INFO", "memory").decode()
+        ref_names = [line.split(":")[0] for line in ref_info.split("\r\n") if "lua" in line or
+                     "script" in line or "_vm_" in line or "function" in line]
+        mine = [line.split(":")[0] for line in info.split("\r\n") if "lua" in line or
+                "script" in line or "_vm_" in line or "function" in line]
+        self.assertEqual(mine, ref_names)
+
 
 RET1 = "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"  # sha1("return 1")
 

@@ -135,8 +135,10 @@ int pack(lua_State* lua) {
   return 1;
 }
 
-void push_object(lua_State* lua, const msgpack_object& o) {
-  luaL_checkstack(lua, 3, "too many nested values");
+// False when the Lua stack cannot take more nesting (the caller frees the zone first, then
+// raises: a Lua error leaves by longjmp).
+bool push_object(lua_State* lua, const msgpack_object& o) {
+  if (!lua_checkstack(lua, 3)) return false;
   switch (o.type) {
     case MSGPACK_OBJECT_BOOLEAN:
       lua_pushboolean(lua, o.via.boolean);
@@ -160,21 +162,156 @@ void push_object(lua_State* lua, const msgpack_object& o) {
     case MSGPACK_OBJECT_ARRAY:
       lua_newtable(lua);  // not presized: # of an array with nils answers as in Redis
       for (std::uint32_t j = 0; j < o.via.array.size; ++j) {
-        push_object(lua, o.via.array.ptr[j]);
+        if (!push_object(lua, o.via.array.ptr[j])) return false;
         lua_rawseti(lua, -2, static_cast<int>(j + 1));
       }
       break;
     case MSGPACK_OBJECT_MAP:
       lua_newtable(lua);
       for (std::uint32_t j = 0; j < o.via.map.size; ++j) {
-        push_object(lua, o.via.map.ptr[j].key);
-        push_object(lua, o.via.map.ptr[j].val);
+        if (!push_object(lua, o.via.map.ptr[j].key)) return false;
+        if (!push_object(lua, o.via.map.ptr[j].val)) return false;
+        // A nil or NaN key cannot index a Lua table (lua_settable would raise with the
+        // zone still allocated): the pair is dropped.
+        if (lua_isnil(lua, -2) ||
+            (lua_type(lua, -2) == LUA_TNUMBER && lua_tonumber(lua, -2) != lua_tonumber(lua, -2))) {
+          lua_pop(lua, 2);
+          continue;
+        }
         lua_settable(lua, -3);
       }
       break;
     default:
       lua_pushnil(lua);
   }
+  return true;
+}
+
+enum class Scan { kOk, kMissing, kBad };
+
+std::uint64_t read_be(std::string_view s, std::size_t at, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
+  return v;
+}
+
+// Walks the one value at `off` without building it: msgpack-c allocates a container's
+// elements from its header before it knows the bytes are there, so a 5-byte input could
+// ask for gigabytes. Every element takes at least one byte, so a header announcing more
+// elements than bytes remain is cut short here, and decoding allocates in proportion to
+// the input.
+Scan scan(std::string_view s, std::size_t off) {
+  std::uint64_t pending = 1;
+  std::size_t p = off;
+  while (pending > 0) {
+    if (p >= s.size() || pending > s.size() - p) return Scan::kMissing;
+    const auto b = static_cast<unsigned char>(s[p]);
+    --pending;
+    std::size_t hdr = 1;      // type byte plus length bytes
+    std::uint64_t body = 0;   // payload bytes
+    std::uint64_t items = 0;  // elements that follow
+    std::size_t len_bytes = 0;
+    if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
+    } else if ((b & 0xf0) == 0x80) {
+      items = 2u * (b & 0x0f);
+    } else if ((b & 0xf0) == 0x90) {
+      items = b & 0x0f;
+    } else if ((b & 0xe0) == 0xa0) {
+      body = b & 0x1f;
+    } else {
+      switch (b) {
+        case 0xc1:
+          return Scan::kBad;
+        case 0xc4:
+        case 0xd9:
+          len_bytes = 1;
+          break;
+        case 0xc5:
+        case 0xda:
+          len_bytes = 2;
+          break;
+        case 0xc6:
+        case 0xdb:
+          len_bytes = 4;
+          break;
+        case 0xc7:
+          len_bytes = 1;
+          body = 1;
+          break;  // ext: + the type byte
+        case 0xc8:
+          len_bytes = 2;
+          body = 1;
+          break;
+        case 0xc9:
+          len_bytes = 4;
+          body = 1;
+          break;
+        case 0xca:
+          body = 4;
+          break;
+        case 0xcb:
+          body = 8;
+          break;
+        case 0xcc:
+        case 0xd0:
+          body = 1;
+          break;
+        case 0xcd:
+        case 0xd1:
+          body = 2;
+          break;
+        case 0xce:
+        case 0xd2:
+          body = 4;
+          break;
+        case 0xcf:
+        case 0xd3:
+          body = 8;
+          break;
+        case 0xd4:
+          body = 2;
+          break;
+        case 0xd5:
+          body = 3;
+          break;
+        case 0xd6:
+          body = 5;
+          break;
+        case 0xd7:
+          body = 9;
+          break;
+        case 0xd8:
+          body = 17;
+          break;
+        case 0xdc:
+        case 0xde:
+          len_bytes = 2;
+          break;
+        case 0xdd:
+        case 0xdf:
+          len_bytes = 4;
+          break;
+        default:
+          return Scan::kBad;
+      }
+      if (p + 1 + len_bytes > s.size()) return Scan::kMissing;
+      hdr += len_bytes;
+      if (len_bytes > 0) {
+        const std::uint64_t n = read_be(s, p + 1, len_bytes);
+        if (b == 0xdc || b == 0xdd) {
+          items = n;
+        } else if (b == 0xde || b == 0xdf) {
+          items = 2 * n;
+        } else {
+          body += n;
+        }
+      }
+    }
+    if (body > s.size() - p - hdr) return Scan::kMissing;
+    p += hdr + body;
+    pending += items;
+  }
+  return Scan::kOk;
 }
 
 // Decodes up to `limit` values (0: all) from `offset`; pushes them; returns how many and sets
@@ -184,6 +321,12 @@ int decode(lua_State* lua, std::string_view s, int limit, std::size_t& offset) {
   msgpack_unpacked_init(&result);
   int count = 0;
   while (offset < s.size() && (limit == 0 || count < limit)) {
+    const Scan checked = scan(s, offset);
+    if (checked != Scan::kOk) {
+      msgpack_unpacked_destroy(&result);
+      return luaL_error(
+          lua, checked == Scan::kMissing ? "Missing bytes in input." : "Bad data format in input.");
+    }
     const msgpack_unpack_return r = msgpack_unpack_next(&result, s.data(), s.size(), &offset);
     if (r == MSGPACK_UNPACK_CONTINUE) {
       msgpack_unpacked_destroy(&result);
@@ -193,7 +336,10 @@ int decode(lua_State* lua, std::string_view s, int limit, std::size_t& offset) {
       msgpack_unpacked_destroy(&result);
       return luaL_error(lua, "Bad data format in input.");
     }
-    push_object(lua, result.data);
+    if (!push_object(lua, result.data)) {
+      msgpack_unpacked_destroy(&result);
+      return luaL_error(lua, "too many nested values");
+    }
     ++count;
   }
   msgpack_unpacked_destroy(&result);

@@ -11,7 +11,6 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 #include "worker/script/lua_api.hpp"
 
@@ -111,7 +110,9 @@ bool is_data(char opt) {
   return std::strchr("bBhHlLTiIfdxcs", opt) != nullptr && opt != '\0';
 }
 
-void put_integer(std::string& b, lua_Number n, bool little, std::size_t size) {
+// Appends into a Lua buffer, not a std::string: argument errors leave by longjmp, which
+// would skip a C++ destructor.
+void put_integer(luaL_Buffer& b, lua_Number n, bool little, std::size_t size) {
   std::uint64_t v = n < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(n))
                           : static_cast<std::uint64_t>(n);
   char buff[kMaxIntSize];
@@ -121,14 +122,21 @@ void put_integer(std::string& b, lua_Number n, bool little, std::size_t size) {
     if (i < 8) v >>= 8;
     buff[little ? i : size - 1 - i] = byte;
   }
-  b.append(buff, size);
+  luaL_addlstring(&b, buff, size);
+}
+
+void put_raw(luaL_Buffer& b, char* raw, std::size_t n, bool little) {
+  if (!little) std::reverse(raw, raw + n);
+  luaL_addlstring(&b, raw, n);
 }
 
 int pack(lua_State* lua) {
   const char* fmt = luaL_checkstring(lua, 1);
   Header h;
   int arg = 2;
-  std::string b;
+  std::size_t total = 0;
+  luaL_Buffer b;
+  luaL_buffinit(lua, &b);
   while (*fmt != '\0') {
     const char opt = *fmt++;
     if (!is_data(opt)) {
@@ -136,7 +144,9 @@ int pack(lua_State* lua) {
       continue;
     }
     std::size_t size = opt_size(lua, opt, fmt);
-    b.append(to_align(b.size(), h, opt, size), '\0');
+    for (std::size_t pad = to_align(total, h, opt, size); pad > 0; --pad, ++total) {
+      luaL_addchar(&b, '\0');
+    }
     switch (opt) {
       case 'b':
       case 'B':
@@ -150,22 +160,20 @@ int pack(lua_State* lua) {
         put_integer(b, luaL_checknumber(lua, arg++), h.little, size);
         break;
       case 'x':
-        b.push_back('\0');
+        luaL_addchar(&b, '\0');
         break;
       case 'f': {
         float f = static_cast<float>(luaL_checknumber(lua, arg++));
         char raw[sizeof f];
         std::memcpy(raw, &f, sizeof f);
-        if (!h.little) std::reverse(raw, raw + sizeof f);
-        b.append(raw, sizeof f);
+        put_raw(b, raw, sizeof f, h.little);
         break;
       }
       case 'd': {
         double d = luaL_checknumber(lua, arg++);
         char raw[sizeof d];
         std::memcpy(raw, &d, sizeof d);
-        if (!h.little) std::reverse(raw, raw + sizeof d);
-        b.append(raw, sizeof d);
+        put_raw(b, raw, sizeof d, h.little);
         break;
       }
       case 'c':
@@ -174,16 +182,17 @@ int pack(lua_State* lua) {
         const char* s = luaL_checklstring(lua, arg++, &l);
         if (size == 0) size = l;
         luaL_argcheck(lua, l >= size, arg - 1, "string too short");
-        b.append(s, size);
+        luaL_addlstring(&b, s, size);
         if (opt == 's') {
-          b.push_back('\0');
+          luaL_addchar(&b, '\0');
           size += 1;
         }
         break;
       }
     }
+    total += size;
   }
-  lua_pushlstring(lua, b.data(), b.size());
+  luaL_pushresult(&b);
   return 1;
 }
 
