@@ -62,6 +62,8 @@ class Router {
              proto::ReplyWriter& out, bool may_park);
   // CLIENT PAUSE ended here: requests parked by the mesh run again.
   void resume_parked() { listener_.resume_parked(); }
+  // The server's BusyService: the peers' requests are read and answered too.
+  void serve_while_busy(const ClientInfo* running) { listener_.serve_while_busy(running); }
   std::size_t parked_mesh_clients() const { return listener_.parked_clients(); }
 
   // A connection closed: its WATCHes on other workers are dropped.

@@ -328,6 +328,8 @@ void Server::serve_while_busy(const ClientInfo* running) {
     busy_fds_.push_back(pollfd{fd, POLLIN, 0});
     busy_conns_.push_back(c);
   }
+  // Requests forwarded by the other workers (a SCRIPT KILL sent to a client of theirs).
+  router_.serve_while_busy(running);
   if (listening_) {
     accept_while_busy(proxy_listener_, false);
     if (has_direct_) accept_while_busy(direct_listener_, true);
