@@ -5,6 +5,7 @@ same assertions run against redis-server."""
 
 import hashlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -78,6 +79,34 @@ class BusyCases:
         while time.monotonic() < deadline and self.server.running():
             time.sleep(0.05)
         self.assertFalse(self.server.running())
+
+
+@unittest.skipUnless(itest.harness.ruvio_built(), "ruvio not built")
+class RuvioOrphan(BusyCases, unittest.TestCase):
+    """A worker busy in a script notices its supervisor is gone and stops."""
+    kind = "ruvio"
+
+    def test_worker_stops_when_the_supervisor_dies(self):
+        self.start_script(LOOP)
+        workers = self.server.worker_pids()
+        self.assertEqual(len(workers), 1)
+        os.kill(self.server.pid, signal.SIGKILL)
+
+        def gone(pid):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    return f.read().split(")")[-1].split()[0] == "Z"
+            except OSError:
+                return True
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not gone(workers[0]):
+            time.sleep(0.05)
+        self.assertTrue(gone(workers[0]), "the worker spins on without its supervisor")
+
+    # the shared cases run in the classes below
+    test_busy_then_script_kill = None
+    test_unkillable_then_shutdown_nosave = None
 
 
 class RedisReference(BusyCases, unittest.TestCase):

@@ -328,6 +328,15 @@ void Server::serve_while_busy(const ClientInfo* running) {
     busy_fds_.push_back(pollfd{fd, POLLIN, 0});
     busy_conns_.push_back(c);
   }
+  // The supervisor gone (its end of the control socket closed): the script stops and the
+  // worker with it, instead of spinning on as an orphan. Its messages wait for the loop.
+  uv_os_fd_t cfd = -1;
+  char peek = 0;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(&control_), &cfd) == 0 &&
+      ::recv(cfd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+    shard_.shutdown_requested = true;
+    return;
+  }
   // Requests forwarded by the other workers (a SCRIPT KILL sent to a client of theirs).
   router_.serve_while_busy(running);
   if (listening_) {
