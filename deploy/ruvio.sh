@@ -23,6 +23,8 @@ PACKAGES=(
   libclang-rt-14-dev
   # LZF compression of inner list nodes (list-compress-depth, issue 9)
   liblzf-dev
+  # scripting (issue 12): Lua 5.1 and Redis's Lua libraries, msgpack-c, nettle (SHA1)
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libmsgpack-dev nettle-dev
 )
 
 as_root() {

@@ -125,7 +125,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 41> kOptions = {{
+const std::array<OptionSpec, 43> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -330,6 +330,11 @@ const std::array<OptionSpec, 41> kOptions = {{
      apply_size<&Config::stream_node_max_bytes>},
     {"stream-node-max-entries", "N", "a stream node holds at most N entries (default 100)",
      apply_size<&Config::stream_node_max_entries>},
+    {"busy-reply-threshold", "MS",
+     "a script running longer lets other clients be answered -BUSY (default 5000)",
+     apply_int<&Config::busy_reply_threshold, 0>},
+    {"lua-time-limit", "MS", "alias of busy-reply-threshold",
+     apply_int<&Config::busy_reply_threshold, 0>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -61,6 +61,9 @@ struct Config {
   // Redis's stream-node-max-bytes / -entries: when a stream opens a new node (0: no limit).
   std::size_t stream_node_max_bytes = 4096;
   std::size_t stream_node_max_entries = 100;
+  // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
+  // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
+  int busy_reply_threshold = 5000;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -72,7 +75,7 @@ struct Config {
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes,
-       stream_node_max_bytes, stream_node_max_entries);
+       stream_node_max_bytes, stream_node_max_entries, busy_reply_threshold);
   }
 };
 

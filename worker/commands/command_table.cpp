@@ -53,6 +53,7 @@ CommandTable::CommandTable() {
            bitmap_commands(),
            hll_commands(),
            stream_commands(),
+           script_commands(),
        }) {
     for (const CommandDef& def : family) all_.push_back(&def);
   }

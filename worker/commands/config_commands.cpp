@@ -236,6 +236,10 @@ const Param kParams[] = {
     {"io-threads", [](Shard&) { return fixed("1"); }, nullptr},
     {"hll-sparse-max-bytes", get_size<&Config::hll_sparse_max_bytes>,
      set_memory_size<&Config::hll_sparse_max_bytes>},
+    {"busy-reply-threshold", get_int<&Config::busy_reply_threshold>,
+     set_int<&Config::busy_reply_threshold, 0>},
+    {"lua-time-limit", get_int<&Config::busy_reply_threshold>,
+     set_int<&Config::busy_reply_threshold, 0>},
 };
 
 const Param* find_param(std::string_view name) {

@@ -9,6 +9,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/subcommand.hpp"
+#include "worker/script/lua_engine.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -70,6 +71,17 @@ bool any_may_replicate(const Commands& commands) {
 }
 
 }  // namespace
+
+Executor::Executor(Shard& shard) : shard_(shard) {
+  shard_.executor = this;
+}
+
+Executor::~Executor() = default;
+
+script::Engine& Executor::scripts() {
+  if (!scripts_) scripts_ = std::make_unique<script::Engine>(*this, shard_);
+  return *scripts_;
+}
 
 bool Executor::parks(const ClientInfo& client, std::span<const std::string_view> args) const {
   const ClientPause::Mode mode = shard_.client_pause.mode(shard_.now_ms());
@@ -215,6 +227,17 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     // Direct port: MOVED / CROSSSLOT before anything runs.
     if (auto e = cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
       out.error(*e);
+      return;
+    }
+  }
+  if (!shard_.busy_error.empty()) {
+    // A container with its own handler (SCRIPT, CLIENT) is judged by its subcommand.
+    const CommandDef* judged = def;
+    if (!def->subcommands.empty() && args.size() >= 2) {
+      if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) judged = sub;
+    }
+    if (!(judged->flags & kAllowBusy)) {
+      out.error(shard_.busy_error);
       return;
     }
   }

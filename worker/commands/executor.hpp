@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -33,14 +34,32 @@ class Journal {
   virtual void end_batch() = 0;
 };
 
+namespace script {
+class Engine;
+}
+
 class Executor {
  public:
-  explicit Executor(Shard& shard) : shard_(shard) {}
+  explicit Executor(Shard& shard);
+  ~Executor();
 
   Shard& shard() { return shard_; }
   // Null: no journal (--durability memory, or while the WAL itself is being replayed).
   void set_journal(Journal* journal) { journal_ = journal; }
   Journal* journal() const { return journal_; }
+  // A script's writes: what the commands run between these two calls log is one
+  // all-or-nothing record (the journal's EXEC batch).
+  void begin_batch() {
+    if (journal_ != nullptr) journal_->begin_batch();
+  }
+  void end_batch() {
+    if (journal_ != nullptr) journal_->end_batch();
+  }
+  // This worker's Lua engine (worker/script/), started on the first script.
+  script::Engine& scripts();
+  // Null until a script ran: INFO reads the engine's figures only when there is one.
+  const script::Engine* scripts_if_started() const { return scripts_.get(); }
+  script::Engine* scripts_if_started() { return scripts_.get(); }
 
   // Runs one command (args[0] = its name as sent), appending its reply to `out`.
   void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);
@@ -66,6 +85,7 @@ class Executor {
  private:
   Shard& shard_;
   Journal* journal_ = nullptr;
+  std::unique_ptr<script::Engine> scripts_;
 };
 
 }  // namespace ruvio::worker

@@ -25,6 +25,8 @@ class Service;
 
 namespace ruvio::worker {
 
+class Executor;
+
 struct Stats {
   std::uint64_t commands_processed = 0;
   std::uint64_t connections_received = 0;
@@ -98,6 +100,17 @@ class PubSub {
   virtual void forget(ClientInfo& c) = 0;
 };
 
+// While a script runs past busy-reply-threshold its Lua hook calls this (every 100k Lua
+// instructions) so the worker keeps answering its other clients; implemented by the server,
+// which reads what they sent and runs it. Commands then answer -BUSY unless declared
+// allow_busy (SCRIPT KILL, SHUTDOWN NOSAVE, ...), so none touches the keyspace meanwhile.
+class BusyService {
+ public:
+  virtual ~BusyService() = default;
+  // `running`: the client whose script runs (its connection is not read meanwhile).
+  virtual void serve_while_busy(const ClientInfo* running) = 0;
+};
+
 // The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched or a
 // client blocked: otherwise the store's listener pointer is null and a write pays one test.
 class Shard final : public store::KeyspaceListener {
@@ -159,6 +172,11 @@ class Shard final : public store::KeyspaceListener {
   persist::Service* persistence = nullptr;
 
   PubSub* pubsub = nullptr;  // set by the server
+  // The executor running this shard's commands (it sets this): scripts run theirs through it.
+  Executor* executor = nullptr;
+  BusyService* busy_service = nullptr;  // set by the server
+  // Non-empty while a timed-out script lets other clients in: the -BUSY text they get.
+  std::string_view busy_error;
 
   // WATCH registrations on this worker's keys. The Shard is the keyspace's listener only
   // while one exists.

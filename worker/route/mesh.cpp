@@ -219,6 +219,17 @@ struct MeshListener::Peer {
     *buf = uv_buf_init(at, static_cast<unsigned>(p->in.free_space()));
   }
 
+  // MeshListener::serve_while_busy: one non-blocking read, through the same path.
+  void read_while_busy() {
+    uv_os_fd_t fd = -1;
+    if (closed || uv_fileno(reinterpret_cast<uv_handle_t*>(&pipe), &fd) != 0) return;
+    uv_buf_t buf;
+    on_alloc(reinterpret_cast<uv_handle_t*>(&pipe), 0, &buf);
+    const ssize_t n = ::recv(fd, buf.base, buf.len, MSG_DONTWAIT);
+    if (n <= 0) return;  // nothing, or the end: libuv's own read sees that later
+    on_read(reinterpret_cast<uv_stream_t*>(&pipe), n, &buf);
+  }
+
   static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
     auto* p = static_cast<Peer*>(s->data);
     if (nread < 0) {
@@ -421,6 +432,16 @@ void MeshListener::flush_all() {
     Peer* p = peers_[i];
     p->flush();
     if (i < peers_.size() && peers_[i] == p) ++i;
+  }
+}
+
+void MeshListener::serve_while_busy(const ClientInfo* running) {
+  for (Peer* p : std::vector<Peer*>(peers_)) {
+    // The link whose request runs the script is mid-way through its input and has begun
+    // that request's reply frame in its output: neither read nor flushed meanwhile.
+    if (p->closed || &p->client == running) continue;
+    p->read_while_busy();
+    p->flush();
   }
 }
 

@@ -97,6 +97,11 @@ class MeshListener {
   bool resume_client(int origin, std::uint64_t client_id);
   // Requests parked on this worker, counted by client (for INFO blocked_clients).
   std::size_t parked_clients() const;
+  // A script here is past busy-reply-threshold (the server's BusyService): reads what the
+  // peers sent, outside libuv's loop, runs it (-BUSY but for SCRIPT KILL and the like) and
+  // flushes the answers. `running`: the mesh client whose request runs the script, whose
+  // link is neither read nor flushed meanwhile.
+  void serve_while_busy(const ClientInfo* running);
 
  private:
   struct Peer;

@@ -124,6 +124,24 @@ MergeFn merge_int(F combine) {
       out = *e;
       return;
     }
+    if (reply_aggregate(parts[0])) {
+      // An array of integers (SCRIPT EXISTS) combines element by element, as a cluster
+      // client applies the policy.
+      std::vector<std::string_view> first;
+      elements(parts[0], first);
+      std::vector<std::int64_t> acc(first.size());
+      for (std::size_t j = 0; j < first.size(); ++j) acc[j] = reply_integer(first[j]).value_or(0);
+      for (std::size_t i = 1; i < parts.size(); ++i) {
+        std::vector<std::string_view> items;
+        elements(parts[i], items);
+        for (std::size_t j = 0; j < acc.size() && j < items.size(); ++j) {
+          acc[j] = combine(acc[j], reply_integer(items[j]).value_or(0));
+        }
+      }
+      out = "*" + std::to_string(acc.size()) + "\r\n";
+      for (std::int64_t v : acc) out += ":" + std::to_string(v) + "\r\n";
+      return;
+    }
     std::int64_t acc = reply_integer(parts[0]).value_or(0);
     for (std::size_t i = 1; i < parts.size(); ++i) {
       acc = combine(acc, reply_integer(parts[i]).value_or(0));

@@ -66,6 +66,8 @@ class Router {
   bool resume_mesh_client(int origin, std::uint64_t client_id) {
     return listener_.resume_client(origin, client_id);
   }
+  // The server's BusyService: the peers' requests are read and answered too.
+  void serve_while_busy(const ClientInfo* running) { listener_.serve_while_busy(running); }
   std::size_t parked_mesh_clients() const { return listener_.parked_clients(); }
 
   // A connection closed: its WATCHes on other workers are dropped.

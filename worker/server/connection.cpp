@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include "worker/server/server.hpp"
 
@@ -78,6 +79,24 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   c->in_.commit(static_cast<std::size_t>(nread));
   c->server_.shard().stats().net_input_bytes += static_cast<std::uint64_t>(nread);
   c->process_input();
+}
+
+int Connection::socket_fd() {
+  uv_os_fd_t fd = -1;
+  if (closing_ || uv_fileno(reinterpret_cast<uv_handle_t*>(&tcp_), &fd) != 0) return -1;
+  return fd;
+}
+
+bool Connection::read_while_busy() {
+  const int fd = socket_fd();
+  if (fd < 0 || !reading_ || parked_) return false;
+  uv_buf_t buf;
+  on_alloc(reinterpret_cast<uv_handle_t*>(&tcp_), kReadChunk, &buf);
+  const ssize_t n = ::recv(fd, buf.base, buf.len, MSG_DONTWAIT);
+  // Nothing, or end of stream / an error: libuv's own read sees that after the script.
+  if (n <= 0) return false;
+  on_read(reinterpret_cast<uv_stream_t*>(&tcp_), n, &buf);
+  return true;
 }
 
 void Connection::resume() {

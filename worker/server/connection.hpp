@@ -42,6 +42,14 @@ class Connection final : public RoutedClient {
   bool closing() const { return closing_; }
   // CLIENT PAUSE ended: runs the command that waited, then the rest of the input.
   void resume();
+  // A script is past busy-reply-threshold (BusyService): reads what the socket holds now,
+  // outside libuv's loop, and runs it — the commands answer -BUSY but for SCRIPT KILL and
+  // SHUTDOWN. True when something was read.
+  bool read_while_busy();
+  // Replies queued and not yet written.
+  bool output_pending() const { return out_.queued() > 0; }
+  // The socket's descriptor, or -1 (closing).
+  int socket_fd();
 
   // Linked list of connections with output to flush this turn.
   Connection* next_dirty = nullptr;

@@ -1,7 +1,9 @@
 #include "worker/server/server.hpp"
 
 #include <mimalloc.h>
+#include <poll.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,6 +57,7 @@ Server::Server(const control::WorkerInit& init, int control_fd)
       router_(*this, executor_, init.id, init.worker_count, init.mesh_name, init_.topology),
       pubsub_(*this) {
   shard_.pubsub = &pubsub_;
+  shard_.busy_service = this;
   start_alloc_sampler(init.config);
   uv_loop_init(&loop_);
   loop_.data = this;
@@ -288,7 +291,7 @@ void Server::on_accept(uv_stream_t* listener, int status) {
   self->accept(listener, direct);
 }
 
-void Server::accept(uv_stream_t* listener, bool cluster_mode) {
+Connection* Server::new_connection() {
   // Ids are unique across the workers (id mod N = worker) and, as in Redis, grow with
   // connection order: they come from the shared monotonic clock (µs), so a client that
   // connects later gets a larger id whichever worker accepts it.
@@ -296,11 +299,37 @@ void Server::accept(uv_stream_t* listener, bool cluster_mode) {
   std::uint64_t id = (uv_hrtime() / 1000) * n + static_cast<std::uint64_t>(init_.id);
   if (id < next_client_id_) id = next_client_id_;
   next_client_id_ = id + n;
-  auto* c = new Connection(*this, id);
+  return new Connection(*this, id);
+}
+
+void Server::accept(uv_stream_t* listener, bool cluster_mode) {
+  auto* c = new_connection();
   if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(c->handle())) != 0) {
     c->close();
     return;
   }
+  adopt(c, cluster_mode);
+}
+
+// While a script is busy libuv's loop does not run: new clients are accepted here, with
+// accept(2), so they too get their -BUSY (or their SCRIPT KILL) instead of hanging.
+void Server::accept_while_busy(uv_tcp_t& listener, bool cluster_mode) {
+  uv_os_fd_t lfd = -1;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(&listener), &lfd) != 0) return;
+  for (int i = 0; i < 16; ++i) {
+    const int fd = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    auto* c = new_connection();
+    if (uv_tcp_open(c->handle(), fd) != 0) {
+      ::close(fd);
+      c->close();
+      continue;
+    }
+    adopt(c, cluster_mode);
+  }
+}
+
+void Server::adopt(Connection* c, bool cluster_mode) {
   c->info().cluster_mode = cluster_mode;
   clients_.emplace(c->info().id, c);
   shard_.connected_clients = clients_.size();
@@ -343,6 +372,43 @@ void Server::mark_dirty(Connection* c) {
 }
 
 // Once per loop turn, after I/O callbacks: hand every reply produced this turn to the kernel.
+void Server::serve_while_busy(const ClientInfo* running) {
+  busy_fds_.clear();
+  busy_conns_.clear();
+  for (auto& [id, c] : clients_) {
+    if (&c->info() == running) continue;  // as Redis protects the script's own client
+    const int fd = c->socket_fd();
+    if (fd < 0) continue;
+    busy_fds_.push_back(pollfd{fd, POLLIN, 0});
+    busy_conns_.push_back(c);
+  }
+  // The supervisor gone (its end of the control socket closed): the script stops and the
+  // worker with it, instead of spinning on as an orphan. Its messages wait for the loop.
+  uv_os_fd_t cfd = -1;
+  char peek = 0;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(&control_), &cfd) == 0 &&
+      ::recv(cfd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+    shard_.shutdown_requested = true;
+    return;
+  }
+  // Requests forwarded by the other workers (a SCRIPT KILL sent to a client of theirs).
+  router_.serve_while_busy(running);
+  if (listening_) {
+    accept_while_busy(proxy_listener_, false);
+    if (has_direct_) accept_while_busy(direct_listener_, true);
+  }
+  if (busy_fds_.empty() || ::poll(busy_fds_.data(), busy_fds_.size(), 0) <= 0) return;
+  refresh_clock();
+  for (std::size_t i = 0; i < busy_fds_.size(); ++i) {
+    if (!(busy_fds_[i].revents & POLLIN)) continue;
+    Connection* c = busy_conns_[i];
+    // A connection with output already waiting for this turn's WAL keeps it: its -BUSY
+    // leaves with the rest at the end of the turn. The others are answered now.
+    const bool had_output = c->output_pending();
+    if (c->read_while_busy() && !had_output) c->flush();
+  }
+}
+
 void Server::on_check(uv_check_t* h) {
   auto* self = static_cast<Server*>(h->data);
   // This turn's WAL records reach the file (under `always`, the disk) before any reply.

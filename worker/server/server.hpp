@@ -2,6 +2,7 @@
 // and the periodic housekeeping (active expiry, incremental rehash, stats sampling).
 #pragma once
 
+#include <poll.h>
 #include <uv.h>
 
 #include <cstdint>
@@ -24,7 +25,7 @@ namespace ruvio::worker {
 class Connection;
 struct Context;
 
-class Server final : public RouteHost {
+class Server final : public RouteHost, public BusyService {
  public:
   Server(const control::WorkerInit& init, int control_fd);
   ~Server();
@@ -52,6 +53,8 @@ class Server final : public RouteHost {
                         proto::ReplyWriter& out) override {
     return router_.serve(kind, client, args, out, true);
   }
+  // BusyService: one non-blocking pass over the other connections while a script is busy.
+  void serve_while_busy(const ClientInfo* running) override;
   // An answer from a peer for a client's reserved reply slot.
   void deliver(const MeshWaiter& waiter, std::string_view reply) override;
   void mark_mesh_dirty() override { mesh_dirty_ = true; }
@@ -66,6 +69,9 @@ class Server final : public RouteHost {
  private:
   static void on_accept(uv_stream_t* server, int status);
   void accept(uv_stream_t* listener, bool cluster_mode);
+  Connection* new_connection();
+  void adopt(Connection* c, bool cluster_mode);
+  void accept_while_busy(uv_tcp_t& listener, bool cluster_mode);
   static void on_check(uv_check_t* h);
   static void on_timer(uv_timer_t* h);
   static void on_pause_timer(uv_timer_t* h);
@@ -120,6 +126,8 @@ class Server final : public RouteHost {
   uv_signal_t sigterm_{};
   uv_signal_t sigint_{};
   std::unordered_map<std::uint64_t, Connection*> clients_;
+  std::vector<::pollfd> busy_fds_;  // serve_while_busy's scratch
+  std::vector<Connection*> busy_conns_;
   std::uint64_t next_client_id_ = 1;
   Connection* dirty_head_ = nullptr;
   bool shutting_down_ = false;

@@ -1,0 +1,169 @@
+"""A script past busy-reply-threshold (lua-time-limit): the worker keeps reading its other
+clients (a Lua count hook) and answers them -BUSY; SCRIPT KILL stops a script that did not
+write, a script that wrote is UNKILLABLE, and SHUTDOWN NOSAVE still stops the server. The
+same assertions run against redis-server."""
+
+import hashlib
+import os
+import signal
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import itest  # noqa: E402
+
+LOOP = "local i = 0 while true do i = i + 1 end"
+WRITE_LOOP = "redis.call('set', 'w', 1) local i = 0 while true do i = i + 1 end"
+BUSY = b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
+
+
+class BusyCases:
+    kind = None
+
+    def setUp(self):
+        self.server = itest.start(self.kind)
+        self.addCleanup(self.server.stop)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("CONFIG", "SET", "busy-reply-threshold", "200"), b"+OK\r\n")
+
+    def start_script(self, script):
+        result = {}
+        conn = itest.Raw(self.server.port, timeout=30)
+        self.addCleanup(conn.close)
+
+        def run():
+            try:
+                result["reply"] = conn.call("EVAL", script, "0")
+            except Exception as e:  # the server went away (SHUTDOWN NOSAVE)
+                result["reply"] = repr(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        self.addCleanup(t.join, 30)
+        # Bounded wait until another client is answered -BUSY.
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with itest.Raw(self.server.port) as c:
+                if c.call("PING") == BUSY:
+                    return t, result
+            time.sleep(0.05)
+        self.fail("never busy")
+
+    def test_busy_then_script_kill(self):
+        t, result = self.start_script(LOOP)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("GET", "x"), BUSY)
+            self.assertEqual(c.call("EVAL", "return 1", "0"), BUSY)
+            self.assertEqual(c.call("SCRIPT", "KILL"), b"+OK\r\n")
+        t.join(10)
+        sha = hashlib.sha1(LOOP.encode()).hexdigest()
+        self.assertEqual(result["reply"], b"-ERR Script killed by user with SCRIPT KILL... "
+                         b"script: " + sha.encode() + b", on @user_script:1.\r\n")
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("PING"), b"+PONG\r\n")
+            self.assertEqual(c.call("SCRIPT", "KILL"),
+                             b"-NOTBUSY No scripts in execution right now.\r\n")
+
+    def test_unkillable_then_shutdown_nosave(self):
+        t, result = self.start_script(WRITE_LOOP)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("SCRIPT", "KILL"),
+                             b"-UNKILLABLE Sorry the script already executed write commands "
+                             b"against the dataset. You can either wait the script termination "
+                             b"or kill the server in a hard way using the SHUTDOWN NOSAVE "
+                             b"command.\r\n")
+            c.send(itest.encode("SHUTDOWN", "NOSAVE"))
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and self.server.running():
+            time.sleep(0.05)
+        self.assertFalse(self.server.running())
+
+
+@unittest.skipUnless(itest.harness.ruvio_built(), "ruvio not built")
+class RuvioOrphan(BusyCases, unittest.TestCase):
+    """A worker busy in a script notices its supervisor is gone and stops."""
+    kind = "ruvio"
+
+    def test_worker_stops_when_the_supervisor_dies(self):
+        self.start_script(LOOP)
+        workers = self.server.worker_pids()
+        self.assertEqual(len(workers), 1)
+        os.kill(self.server.pid, signal.SIGKILL)
+
+        def gone(pid):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    return f.read().split(")")[-1].split()[0] == "Z"
+            except OSError:
+                return True
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not gone(workers[0]):
+            time.sleep(0.05)
+        self.assertTrue(gone(workers[0]), "the worker spins on without its supervisor")
+
+    # the shared cases run in the classes below
+    test_busy_then_script_kill = None
+    test_unkillable_then_shutdown_nosave = None
+
+
+class RedisReference(BusyCases, unittest.TestCase):
+    kind = "redis"
+
+
+@unittest.skipUnless(itest.harness.ruvio_built(), "ruvio not built")
+class Ruvio(BusyCases, unittest.TestCase):
+    kind = "ruvio"
+
+
+@unittest.skipUnless(itest.harness.ruvio_built(), "ruvio not built")
+class RuvioProxy(unittest.TestCase):
+    """2 workers: a script runs on worker 0 (started on its direct port); proxy connections,
+    whichever worker holds them, get -BUSY for worker 0's keys (worker 1 forwards there and
+    worker 0 reads its mesh links while busy), and a SCRIPT KILL from any proxy connection
+    reaches it (fan-out). Not covered, because it does not work yet: a script that itself
+    came over the mesh link from worker 1 — that link is mid-request, so what worker 1's
+    clients send to worker 0 meanwhile waits for the script's end instead of -BUSY."""
+
+    def setUp(self):
+        self.server = itest.start("ruvio", ("--workers", "2"))
+        self.addCleanup(self.server.stop)
+        itest.wait_mesh_up(self.server.port)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("CONFIG", "SET", "busy-reply-threshold", "200"), b"+OK\r\n")
+        self.key = itest.keys_of(0, 1, "busy")[0]
+
+    def test_busy_and_kill_from_any_connection(self):
+        result = {}
+        conn = itest.Raw(self.server.port + 1, timeout=30)  # worker 0's direct port
+        self.addCleanup(conn.close)
+        t = threading.Thread(target=lambda: result.update(
+            reply=conn.call("EVAL", LOOP, "1", self.key)))
+        t.start()
+        self.addCleanup(t.join, 30)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with itest.Raw(self.server.port) as c:
+                if c.call("GET", self.key) == BUSY:
+                    break
+            time.sleep(0.05)
+        else:
+            self.fail("never busy")
+        # New connections land on either worker (SO_REUSEPORT): all get -BUSY for the key.
+        for _ in range(6):
+            with itest.Raw(self.server.port) as c:
+                self.assertEqual(c.call("GET", self.key), BUSY)
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("SCRIPT", "KILL"), b"+OK\r\n")
+        t.join(10)
+        sha = hashlib.sha1(LOOP.encode()).hexdigest()
+        self.assertEqual(result["reply"], b"-ERR Script killed by user with SCRIPT KILL... "
+                         b"script: " + sha.encode() + b", on @user_script:1.\r\n")
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("GET", self.key), b"$-1\r\n")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,128 @@
+// The Lua engine of one worker (one interpreter per worker, as Redis has one per process).
+//
+// It holds the Lua 5.1 state with Redis's libraries (base, table, string, math, cjson, bit,
+// cmsgpack, struct; no os/io/loadfile/dofile/print), the script cache (SHA1 → compiled
+// function + shebang flags) and runs EVAL-family calls. A script's redis.call goes through
+// the worker's Executor with a client of the engine's own (Redis's "fake client"), so a
+// command from a script is checked, run and journaled exactly as one from a connection.
+//
+// Globals are protected as Redis 7 does: reading a global that does not exist and writing any
+// global or any library table are errors with Redis's texts. Debian's stock Lua has no
+// read-only tables (Redis patches its own copy), so the thread's globals are an empty proxy
+// whose __index is the real table and whose __newindex refuses; each library table is
+// proxied the same way.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "worker/commands/shard.hpp"
+
+struct lua_State;
+struct lua_Debug;
+
+namespace ruvio::worker {
+
+class Executor;
+struct Context;
+
+namespace script {
+
+// Shebang flags (Redis's scripts_flags_def); kCompat: no shebang (EVAL's old rules).
+enum ScriptFlag : std::uint32_t {
+  kNoWrites = 1u << 0,
+  kAllowOom = 1u << 1,
+  kAllowStale = 1u << 2,
+  kNoCluster = 1u << 3,
+  kAllowCrossSlot = 1u << 4,
+  kCompat = 1u << 5,
+};
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+class Engine {
+ public:
+  Engine(Executor& executor, Shard& shard);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: ctx.args as sent.
+  void eval(Context& ctx, bool by_sha, bool read_only);
+  // SCRIPT LOAD: compiles and caches `body`; writes the SHA or the compile error.
+  void load(std::string_view body, proto::ReplyWriter& out);
+  bool exists(std::string_view sha) const;
+  // SCRIPT FLUSH: drops every cached script and starts a fresh interpreter, as Redis.
+  void flush();
+
+  std::size_t cached_scripts() const { return scripts_.size(); }
+  std::size_t lua_memory() const;      // INFO used_memory_lua
+  std::size_t scripts_memory() const;  // INFO used_memory_scripts
+
+  // Called by redis.call / redis.pcall (lua_engine.cpp): runs one command for the running
+  // script and leaves its reply (RESP bytes) in reply(); false with error() set when the
+  // script may not run it (the texts are Redis's).
+  bool call(std::span<const std::string_view> args);
+  const std::string& reply() const { return reply_; }
+  const std::string& error() const { return error_; }
+  void set_resp(int resp) { client_.resp = resp; }
+  int resp() const { return client_.resp; }
+  bool running() const { return running_; }
+  // SCRIPT KILL: empty when the running script will stop, else the error to answer
+  // (NOTBUSY, or UNKILLABLE once it wrote).
+  std::string_view kill();
+  // redis.log's target and math.random's generator (Redis's own lrand48, so the sequence
+  // is the same on every platform and as Redis's).
+  std::int32_t lrand48();
+  void srand48(std::int32_t seed);
+
+ private:
+  struct Script {
+    int ref = 0;  // the compiled function in the Lua registry
+    std::uint32_t flags = 0;
+    std::size_t body_bytes = 0;
+  };
+  void open();
+  void close();
+  // Compiles `body` (after its shebang) into the cache; nullptr with the error written.
+  const Script* create(std::string_view body, std::string_view sha, proto::ReplyWriter& out);
+  void set_array_global(const char* name, std::span<const std::string_view> items);
+  // The count hook's work: past the threshold, serve the other clients; true = stop the
+  // script (SCRIPT KILL, SHUTDOWN).
+  bool interrupt();
+  static void count_hook(lua_State* lua, lua_Debug* ar);
+
+  Executor& executor_;
+  Shard& shard_;
+  lua_State* lua_ = nullptr;
+  int globals_ref_ = 0;  // the real globals table (the proxy's __index)
+  std::unordered_map<std::string, Script, StringHash, std::equal_to<>> scripts_;
+  std::size_t scripts_bytes_ = 0;
+
+  // The running script's state.
+  ClientInfo client_;  // the engine's own client: db and RESP version of the running script
+  const ClientInfo* caller_ = nullptr;
+  bool caller_cluster_ = false;  // the caller came through a direct (cluster) port
+  bool running_ = false;
+  bool read_only_ = false;
+  bool wrote_ = false;
+  bool timed_out_ = false;
+  bool killed_ = false;
+  std::int64_t start_us_ = 0;
+  std::string reply_;
+  std::string error_;
+  std::uint64_t rand_state_ = 0x1234ABCD330Eull;
+};
+
+// SHA1 of `data` as 40 lower-case hex digits into `out` (at least 40 bytes).
+void sha1_hex(std::string_view data, char* out);
+
+}  // namespace script
+}  // namespace ruvio::worker
