@@ -74,8 +74,8 @@ struct Config {
        lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
-       list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes,
-       stream_node_max_bytes, stream_node_max_entries, busy_reply_threshold);
+       list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
+       stream_node_max_entries, busy_reply_threshold);
   }
 };
 

@@ -11,7 +11,10 @@
 //       worker/types/zset/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \
 //       worker/types/hash/hash.cpp worker/store/record.cpp worker/store/table.cpp \
 //       worker/store/db.cpp worker/store/heap.cpp worker/store/canonical_int.cpp \
-//       worker/store/alloc_sampler.cpp -I/usr/include/liblzf -llzf -lmimalloc \
+//       worker/store/alloc_sampler.cpp worker/types/stream/stream.cpp \
+//       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \
+//       worker/types/stream/stream_id.cpp worker/types/stream/stream_node.cpp \
+//       -I/usr/include/liblzf -llzf -lmimalloc \
 //       -o fuzz_list_snapshot
 //
 // Input: a snapshot body (seed: the bytes ValueOps::save writes for any list).

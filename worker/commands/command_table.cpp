@@ -33,27 +33,12 @@ bool same_name(std::string_view lower_name, std::string_view any_case) {
 }  // namespace
 
 CommandTable::CommandTable() {
-  // One family a line (the trailing comma keeps clang-format from packing them).
   for (auto family : {
-           connection_commands(),
-           string_commands(),
-           key_commands(),
-           server_commands(),
-           persist_commands(),
-           cluster_commands(),
-           pubsub_commands(),
-           transaction_commands(),
-           zset_commands(),
-           set_commands(),
-           hash_commands(),
-           hash_ttl_commands(),
-           list_commands(),
-           sort_commands(),
-           geo_commands(),
-           bitmap_commands(),
-           hll_commands(),
-           stream_commands(),
-           script_commands(),
+           connection_commands(), string_commands(),  key_commands(),    server_commands(),
+           persist_commands(),    cluster_commands(), pubsub_commands(), transaction_commands(),
+           zset_commands(),       set_commands(),     hash_commands(),   hash_ttl_commands(),
+           list_commands(),       sort_commands(),    geo_commands(),    bitmap_commands(),
+           hll_commands(),        stream_commands(),  script_commands(),
        }) {
     for (const CommandDef& def : family) all_.push_back(&def);
   }
