@@ -210,25 +210,38 @@ class DiffRun:
         return self.stats
 
 
-def run_differential(seed, count, against="ruvio", workers=1):
-    with harness.Server(kind="redis") as ref:
+def run_pair(make_run, against="ruvio", workers=1, ref_args=(), cand_args=()):
+    """Starts redis-server (the reference, with `ref_args`) and the candidate: another
+    redis-server when `against` is "redis", else Ruvio with `workers` workers (and
+    `cand_args`), its mesh up; runs make_run(ref_port, cand_port).run() and closes the run.
+    Every family's differential test goes through here."""
+    with harness.Server(kind="redis", args=list(ref_args)) as ref:
         if against == "redis":
-            cand = harness.Server(kind="redis")
+            cand = harness.Server(kind="redis", args=list(ref_args))
         else:
-            cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
+            cand = harness.Server(kind="ruvio", args=["--workers", str(workers), *cand_args])
             if workers > 1:
                 harness.wait_mesh_up(cand.port, workers)
         with cand:
-            run = DiffRun(seed, ref.port, cand.port, against, count, workers)
+            run = make_run(ref.port, cand.port)
             try:
                 return run.run()
             finally:
                 run.close()
 
 
-def _seed():
+def run_differential(seed, count, against="ruvio", workers=1):
+    return run_pair(lambda rp, cp: DiffRun(seed, rp, cp, against, count, workers),
+                    against, workers)
+
+
+def diff_seed():
+    """RUVIO_DIFF_SEED, or a fresh random seed (always printed by the tests)."""
     env = os.environ.get("RUVIO_DIFF_SEED")
     return int(env) if env else random.SystemRandom().randrange(1, 2**31)
+
+
+_seed = diff_seed
 
 
 class DifferentialTest(unittest.TestCase):

@@ -53,19 +53,8 @@ class GeoRun(td.DiffRun):
 
 
 def run_geo_differential(seed, count, workers, against="ruvio"):
-    with harness.Server(kind="redis") as ref:
-        if against == "redis":
-            cand = harness.Server(kind="redis")
-        else:
-            cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
-            if workers > 1:
-                harness.wait_mesh_up(cand.port, workers)
-        with cand:
-            run = GeoRun(seed, ref.port, cand.port, against, count, workers)
-            try:
-                return run.run()
-            finally:
-                run.close()
+    return td.run_pair(lambda rp, cp: GeoRun(seed, rp, cp, against, count, workers),
+                       against, workers)
 
 
 def _count():

@@ -157,21 +157,11 @@ REDIS_ARGS = ["--hash-max-listpack-entries", "128", "--hash-max-listpack-value",
 
 
 def run_hash_differential(seed, count, workers=1):
-    with harness.Server(kind="redis", args=REDIS_ARGS) as ref:
-        cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
-        if workers > 1:
-            harness.wait_mesh_up(cand.port, workers)
-        with cand:
-            run = HashDiffRun(seed, ref.port, cand.port, "ruvio", count, workers)
-            try:
-                return run.run()
-            finally:
-                run.close()
+    return td.run_pair(lambda rp, cp: HashDiffRun(seed, rp, cp, "ruvio", count, workers),
+                       "ruvio", workers, ref_args=REDIS_ARGS)
 
 
-def _seed():
-    env = os.environ.get("RUVIO_DIFF_SEED")
-    return int(env) if env else random.SystemRandom().randrange(1, 2**31)
+_seed = td.diff_seed
 
 
 class HashDifferentialTest(unittest.TestCase):

@@ -57,16 +57,8 @@ class ListRun(td.DiffRun):
 
 def run_list_differential(seed, count, workers, depth=0):
     both = ["--list-compress-depth", str(depth)] if depth else []
-    with harness.Server(kind="redis", args=both) as ref:
-        cand = harness.Server(kind="ruvio", args=["--workers", str(workers), *both])
-        if workers > 1:
-            harness.wait_mesh_up(cand.port, workers)
-        with cand:
-            run = ListRun(seed, ref.port, cand.port, "ruvio", count, workers)
-            try:
-                return run.run()
-            finally:
-                run.close()
+    return td.run_pair(lambda rp, cp: ListRun(seed, rp, cp, "ruvio", count, workers), "ruvio",
+                       workers, ref_args=both, cand_args=both)
 
 
 class ListDifferentialTest(unittest.TestCase):

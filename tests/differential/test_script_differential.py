@@ -20,12 +20,11 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_script  # noqa: E402
 import harness  # noqa: E402
+import test_differential as td  # noqa: E402
 from resp_raw import RawConn, encode  # noqa: E402
 
 
-def _seed():
-    env = os.environ.get("RUVIO_DIFF_SEED")
-    return int(env) if env else random.SystemRandom().randrange(1, 2**31)
+_seed = td.diff_seed
 
 
 def run(test, seed, count, workers):

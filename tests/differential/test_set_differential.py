@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_set  # noqa: E402
 import harness  # noqa: E402
+import test_differential as td  # noqa: E402
 from cmdgen import Cmd  # noqa: E402
 from resp_raw import RawConn, encode, parse  # noqa: E402
 
@@ -275,22 +276,10 @@ class SetDiffRun:
 
 
 def run_set_differential(seed, count, workers=1, against="ruvio"):
-    with harness.Server(kind="redis") as ref:
-        cand_server = (harness.Server(kind="redis") if against == "redis" else
-                       harness.Server(kind="ruvio", args=["--workers", str(workers)]))
-        with cand_server as cand:
-            if workers > 1:
-                harness.wait_mesh_up(cand.port, workers)
-            run = SetDiffRun(seed, ref.port, cand.port, count, workers)
-            try:
-                return run.run()
-            finally:
-                run.close()
+    return td.run_pair(lambda rp, cp: SetDiffRun(seed, rp, cp, count, workers), against, workers)
 
 
-def _seed():
-    env = os.environ.get("RUVIO_DIFF_SEED")
-    return int(env) if env else random.SystemRandom().randrange(1, 2**31)
+_seed = td.diff_seed
 
 
 class SetDifferentialTest(unittest.TestCase):

@@ -114,24 +114,11 @@ class StreamDiffRun(td.DiffRun):
 
 
 def run_stream_differential(seed, count, against="ruvio", workers=1):
-    with harness.Server(kind="redis") as ref:
-        if against == "redis":
-            cand = harness.Server(kind="redis")
-        else:
-            cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
-            if workers > 1:
-                harness.wait_mesh_up(cand.port, workers)
-        with cand:
-            run = StreamDiffRun(seed, ref.port, cand.port, against, count, workers)
-            try:
-                return run.run()
-            finally:
-                run.close()
+    return td.run_pair(lambda rp, cp: StreamDiffRun(seed, rp, cp, against, count, workers),
+                       against, workers)
 
 
-def _seed():
-    env = os.environ.get("RUVIO_DIFF_SEED")
-    return int(env) if env else random.SystemRandom().randrange(1, 2**31)
+_seed = td.diff_seed
 
 
 def _count():
