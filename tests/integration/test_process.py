@@ -284,6 +284,25 @@ class Process(unittest.TestCase):
     def test_refused_bad_port(self):
         self.refused("--port", "70000", names=["port", "70000"])
 
+    def test_orphaned_stuck_worker_exits(self):
+        # A worker stuck where its loop never turns (a script past the busy threshold with
+        # nobody killing it) misses the SIGTERM that its supervisor's death sends; the
+        # watchdog thread ends it after the grace (2 s here, 30 s by default).
+        srv = self.start("--workers", "1", "--durability", "memory",
+                         "--busy-reply-threshold", "100", env={"RUVIO_ORPHAN_GRACE_S": "2"})
+        worker = self.one_worker(srv)
+        spinner = itest.Raw(srv.port, timeout=60)
+        self.addCleanup(spinner.close)
+        spinner.send(itest.encode("EVAL", "while true do end", "0"))
+        # Past the threshold the loop only answers -BUSY: the SIGTERM is never handled.
+        time.sleep(1.5)
+        os.kill(srv.pid, signal.SIGKILL)
+        srv.proc.wait(timeout=5)
+        gone = itest.wait_for(lambda: not alive(worker), timeout=15)
+        if not gone:
+            os.kill(worker, signal.SIGKILL)
+        self.assertTrue(gone, "orphaned worker still running 15 s after its supervisor died")
+
     def test_refused_bad_durability(self):
         self.refused("--durability", "fast", names=["durability", "fast"])
 
