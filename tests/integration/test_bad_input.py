@@ -103,7 +103,7 @@ class BadInputCases:
         c.close()
         self.assertEqual(self.cmd("EXISTS", "partial"), b":0\r\n")
         self.assertTrue(itest.wait_for(
-            lambda: self.r.info("clients")["connected_clients"] == 1, timeout=2))
+            lambda: self.r.info("clients")["connected_clients"] == 1, timeout=10))
 
     def test_10000_connections(self):
         deadline = time.monotonic() + 90
@@ -127,8 +127,9 @@ class BadInputCases:
                 s.close()
             opened += len(batch)
         self.assertEqual(self.cmd("PING"), b"+PONG\r\n")
+        # Closing 10,000 sockets takes the server a moment on a loaded machine.
         n = itest.wait_for(lambda: self.r.info("clients")["connected_clients"] == 1,
-                           timeout=2)
+                           timeout=10)
         self.assertTrue(n, self.r.info("clients"))
         self.assertGreaterEqual(self.r.info("stats")["total_connections_received"], 10000)
 
@@ -164,7 +165,9 @@ class BadInputCases:
                 n += 1
                 worst = max(worst, time.monotonic() - t0)
                 time.sleep(0.01)
-            self.assertLess(worst, 0.5, f"slowest reply {worst:.3f}s while a client hogs")
+            # A starved client would wait the whole 3 s; 1.5 s leaves room for a loaded
+            # 2-core machine's scheduling without hiding starvation.
+            self.assertLess(worst, 1.5, f"slowest reply {worst:.3f}s while a client hogs")
             self.assertGreater(n, 20)
             other.close()
         finally:
