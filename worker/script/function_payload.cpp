@@ -11,9 +11,9 @@ extern "C" {
 namespace ruvio::worker::script {
 namespace {
 
-constexpr unsigned char kOpFunction2 = 245;     // RDB_OPCODE_FUNCTION2
+constexpr unsigned char kOpFunction2 = 245;      // RDB_OPCODE_FUNCTION2
 constexpr unsigned char kOpFunctionPreGa = 246;  // RDB_OPCODE_FUNCTION_PRE_GA
-constexpr std::size_t kFooter = 10;             // u16 version + u64 crc
+constexpr std::size_t kFooter = 10;              // u16 version + u64 crc
 
 // The table of the reflected Jones polynomial, built once.
 std::array<std::uint64_t, 256> make_table() {
@@ -46,9 +46,8 @@ void put_len(std::string& out, std::uint64_t len) {
 void put_string(std::string& out, std::string_view s) {
   if (s.size() > 20) {
     std::string packed(s.size() - 4, '\0');
-    const unsigned n =
-        lzf_compress(s.data(), static_cast<unsigned>(s.size()), packed.data(),
-                     static_cast<unsigned>(packed.size()));
+    const unsigned n = lzf_compress(s.data(), static_cast<unsigned>(s.size()), packed.data(),
+                                    static_cast<unsigned>(packed.size()));
     if (n > 0) {
       out.push_back(static_cast<char>(0xC3));
       put_len(out, n);

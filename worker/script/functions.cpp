@@ -38,8 +38,8 @@ bool iequal(std::string_view a, std::string_view b) {
 bool valid_name(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (!ok) return false;
   }
   return true;
@@ -406,8 +406,10 @@ bool Functions::register_function(lua_State* lua, std::string& err) {
     return false;
   };
   if (argc == 2) {
-    if (!get_string(lua, 1, f.name)) return fail("first argument to redis.register_function must be a string");
-    if (!lua_isfunction(lua, 2)) return fail("second argument to redis.register_function must be a function");
+    if (!get_string(lua, 1, f.name))
+      return fail("first argument to redis.register_function must be a string");
+    if (!lua_isfunction(lua, 2))
+      return fail("second argument to redis.register_function must be a function");
     f.ref = luaL_ref(lua, LUA_REGISTRYINDEX);
     have_callback = true;
     have_name = true;
@@ -419,25 +421,32 @@ bool Functions::register_function(lua_State* lua, std::string& err) {
     }
     lua_pushnil(lua);
     while (lua_next(lua, 1) != 0) {
-      if (!lua_isstring(lua, -2)) return fail("named argument key given to redis.register_function is not a string");
+      if (!lua_isstring(lua, -2))
+        return fail("named argument key given to redis.register_function is not a string");
       // A copy of the key is read, so a number key is not turned into a string under next().
       lua_pushvalue(lua, -2);
       std::string key = lower(lua_tostring(lua, -1));
       lua_pop(lua, 1);
       if (key == "function_name") {
-        if (!get_string(lua, -1, f.name)) return fail("function_name argument given to redis.register_function must be a string");
+        if (!get_string(lua, -1, f.name))
+          return fail("function_name argument given to redis.register_function must be a string");
         have_name = true;
       } else if (key == "description") {
-        if (!get_string(lua, -1, f.desc)) return fail("description argument given to redis.register_function must be a string");
+        if (!get_string(lua, -1, f.desc))
+          return fail("description argument given to redis.register_function must be a string");
         f.has_desc = true;
       } else if (key == "callback") {
-        if (!lua_isfunction(lua, -1)) return fail("callback argument given to redis.register_function must be a function");
+        if (!lua_isfunction(lua, -1))
+          return fail("callback argument given to redis.register_function must be a function");
         if (have_callback) luaL_unref(lua, LUA_REGISTRYINDEX, f.ref);
         f.ref = luaL_ref(lua, LUA_REGISTRYINDEX);  // pops the value
         have_callback = true;
         continue;
       } else if (key == "flags") {
-        if (!lua_istable(lua, -1)) return fail("flags argument to redis.register_function must be a table representing function flags");
+        if (!lua_istable(lua, -1))
+          return fail(
+              "flags argument to redis.register_function must be a table representing function "
+              "flags");
         std::uint32_t flags = 0;
         for (int j = 1;; ++j) {
           lua_rawgeti(lua, -1, j);

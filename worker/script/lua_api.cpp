@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "worker/commands/command_table.hpp"
-#include "worker/script/lua_convert.hpp"
 #include "worker/script/functions.hpp"
+#include "worker/script/lua_convert.hpp"
 #include "worker/script/lua_engine.hpp"
 
 extern "C" {
@@ -403,7 +403,6 @@ constexpr const char* kHandlerCode =
     "  return err\n"
     "end\n"
     "return handler\n";
-
 
 // redis.register_function: only while FUNCTION LOAD runs a library (the load sandbox is the
 // only place it is reachable at all; the check stays for a callback kept and called later).
