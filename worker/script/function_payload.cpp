@@ -12,7 +12,7 @@ namespace ruvio::worker::script {
 namespace {
 
 constexpr unsigned char kOpFunction2 = 245;      // RDB_OPCODE_FUNCTION2
-constexpr unsigned char kOpFunctionPreGa = 246;  // RDB_OPCODE_FUNCTION_PRE_GA
+constexpr unsigned char kOpFunctionPreGa = 246;  // RDB_OPCODE_FUNCTION (7.0 RC's format)
 constexpr std::size_t kFooter = 10;              // u16 version + u64 crc
 
 // The table of the reflected Jones polynomial, built once.
@@ -136,7 +136,11 @@ class Reader {
     if (!len(clen, e1) || !len(plain, e2) || e1 || e2 || !bytes(clen, raw)) return false;
     // The uncompressed size comes from outside: a back reference (3 bytes) stands for at most
     // 264 bytes, so anything larger than that ratio is a lie, refused before allocating.
-    if (plain == 0 || plain > clen * 88 + 64 || plain > (1ull << 30)) return false;
+    if (plain > clen * 88 + 64 || plain > (1ull << 30)) return false;
+    if (plain == 0) {  // Redis takes a zero length as the empty string
+      out.clear();
+      return true;
+    }
     out.resize(plain);
     const unsigned got = lzf_decompress(raw.data(), static_cast<unsigned>(clen), out.data(),
                                         static_cast<unsigned>(plain));
@@ -195,16 +199,38 @@ bool parse_functions(std::string_view payload, const LibraryFn& on_library, std:
       err = "can not read data type";
       return false;
     }
-    if (type == kOpFunctionPreGa) {
-      err = "Pre-GA function format not supported";
-      return false;
-    }
-    if (type != kOpFunction2) {
+    if (type != kOpFunction2 && type != kOpFunctionPreGa) {
       err = "given type is not a function";
       return false;
     }
     std::string code;
-    if (!in.string(code)) {
+    if (type == kOpFunctionPreGa) {
+      // 7.0 RC1/RC2: name, engine, description, code apart; made into a headed library.
+      std::string name, engine, desc, blob;
+      std::uint64_t has_desc = 0;
+      bool encoded = false;
+      if (!in.string(name)) {
+        err = "Failed loading library name";
+        return false;
+      }
+      if (!in.string(engine)) {
+        err = "Failed loading engine name";
+        return false;
+      }
+      if (!in.len(has_desc, encoded)) {
+        err = "Failed loading library description indicator";
+        return false;
+      }
+      if (has_desc != 0 && !in.string(desc)) {
+        err = "Failed loading library description";
+        return false;
+      }
+      if (!in.string(blob)) {
+        err = "Failed loading library blob";
+        return false;
+      }
+      code = "#!" + engine + " name=" + name + "\n" + blob;
+    } else if (!in.string(code)) {
       err = "Failed loading library payload";
       return false;
     }

@@ -6,6 +6,8 @@
 //   +------+---------------------+------+---------------------+-----------+-------------+
 //   0xF5   RDB_OPCODE_FUNCTION2, one per library; the string is the whole library code,
 //          `#!lua name=...` header included.
+//   0xF6   the 7.0 release candidates' record (name, engine, has-desc length, [desc], code
+//          as rdb strings), still read by 7.0 GA: made into a `#!<engine> name=<name>` code.
 //   ver    RDB version, little-endian (10 for 7.0); a payload from a newer RDB is refused.
 //   crc64  Redis's CRC-64 (Jones polynomial, reflected) of every byte before it, LE.
 //
@@ -38,8 +40,8 @@ std::string dump_functions(std::span<const std::string_view> codes);
 // errors come in Redis's order: a bad first library before a torn second one). False with
 // `err` set: on_library's error, or Redis's text:
 // "DUMP payload version or checksum are wrong", "can not read data type",
-// "Pre-GA function format not supported", "given type is not a function",
-// "Failed loading library payload".
+// "given type is not a function", "Failed loading library payload" (and the pre-GA
+// record's "Failed loading library name" ... "Failed loading library blob").
 using LibraryFn = std::function<bool(const std::string& code, std::string& err)>;
 bool parse_functions(std::string_view payload, const LibraryFn& on_library, std::string& err);
 
