@@ -101,6 +101,20 @@ class DumpRestore(unittest.TestCase):
     def test_ruvio_to_redis(self):
         self.round_trip(self.b, self.a)
 
+    def test_command_info_and_docs(self):
+        """COMMAND INFO / DOCS of FCALL, FCALL_RO and each FUNCTION subcommand (the container
+        lists its subcommands in Redis's dict order), byte for byte, RESP2 and RESP3."""
+        names = ["fcall", "fcall_ro"] + ["function|" + s for s in (
+            "delete", "dump", "flush", "help", "kill", "list", "load", "restore", "stats")]
+        for proto in ("2", "3"):
+            for c in (self.a, self.b):
+                c.call("HELLO", proto)
+            for n in names:
+                for what in ("INFO", "DOCS"):
+                    with self.subTest(name=n, what=what, proto=proto):
+                        self.assertEqual(self.b.call("COMMAND", what, n),
+                                         self.a.call("COMMAND", what, n))
+
     def test_malformed_payloads(self):
         code = LIBS[0].encode()
         cases = [
