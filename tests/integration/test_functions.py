@@ -157,16 +157,15 @@ class FunctionCases:
             "callback=function(keys) return redis.call('get', keys[1]) end}\n"
             "redis.register_function{function_name='bad', flags={'no-writes'}, "
             "callback=function(keys) return redis.call('set', keys[1], 1) end}\n"
-            "redis.register_function('map', function() redis.setresp(3) "
-            "return redis.call('hgetall', KEYS_NAME or 'h') end)\n"
+            "redis.register_function('map', function(keys) redis.setresp(3) "
+            "return redis.call('hgetall', keys[1]) end)\n"
             "redis.register_function('err', function() return redis.error_reply('MY oops') end)\n"
             "redis.register_function('rt', function() return nil + 1 end)\n"
             "redis.register_function('reg', function() "
             "return redis.register_function('y', function() end) end)\n"
             "redis.register_function('ver', function() return redis.REDIS_VERSION end)\n",
             "bodies")
-        self.assertEqual(self.load(code.replace("KEYS_NAME or 'h'", "'h'")),
-                         b"$6\r\nbodies\r\n")
+        self.assertEqual(self.load(code), b"$6\r\nbodies\r\n")
         key = self.k("{f}n")
         self.assertEqual(self.raw_call("FCALL", "w", "1", key, "5"), b":5\r\n")
         self.assertEqual(self.raw_call("FCALL_RO", "r", "1", key), b"$1\r\n5\r\n")
@@ -175,6 +174,10 @@ class FunctionCases:
                          b"-ERR Write commands are not allowed from read-only scripts. script: "
                          b"bad, on @user_function:4.\r\n")
         self.assertEqual(self.raw_call("FCALL", "err", "0"), b"-MY oops\r\n")
+        self.assertEqual(self.raw_call("FCALL", "map", "1", self.k("{f}h")), b"*0\r\n")
+        # SCRIPT FLUSH leaves the functions alone
+        self.assertEqual(self.raw_call("SCRIPT", "FLUSH"), b"+OK\r\n")
+        self.assertEqual(self.raw_call("FCALL", "ver", "0"), b"$6\r\n7.0.15\r\n")
         self.assertEqual(self.raw_call("FCALL", "rt", "0"),
                          b"-ERR user_function:7: attempt to perform arithmetic on a nil value "
                          b"script: rt, on @user_function:7.\r\n")
