@@ -14,7 +14,9 @@ Rows:
   EVAL return(1) (cached)    EVAL with the script text: the SHA1 of the body is computed and
                              looked up on every call (redis-benchmark splits arguments on
                              spaces, hence a body without any)
-FCALL is not measured: FUNCTION / FCALL are not implemented yet.
+  FCALL INCR                 FCALL of a function doing INCR (redis.register_function's
+                             positional form) on 10,000 counters that exist, so every call
+                             is one INCR of an integer and the key count stays put
 
 Usage: bench/scripting.py [--rounds 3] [--requests 300000] [--servers redis,ruvio]
                           [--rows EVALSHA] [--no-write]
@@ -55,6 +57,24 @@ def strings(port, requests):
                    lambda i: b"+OK\r\n")
 
 
+INCR_LIB = ("#!lua name=bench\nredis.register_function('incr', function(keys) "
+            "return redis.call('INCR', keys[1]) end)\n")
+
+
+def counters(port, requests):
+    reply = _call(port, b"FUNCTION", b"LOAD", b"REPLACE", INCR_LIB.encode())
+    ct.expect("FUNCTION LOAD", reply, b"$5\r\nbench\r\n")
+    load_pipelined(port, ct.KEYS, lambda i: _resp(b"SET", ct.key(b"counter:", i), b"0"),
+                   lambda i: b"+OK\r\n")
+
+
+def counters_loaded(port, requests):
+    ct.expect("DBSIZE", ct.dbsize(port), ct.KEYS)
+    reply = _call(port, b"FCALL", b"incr", b"1", b"counter:000000000042")
+    if not reply.startswith(b":"):
+        raise SystemExit(f"FCALL incr answered {reply!r}")
+
+
 def still_loaded(port, requests):
     ct.expect("DBSIZE", ct.dbsize(port), 2 * ct.KEYS)
     reply = _call(port, b"SCRIPT", b"EXISTS", sha(RET1).encode(), sha(GET).encode(),
@@ -69,6 +89,8 @@ ROWS = [
     ("EVALSHA lock release", strings,
      [(ct.KEYS, f"EVALSHA {sha(RELEASE)} 1 lock:__rand_int__ my-token")], still_loaded),
     ("EVAL return(1) (cached)", strings, [(ct.KEYS, "EVAL return(1) 0")], still_loaded),
+    ("FCALL INCR", counters, [(ct.KEYS, "FCALL incr 1 counter:__rand_int__")],
+     counters_loaded),
 ]
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@
 #include "worker/commands/executor.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/persist/service.hpp"
+#include "worker/script/functions.hpp"
 #include "worker/script/lua_engine.hpp"
 
 namespace ruvio::worker::srvfam {
@@ -227,10 +228,13 @@ void memory_section(Text& t, Shard& shard) {
                      static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   t.field_u("total_system_memory", total);
   t.field("total_system_memory_human", human(total));
-  // Scripting (worker/script/): the interpreter starts with the first script, so a worker
-  // that ran none reports 0. FUNCTION is not implemented: its figures are 0.
+  // Scripting (worker/script/): the interpreters start with the first script or library, so
+  // a worker that ran none reports 0.
   const script::Engine* lua =
       shard.executor != nullptr ? shard.executor->scripts_if_started() : nullptr;
+  const script::Functions* fn = lua != nullptr ? lua->functions_if_started() : nullptr;
+  const std::uint64_t fn_vm = fn != nullptr ? fn->vm_memory() : 0;
+  const std::uint64_t fn_mem = fn != nullptr ? fn->overhead_memory() : 0;
   const std::uint64_t lua_mem = lua != nullptr ? lua->lua_memory() : 0;
   const std::uint64_t scripts_mem = lua != nullptr ? lua->scripts_memory() : 0;
   t.field_u("used_memory_lua", lua_mem);
@@ -238,14 +242,14 @@ void memory_section(Text& t, Shard& shard) {
   t.field("used_memory_lua_human", human(lua_mem));
   t.field_u("used_memory_scripts_eval", scripts_mem);
   t.field_u("number_of_cached_scripts", lua != nullptr ? lua->cached_scripts() : 0);
-  t.field_u("number_of_functions", 0);
-  t.field_u("number_of_libraries", 0);
-  t.field_u("used_memory_vm_functions", 0);
-  t.field_u("used_memory_vm_total", lua_mem);
-  t.field("used_memory_vm_total_human", human(lua_mem));
-  t.field_u("used_memory_functions", 0);
-  t.field_u("used_memory_scripts", scripts_mem);
-  t.field("used_memory_scripts_human", human(scripts_mem));
+  t.field_u("number_of_functions", fn != nullptr ? fn->function_count() : 0);
+  t.field_u("number_of_libraries", fn != nullptr ? fn->library_count() : 0);
+  t.field_u("used_memory_vm_functions", fn_vm);
+  t.field_u("used_memory_vm_total", lua_mem + fn_vm);
+  t.field("used_memory_vm_total_human", human(lua_mem + fn_vm));
+  t.field_u("used_memory_functions", fn_mem);
+  t.field_u("used_memory_scripts", scripts_mem + fn_mem);
+  t.field("used_memory_scripts_human", human(scripts_mem + fn_mem));
   t.field_u("maxmemory", maxmemory);
   t.field("maxmemory_human", human(maxmemory));
   t.field("maxmemory_policy", shard.config().maxmemory_policy);

@@ -74,7 +74,7 @@ void script_flush(Context& ctx) {
 void script_kill(Context& ctx) {
   script::Engine* e = ctx.shard.executor->scripts_if_started();
   const std::string_view err =
-      e == nullptr ? "NOTBUSY No scripts in execution right now." : e->kill();
+      e == nullptr ? "NOTBUSY No scripts in execution right now." : e->kill(true);
   if (err.empty()) {
     ctx.out.ok();
   } else {

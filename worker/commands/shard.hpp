@@ -123,6 +123,8 @@ class Shard final : public store::KeyspaceListener {
   int databases() const { return static_cast<int>(dbs_.size()); }
   // Every change to any database of this shard (the journal compares it around a command).
   std::uint64_t mutations() const { return events_.mutations; }
+  // A change outside the keyspace the WAL must log (FUNCTION LOAD, DELETE, FLUSH, RESTORE).
+  void count_change() { ++events_.mutations; }
   void swap_db(int a, int b) {
     ++events_.mutations;
     // As Redis: a watched key that exists in either database counts as changed.

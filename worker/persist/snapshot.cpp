@@ -54,7 +54,8 @@ std::string sys(const std::string& what) {
 
 std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
                                           std::uint64_t wal_seq, std::int64_t created_ms,
-                                          SnapshotInfo& info) {
+                                          SnapshotInfo& info,
+                                          std::span<const std::string_view> libraries) {
   const std::string tmp = dir + "/" + kSnapshotTmp;
   const std::string final_path = dir + "/" + kSnapshotFile;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -68,6 +69,13 @@ std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const
   put_u64(b, static_cast<std::uint64_t>(created_ms));
   put_u32(b, static_cast<std::uint32_t>(dbs.size()));
   finish_record(b, at);
+  for (std::string_view code : libraries) {
+    at = begin_record(b, kSnapshotVersion);
+    b.push_back('F');
+    put_u32(b, static_cast<std::uint32_t>(code.size()));
+    b.append(code);
+    finish_record(b, at);
+  }
   std::uint64_t keys = 0;
   bool ok = true;
   for (std::size_t i = 0; i < dbs.size() && ok; ++i) {
@@ -127,7 +135,8 @@ std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const
 }
 
 LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
-                         SnapshotInfo& info, std::string& error) {
+                         SnapshotInfo& info, std::string& error,
+                         std::vector<std::string>* libraries) {
   const std::string path = dir + "/" + kSnapshotFile;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -213,6 +222,9 @@ LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir
         return fail("malformed value", at);
       }
       ++keys;
+    } else if (kind == 'F') {
+      if (q.size() < 4 || q.size() - 4 != get_u32(q.data())) return fail("malformed library", at);
+      if (libraries != nullptr) libraries->emplace_back(q.substr(4));
     } else if (kind == 'E') {
       if (q.size() != 8 || get_u64(q.data()) != keys) return fail("key count mismatch", at);
       at += rec.size;

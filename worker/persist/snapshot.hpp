@@ -8,9 +8,13 @@
 //           enc 0 (bytes): value = u32 n, n bytes      enc 1 (int): value = i64
 //           enc 2 (value object): value = u8 type id | u8 object encoding | u32 n | n bytes,
 //             the bytes being what the type's ValueOps::save wrote (types/value.hpp)
+//   lib   | 'F' | u32 n | n bytes: a function library's code (FUNCTION LOAD's argument) |
 //   end   | 'E' | u64 keys |
 //
-//   [head][key][key] ... [key][end]
+//   [head][lib] ... [lib][key][key] ... [key][end]
+//
+// Function libraries come first, as Redis writes them before the keys of its RDB; recovery
+// loads them again (an older build, which knew no 'F', refuses such a file as corrupt).
 //
 // wal_seq is the first WAL segment the snapshot does not cover: recovery loads the
 // snapshot, then replays segments from wal_seq on. expire_at is absolute (-1 = none) and
@@ -24,6 +28,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "worker/store/db.hpp"
 
@@ -44,11 +50,14 @@ struct SnapshotInfo {
 // Returns the error text on failure (the old snapshot, if any, is untouched).
 std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
                                           std::uint64_t wal_seq, std::int64_t created_ms,
-                                          SnapshotInfo& info);
+                                          SnapshotInfo& info,
+                                          std::span<const std::string_view> libraries = {});
 
 enum class LoadResult : std::uint8_t { kMissing, kLoaded, kCorrupt };
-// Loads DIR/snapshot into `dbs` (which are empty). kCorrupt sets `error`.
+// Loads DIR/snapshot into `dbs` (which are empty) and the library codes into `libraries`
+// (when given). kCorrupt sets `error`.
 LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
-                         SnapshotInfo& info, std::string& error);
+                         SnapshotInfo& info, std::string& error,
+                         std::vector<std::string>* libraries = nullptr);
 
 }  // namespace ruvio::persist

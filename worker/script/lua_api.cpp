@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "worker/commands/command_table.hpp"
+#include "worker/script/functions.hpp"
 #include "worker/script/lua_convert.hpp"
 #include "worker/script/lua_engine.hpp"
 
@@ -403,7 +404,65 @@ constexpr const char* kHandlerCode =
     "end\n"
     "return handler\n";
 
+// redis.register_function: only while FUNCTION LOAD runs a library (the load sandbox is the
+// only place it is reachable at all; the check stays for a callback kept and called later).
+int redis_register_function(lua_State* lua) {
+  auto* f = static_cast<Functions*>(lua_touserdata(lua, lua_upvalueindex(1)));
+  std::string err;
+  if (!f->register_function(lua, err)) return raise(lua, err);
+  return 0;
+}
+
+// Replaces the table on top of the stack by a read-only proxy over it.
+void to_readonly_proxy(lua_State* lua) {
+  push_readonly_metatable(lua);
+  lua_newtable(lua);
+  lua_insert(lua, -2);
+  lua_setmetatable(lua, -2);
+  lua_remove(lua, -2);
+}
+
 }  // namespace
+
+int install_load_api(lua_State* lua, Functions* functions) {
+  lua_newtable(lua);  // the load-time globals
+  lua_newtable(lua);
+  lua_pushcfunction(lua, nonexistent_global);
+  lua_setfield(lua, -2, "__index");
+  lua_setmetatable(lua, -2);
+  lua_pushstring(lua, "redis");
+  lua_newtable(lua);
+  lua_pushstring(lua, "register_function");
+  lua_pushlightuserdata(lua, functions);
+  lua_pushcclosure(lua, redis_register_function, 1);
+  lua_settable(lua, -3);
+  set_fn(lua, "log", redis_log, nullptr);
+  set_number(lua, "LOG_DEBUG", 0);
+  set_number(lua, "LOG_VERBOSE", 1);
+  set_number(lua, "LOG_NOTICE", 2);
+  set_number(lua, "LOG_WARNING", 3);
+  lua_pushstring(lua, "REDIS_VERSION_NUM");
+  lua_pushnumber(lua, 0x0007000f);  // 7.0.15
+  lua_settable(lua, -3);
+  lua_pushstring(lua, "REDIS_VERSION");
+  lua_pushstring(lua, "7.0.15");
+  lua_settable(lua, -3);
+  // A miss on this `redis` is an error too (redis.call: "nonexistent global variable 'call'").
+  lua_newtable(lua);
+  lua_pushcfunction(lua, nonexistent_global);
+  lua_setfield(lua, -2, "__index");
+  lua_setmetatable(lua, -2);
+  to_readonly_proxy(lua);
+  lua_rawset(lua, -3);
+  return luaL_ref(lua, LUA_REGISTRYINDEX);
+}
+
+void set_globals_view(lua_State* lua, int ref) {
+  lua_getmetatable(lua, LUA_GLOBALSINDEX);  // the proxy's metatable (raw: __metatable aside)
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, ref);
+  lua_setfield(lua, -2, "__index");
+  lua_pop(lua, 1);
+}
 
 int install_api(lua_State* lua, Engine* engine) {
   open_lib(lua, "", luaopen_base);

@@ -11,11 +11,19 @@ struct lua_State;
 namespace ruvio::worker::script {
 
 class Engine;
+class Functions;
 
 // Loads the libraries and the API on `lua` (functions that need the engine carry it as an
 // upvalue) and locks the globals. Returns the registry reference of the real globals table,
 // where the engine sets KEYS and ARGV.
 int install_api(lua_State* lua, Engine* engine);
+
+// FUNCTION LOAD's sandbox on a state install_api set up: the load-time globals table
+// (functions.hpp says what it holds), as a registry reference.
+int install_load_api(lua_State* lua, Functions* functions);
+// Points the thread's globals proxy at the table referenced by `ref`: the load sandbox while
+// a library loads, the real globals (install_api's reference) otherwise.
+void set_globals_view(lua_State* lua, int ref);
 
 // Pushes the error handler EVAL calls the script under (it adds the source and line).
 void push_error_handler(lua_State* lua);

@@ -13,6 +13,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/executor.hpp"
+#include "worker/script/functions.hpp"
 #include "worker/script/lua_api.hpp"
 #include "worker/script/lua_convert.hpp"
 
@@ -29,6 +30,8 @@ constexpr const char* kEngineKey = "__ruvio_engine";
 constexpr int kHookInstructions = 100000;  // as Redis: the hook runs every 100k instructions
 constexpr std::string_view kBusyEval =
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+constexpr std::string_view kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 
 std::int64_t monotonic_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -73,13 +76,6 @@ bool shebang_flags(std::string_view body, std::uint32_t& flags, std::size_t& ski
     out.error("ERR Unexpected engine in script shebang: " + std::string(parts[0]));
     return false;
   }
-  static constexpr std::pair<std::string_view, std::uint32_t> kFlags[] = {
-      {"no-writes", kNoWrites},
-      {"allow-oom", kAllowOom},
-      {"allow-stale", kAllowStale},
-      {"no-cluster", kNoCluster},
-      {"allow-cross-slot-keys", kAllowCrossSlot},
-  };
   for (std::size_t j = 1; j < parts.size(); ++j) {
     std::string_view p = parts[j];
     if (p.substr(0, 6) != "flags=") {
@@ -92,7 +88,7 @@ bool shebang_flags(std::string_view body, std::uint32_t& flags, std::size_t& ski
       std::string_view f = p.substr(0, comma);
       p = comma == std::string_view::npos ? std::string_view{} : p.substr(comma + 1);
       bool known = false;
-      for (auto [name, bit] : kFlags) {
+      for (auto [name, bit] : kScriptFlagNames) {
         if (f == name) {
           flags |= bit;
           known = true;
@@ -145,8 +141,25 @@ Engine::~Engine() {
 void Engine::open() {
   lua_ = luaL_newstate();
   globals_ref_ = install_api(lua_, this);
-  lua_pushlightuserdata(lua_, this);
-  lua_setfield(lua_, LUA_REGISTRYINDEX, kEngineKey);
+  attach(lua_);
+}
+
+void Engine::attach(lua_State* lua) {
+  lua_pushlightuserdata(lua, this);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kEngineKey);
+}
+
+Functions& Engine::functions() {
+  if (!functions_) functions_ = std::make_unique<Functions>(*this);
+  return *functions_;
+}
+
+void Engine::flush_functions() {
+  if (functions_) functions_->flush();
+}
+
+std::int64_t Engine::run_duration_ms() const {
+  return (monotonic_us() - start_us_) / 1000;
 }
 
 void Engine::count_hook(lua_State* lua, lua_Debug*) {
@@ -173,7 +186,7 @@ bool Engine::interrupt() {
     timed_out_ = true;
   }
   if (shard_.busy_service != nullptr) {
-    shard_.busy_error = kBusyEval;
+    shard_.busy_error = function_ ? kBusyFunction : kBusyEval;
     shard_.busy_service->serve_while_busy(caller_);
     shard_.busy_error = {};
   }
@@ -183,13 +196,16 @@ bool Engine::interrupt() {
   return killed_;
 }
 
-std::string_view Engine::kill() {
+std::string_view Engine::kill(bool is_eval) {
   if (!running_) return "NOTBUSY No scripts in execution right now.";
   if (wrote_) {
     return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
            "You can either wait the script termination or kill the server in a hard way using "
            "the SHUTDOWN NOSAVE command.";
   }
+  // As Redis: SCRIPT KILL does not stop a function, nor FUNCTION KILL an EVAL.
+  if (is_eval && function_) return kBusyFunction;
+  if (!is_eval && !function_) return kBusyEval;
   killed_ = true;
   return {};
 }
@@ -315,42 +331,102 @@ void Engine::eval(Context& ctx, bool by_sha, bool read_only) {
   const std::size_t nk = static_cast<std::size_t>(*numkeys);
   set_array_global("KEYS", args.subspan(3, nk));
   set_array_global("ARGV", args.subspan(3 + nk));
+  push_error_handler(lua_);
+  lua_rawgeti(lua_, LUA_REGISTRYINDEX, s->ref);
+  run(ctx, lua_, 0, s->flags, read_only, sha_view, false);
+}
 
+namespace {
+void push_array(lua_State* lua, std::span<const std::string_view> items) {
+  lua_createtable(lua, static_cast<int>(items.size()), 0);
+  for (std::size_t j = 0; j < items.size(); ++j) {
+    lua_pushlstring(lua, items[j].data(), items[j].size());
+    lua_rawseti(lua, -2, static_cast<int>(j + 1));
+  }
+}
+}  // namespace
+
+void Engine::fcall(Context& ctx, bool read_only) {
+  auto args = ctx.args;
+  proto::ReplyWriter& out = ctx.out;
+  const Function* f = functions_ != nullptr ? functions_->find(args[1]) : nullptr;
+  if (f == nullptr) {
+    out.error("ERR Function not found");
+    return;
+  }
+  const auto numkeys = parse_int64(args[2]);
+  if (!numkeys) {
+    out.error("ERR Bad number of keys provided");
+    return;
+  }
+  if (*numkeys > static_cast<std::int64_t>(args.size()) - 3) {
+    out.error("ERR Number of keys can't be greater than number of args");
+    return;
+  }
+  if (*numkeys < 0) {
+    out.error("ERR Number of keys can't be negative");
+    return;
+  }
+  // scriptPrepareForRun's refusals. The -OOM one (no allow-oom, maxmemory reached, the
+  // function may write) goes here once maxmemory exists.
+  if ((f->flags & kNoCluster) && ctx.client.cluster_mode) {
+    out.error("ERR Can not run script on cluster, 'no-cluster' flag is set.");
+    return;
+  }
+  if (!(f->flags & kNoWrites) && read_only) {
+    out.error("ERR Can not execute a script with write flag using *_ro command.");
+    return;
+  }
+  const std::size_t nk = static_cast<std::size_t>(*numkeys);
+  lua_State* lua = functions_->lua();
+  push_error_handler(lua);
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, f->ref);
+  push_array(lua, args.subspan(3, nk));
+  push_array(lua, args.subspan(3 + nk));
+  run(ctx, lua, 2, f->flags, read_only, f->name, true);
+}
+
+void Engine::run(Context& ctx, lua_State* lua, int nargs, std::uint32_t flags, bool read_only,
+                 std::string_view name, bool function) {
   caller_ = &ctx.client;
+  caller_args_ = ctx.args;
   client_.db = ctx.client.db;
   client_.resp = 2;
   caller_cluster_ = ctx.client.cluster_mode;
   client_.origin = ctx.client.origin;
-  read_only_ = read_only || (!(s->flags & kCompat) && (s->flags & kNoWrites));
+  read_only_ = read_only || (!(flags & kCompat) && (flags & kNoWrites));
+  run_flags_ = flags;
+  run_name_ = name;
+  function_ = function;
   wrote_ = false;
   timed_out_ = false;
   killed_ = false;
   running_ = true;
   start_us_ = monotonic_us();
   const bool hooked = shard_.config().busy_reply_threshold > 0;
-  if (hooked) lua_sethook(lua_, count_hook, LUA_MASKCOUNT, kHookInstructions);
+  if (hooked) lua_sethook(lua, count_hook, LUA_MASKCOUNT, kHookInstructions);
 
-  push_error_handler(lua_);
-  lua_rawgeti(lua_, LUA_REGISTRYINDEX, s->ref);
   executor_.begin_batch();
-  const int failed = lua_pcall(lua_, 0, 1, -2);
+  const int failed = lua_pcall(lua, nargs, 1, -(nargs + 2));
   executor_.end_batch();
-  if (hooked) lua_sethook(lua_, nullptr, 0, 0);
+  if (hooked) lua_sethook(lua, nullptr, 0, 0);
   running_ = false;
   caller_ = nullptr;
+  caller_args_ = {};
 
   static int gc_count = 0;
   if (++gc_count == kGcPeriod) {
-    lua_gc(lua_, LUA_GCSTEP, kGcPeriod);
+    lua_gc(lua, LUA_GCSTEP, kGcPeriod);
     gc_count = 0;
   }
 
   if (failed) {
-    write_run_error(lua_, out, sha_view);
+    write_run_error(lua, ctx.out, name);
+    lua_pop(lua, 1);  // the error (write_value pops the result itself)
   } else {
-    write_value(lua_, out, client_.resp);
+    write_value(lua, ctx.out, client_.resp);
   }
-  lua_pop(lua_, 1);  // the error handler
+  lua_pop(lua, 1);  // the error handler
 }
 
 bool Engine::call(std::span<const std::string_view> args) {

@@ -42,6 +42,18 @@ enum ScriptFlag : std::uint32_t {
   kCompat = 1u << 5,
 };
 
+// The flag names, in Redis's order (scripts_flags_def): shebangs, redis.register_function's
+// flags and FUNCTION LIST's reply use them.
+inline constexpr std::pair<std::string_view, std::uint32_t> kScriptFlagNames[] = {
+    {"no-writes", kNoWrites},
+    {"allow-oom", kAllowOom},
+    {"allow-stale", kAllowStale},
+    {"no-cluster", kNoCluster},
+    {"allow-cross-slot-keys", kAllowCrossSlot},
+};
+
+class Functions;
+
 struct StringHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -56,6 +68,15 @@ class Engine {
 
   // EVAL / EVALSHA / EVAL_RO / EVALSHA_RO: ctx.args as sent.
   void eval(Context& ctx, bool by_sha, bool read_only);
+  // FCALL / FCALL_RO: ctx.args as sent.
+  void fcall(Context& ctx, bool read_only);
+  // The function libraries (functions.hpp), started on first use; SCRIPT FLUSH leaves them.
+  Functions& functions();
+  Functions* functions_if_started() const { return functions_.get(); }
+  // FUNCTION FLUSH: every library dropped, a fresh interpreter for them.
+  void flush_functions();
+  // Makes `lua` find this engine from its hooks (the functions' interpreter calls it).
+  void attach(lua_State* lua);
   // SCRIPT LOAD: compiles and caches `body`; writes the SHA or the compile error.
   void load(std::string_view body, proto::ReplyWriter& out);
   bool exists(std::string_view sha) const;
@@ -75,9 +96,18 @@ class Engine {
   void set_resp(int resp) { client_.resp = resp; }
   int resp() const { return client_.resp; }
   bool running() const { return running_; }
-  // SCRIPT KILL: empty when the running script will stop, else the error to answer
-  // (NOTBUSY, or UNKILLABLE once it wrote).
-  std::string_view kill();
+  // SCRIPT KILL (is_eval) / FUNCTION KILL: empty when the running script will stop, else
+  // the error to answer (NOTBUSY, UNKILLABLE once it wrote, BUSY for the wrong kind).
+  std::string_view kill(bool is_eval);
+  // FUNCTION STATS: what runs now (only meaningful while running()).
+  bool running_function() const { return running_ && function_; }
+  std::string_view running_name() const { return run_name_; }
+  std::span<const std::string_view> caller_args() const { return caller_args_; }
+  std::int64_t run_duration_ms() const;
+  // The -OOM hook for the maxmemory work: true when the running script may run denyoom
+  // commands over maxmemory (allow-oom flag, or an EVAL without shebang, whose rule is
+  // decided per command as Redis's). Engine::call does not consult it yet: no maxmemory.
+  bool allow_oom() const { return (run_flags_ & (kAllowOom | kCompat)) != 0; }
   // redis.log's target and math.random's generator (Redis's own lrand48, so the sequence
   // is the same on every platform and as Redis's).
   std::int32_t lrand48();
@@ -94,6 +124,10 @@ class Engine {
   // Compiles `body` (after its shebang) into the cache; nullptr with the error written.
   const Script* create(std::string_view body, std::string_view sha, proto::ReplyWriter& out);
   void set_array_global(const char* name, std::span<const std::string_view> items);
+  // Runs the function on top of `lua` (the error handler under it, its `nargs` arguments
+  // above it) for ctx's client and writes its reply: EVAL's and FCALL's common path.
+  void run(Context& ctx, lua_State* lua, int nargs, std::uint32_t flags, bool read_only,
+           std::string_view name, bool function);
   // The count hook's work: past the threshold, serve the other clients; true = stop the
   // script (SCRIPT KILL, SHUTDOWN).
   bool interrupt();
@@ -115,6 +149,11 @@ class Engine {
   bool wrote_ = false;
   bool timed_out_ = false;
   bool killed_ = false;
+  bool function_ = false;  // the running script is a function (FCALL)
+  std::uint32_t run_flags_ = 0;
+  std::string_view run_name_;
+  std::span<const std::string_view> caller_args_;
+  std::unique_ptr<Functions> functions_;
   std::int64_t start_us_ = 0;
   std::string reply_;
   std::string error_;

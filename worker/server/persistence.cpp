@@ -15,8 +15,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "worker/commands/executor.hpp"
 #include "worker/persist/snapshot.hpp"
 #include "worker/persist/wal_reader.hpp"
+#include "worker/script/functions.hpp"
+#include "worker/script/lua_engine.hpp"
 
 namespace ruvio::persist {
 namespace {
@@ -125,6 +128,16 @@ std::optional<std::string> Persistence::check_meta() {
   return std::nullopt;
 }
 
+std::vector<std::string_view> Persistence::library_codes() const {
+  std::vector<std::string_view> codes;
+  const worker::script::Engine* e =
+      shard_.executor != nullptr ? shard_.executor->scripts_if_started() : nullptr;
+  const worker::script::Functions* f = e != nullptr ? e->functions_if_started() : nullptr;
+  if (f == nullptr) return codes;
+  for (const auto& [name, lib] : f->libraries()) codes.emplace_back(lib->code);
+  return codes;
+}
+
 std::optional<std::string> Persistence::recover() {
   if (!make_dir(init_.config.dir) || !make_dir(dir_)) {
     return "cannot create data dir " + dir_ + ": " + std::strerror(errno);
@@ -136,7 +149,8 @@ std::optional<std::string> Persistence::recover() {
   SnapshotInfo snap;
   std::string error;
   auto all = dbs();
-  LoadResult lr = load_snapshot(all, dir_, snap, error);
+  std::vector<std::string> libraries;
+  LoadResult lr = load_snapshot(all, dir_, snap, error, &libraries);
   if (lr == LoadResult::kCorrupt) {
     if (!init_.config.ignore_corrupt_snapshot) {
       return "corrupt snapshot, refusing to start rather than serve partial data: " + error +
@@ -159,6 +173,16 @@ std::optional<std::string> Persistence::recover() {
   replayer.name = "wal-replay";
   std::string scratch;
   proto::ReplyWriter out(scratch);
+  // The snapshot's function libraries load first, as FUNCTION LOAD (without its timeout:
+  // they were accepted once).
+  if (lr == LoadResult::kLoaded) {
+    for (const std::string& code : libraries) {
+      scratch.clear();
+      const std::string_view load[] = {"FUNCTION", "LOAD", code};
+      execute_(replayer, load, out);
+      if (!scratch.empty() && scratch[0] == '-') spdlog::warn("snapshot library: {}", scratch);
+    }
+  }
   std::uint64_t errors = 0;
   ReplayReport report;
   auto err = replay_wal(
@@ -322,6 +346,7 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
     return std::string("cannot start a new WAL segment: ") + std::strerror(writer_->last_errno());
   }
   auto all = dbs();
+  const auto libraries = library_codes();
   const std::int64_t now = wall_ms();
   pid_t pid = ::fork();
   if (pid < 0) return std::string("fork: ") + std::strerror(errno);
@@ -334,7 +359,7 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
     // race a stale snapshot writer.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     SnapshotInfo info;
-    auto err = write_snapshot(all, dir_, seq, now, info);
+    auto err = write_snapshot(all, dir_, seq, now, info, libraries);
     if (err) {
       std::fprintf(stderr, "snapshot failed: %s\n", err->c_str());
       std::_Exit(1);
@@ -387,7 +412,7 @@ std::optional<std::string> Persistence::save() {
   if (seq == 0) return std::string("ERR cannot start a new WAL segment");
   const std::int64_t now = wall_ms();
   SnapshotInfo info;
-  if (auto err = write_snapshot(dbs(), dir_, seq, now, info)) {
+  if (auto err = write_snapshot(dbs(), dir_, seq, now, info, library_codes())) {
     spdlog::error("SAVE failed: {}", *err);
     last_bgsave_ok_ = false;
     return "ERR " + *err;

@@ -98,6 +98,8 @@ class Persistence final : public Service, public worker::Journal {
   void snapshot_done(bool ok, std::int64_t took_ms);
   void set_writable_state(bool ok);
   std::vector<store::Db*> dbs();
+  // The function libraries' codes, for a snapshot (views into the live libraries).
+  std::vector<std::string_view> library_codes() const;
 
   uv_loop_t* loop_;
   worker::Shard& shard_;
