@@ -18,6 +18,8 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr std::size_t kMaxOutstanding = 1024;
 // An idle input buffer larger than this is given back (after a large value went through).
 constexpr std::size_t kIdleInputKeep = 64 * 1024;
+// Output that makes process_input check the client's output limit between two commands.
+constexpr std::size_t kOutputCheckBytes = 256 * 1024;
 
 std::string format_addr(const sockaddr_storage& ss) {
   char host[INET6_ADDRSTRLEN] = "?";
@@ -152,6 +154,9 @@ void Connection::process_input() {
       break;
     }
     in_.consume(r.consumed);
+    // A pipeline whose replies pile up is measured against its output limit as it runs (as
+    // Redis checks on every reply), not only once the whole pipeline has answered.
+    if (out_.buffer().size() >= kOutputCheckBytes && close_if_over_output_limit()) return;
     if (info_.close_after_reply) close_after_flush_ = true;
     if (server_.shard().shutdown_requested) break;
     // Too many answers still owed by other workers: stop until they drain (flush()
