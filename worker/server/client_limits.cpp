@@ -13,23 +13,6 @@
 
 namespace ruvio::worker {
 
-bool output_over_limit(const ClientBufferLimit& limit, std::size_t used, std::int64_t now_ms,
-                       std::int64_t& soft_since_ms) {
-  const bool hard = limit.hard != 0 && used >= limit.hard;
-  bool soft = limit.soft != 0 && used >= limit.soft;
-  if (soft) {
-    if (soft_since_ms == 0) {
-      soft_since_ms = now_ms;  // first time past it: the clock starts
-      soft = false;
-    } else if (now_ms - soft_since_ms <= limit.soft_seconds * 1000) {
-      soft = false;
-    }
-  } else {
-    soft_since_ms = 0;
-  }
-  return hard || soft;
-}
-
 std::string quoted_repr(std::string_view bytes, std::size_t max) {
   std::string out = "\"";
   for (std::size_t i = 0; i < bytes.size() && i < max; ++i) {

@@ -23,8 +23,22 @@ inline ClientClass client_class(const ClientInfo& c) {
 // checkClientOutputBufferLimits: true when `used` bytes of pending output pass the hard
 // limit, or have stayed past the soft one for more than its seconds. `soft_since_ms` is the
 // client's clock of the soft limit (0: under it), kept here.
-bool output_over_limit(const ClientBufferLimit& limit, std::size_t used, std::int64_t now_ms,
-                       std::int64_t& soft_since_ms);
+inline bool output_over_limit(const ClientBufferLimit& limit, std::size_t used, std::int64_t now_ms,
+                              std::int64_t& soft_since_ms) {
+  const bool hard = limit.hard != 0 && used >= limit.hard;
+  bool soft = limit.soft != 0 && used >= limit.soft;
+  if (soft) {
+    if (soft_since_ms == 0) {
+      soft_since_ms = now_ms;  // first time past it: the clock starts
+      soft = false;
+    } else if (now_ms - soft_since_ms <= limit.soft_seconds * 1000) {
+      soft = false;
+    }
+  } else {
+    soft_since_ms = 0;
+  }
+  return hard || soft;
+}
 
 // sdscatrepr: `bytes` (at most `max` of them) quoted, with C escapes, as Redis logs them.
 std::string quoted_repr(std::string_view bytes, std::size_t max);
