@@ -317,5 +317,41 @@ class MaxClientsRuvioProxy(MaxClientsCases, itest.RuvioProxyCase):
         super().test_refused_past_maxclients()
 
 
+class StartupConfig(unittest.TestCase):
+    """The limits from the config file (client-output-buffer-limit's words are one value, and
+    its lines add up per class) and from flags; a bad value stops the start with exit 2."""
+
+    def test_config_file_and_flags(self):
+        itest.require_ruvio()
+        import os
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "ruvio.conf")
+            with open(path, "w") as f:
+                f.write("client-output-buffer-limit pubsub 1mb 512kb 10\n"
+                        "client-output-buffer-limit normal 2mb 0 0\n"
+                        "timeout 7\ntcp-keepalive 60\nclient-query-buffer-limit 2mb\n")
+            with harness.Server(kind="ruvio", args=["--config", path, "--maxclients", "50",
+                                                    "--proto-max-bulk-len", "4mb"]) as srv:
+                with Raw(srv.port) as c:
+                    def get(name):
+                        r = c.call("CONFIG", "GET", name).split(b"\r\n")
+                        return r[4].decode()
+                    self.assertEqual(get("client-output-buffer-limit"),
+                                     "normal 2097152 0 0 slave 268435456 67108864 60 "
+                                     "pubsub 1048576 524288 10")
+                    self.assertEqual([get(n) for n in ("timeout", "tcp-keepalive", "maxclients",
+                                                       "client-query-buffer-limit",
+                                                       "proto-max-bulk-len")],
+                                     ["7", "60", "50", "2097152", "4194304"])
+            bad = subprocess.run([harness.RUVIO_BIN, "--client-output-buffer-limit",
+                                  "normal 1 2", "--dir", tmp], capture_output=True, text=True,
+                                 timeout=10)
+            self.assertEqual(bad.returncode, 2)
+            self.assertIn("invalid value 'normal 1 2' for '--client-output-buffer-limit'",
+                          bad.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
