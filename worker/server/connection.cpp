@@ -242,7 +242,7 @@ void Connection::update_buffer_stats() {
   }
 }
 
-bool Connection::close_if_over_output_limit() {
+bool Connection::close_if_over_output_limit(bool from_cron) {
   const std::size_t used = out_.queued();
   if (used == 0 && obuf_soft_since_ms_ == 0) return false;
   Shard& shard = server_.shard();
@@ -252,14 +252,21 @@ bool Connection::close_if_over_output_limit() {
   update_buffer_stats();
   std::string ci;
   client_info_line(info_, shard.now_ms(), ci);
-  spdlog::warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.", ci);
+  // Redis 7.0's two wordings: found while replies are added (closed asynchronously) or by
+  // clientsCron (closed there and then).
+  if (from_cron) {
+    spdlog::warn("Client {} closed for overcoming of output buffer limits.", ci);
+  } else {
+    spdlog::warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.",
+                 ci);
+  }
   close();
   return true;
 }
 
 bool Connection::cron(std::int64_t now_ms) {
   if (closing_) return false;
-  if (close_if_over_output_limit()) return true;
+  if (close_if_over_output_limit(true)) return true;
   const int timeout = server_.shard().config().timeout;
   // clientsCronHandleTimeout: subscribers and blocked (or paused) clients never time out.
   if (timeout > 0 && !info_.subscribed() && !info_.blocked && outstanding() == 0 &&

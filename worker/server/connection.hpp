@@ -72,7 +72,7 @@ class Connection final : public RoutedClient {
   void update_buffer_stats();
   // client-output-buffer-limit: closes the client (and logs it as Redis) once its pending
   // output passes its class's limit; true when it did.
-  bool close_if_over_output_limit();
+  bool close_if_over_output_limit(bool from_cron = false);
   // Runs one parsed command under CLIENT REPLY OFF/SKIP (its answers dropped). False: parked.
   bool dispatch_quiet();
 
