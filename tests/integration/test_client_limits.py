@@ -247,6 +247,16 @@ class LimitCases:
             self.assertEqual(self.admin.call("CONFIG", "SET", name, value),
                              b"-ERR CONFIG SET failed (possibly related to argument '"
                              + name.encode() + b"') - " + why + b"\r\n")
+        # Past what the descriptor limit allows: Redis's count that would fit (its 32 reserved
+        # descriptors off the hard limit). At 2 workers each holds its share.
+        import resource
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        if hard != resource.RLIM_INFINITY and hard < 1 << 30 and getattr(self, "workers", 1) == 1:
+            self.assertEqual(self.admin.call("CONFIG", "SET", "maxclients", str(hard + 100)),
+                             b"-ERR CONFIG SET failed (possibly related to argument 'maxclients')"
+                             b" - The operating system is not able to handle the specified "
+                             b"number of clients, try with %d\r\n" % (hard - 32))
+        self.assertEqual(self.admin.call("CONFIG", "SET", "maxclients", "10000"), OK)
         for name, value in (("timeout", b"0"), ("tcp-keepalive", b"300"),
                             ("maxclients", b"10000"), ("client-query-buffer-limit", b"1073741824"),
                             ("proto-max-bulk-len", b"536870912")):

@@ -119,9 +119,10 @@ std::uint64_t Server::client_share(std::uint64_t maxclients) const {
   return (maxclients + n - 1) / n;
 }
 
-// Redis's CONFIG_MIN_RESERVED_FDS (32), plus this worker's mesh links.
+// Redis's CONFIG_MIN_RESERVED_FDS (32), plus this worker's mesh links (none at 1 worker, so
+// the counts there are Redis's own).
 std::uint64_t Server::reserved_fds() const {
-  return 32 + 2 * static_cast<std::uint64_t>(init_.worker_count);
+  return 32 + 2 * static_cast<std::uint64_t>(init_.worker_count - 1);
 }
 
 Server::~Server() = default;
