@@ -210,6 +210,32 @@ class LimitCases:
         self.assertEqual(blocked.reply(), b"*2\r\n$%d\r\n%s\r\n$1\r\na\r\n"
                          % (len(self.k("list")), self.k("list").encode()))
 
+    def test_tcp_keepalive(self):
+        import shutil
+        import subprocess
+        if shutil.which("ss") is None:
+            self.skipTest("ss (iproute2) not installed")
+
+        def timer_of(conn):
+            mine = conn.sock.getsockname()[1]
+            out = subprocess.run(["ss", "-tnoH", "state", "established",
+                                  f"( sport = :{self.port} and dport = :{mine} )"],
+                                 capture_output=True, text=True, timeout=10).stdout
+            return out.split("timer:(", 1)[1].split(")")[0] if "timer:(" in out else out
+
+        c = self.raw()
+        c.call("PING")
+        self.assertRegex(timer_of(c), r"^keepalive,(4min5\dsec|5min),0$")  # 300 s
+        self.config_set("tcp-keepalive", "60")
+        d = self.raw()
+        d.call("PING")
+        self.assertRegex(timer_of(d), r"^keepalive,(5\dsec|1min),0$")
+        self.config_set("tcp-keepalive", "0")
+        e = self.raw()
+        e.call("PING")
+        self.assertNotIn("keepalive", timer_of(e))
+        self.config_set("tcp-keepalive", "300")
+
     def test_config_errors(self):
         base = b"-ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit')"
         for value, why in (("normal 1 2", b"Wrong number of arguments in buffer limit "
