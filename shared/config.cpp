@@ -125,7 +125,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 43> kOptions = {{
+const std::array<OptionSpec, 49> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -335,6 +335,37 @@ const std::array<OptionSpec, 43> kOptions = {{
      apply_int<&Config::busy_reply_threshold, 0>},
     {"lua-time-limit", "MS", "alias of busy-reply-threshold",
      apply_int<&Config::busy_reply_threshold, 0>},
+    {"client-output-buffer-limit", "'CLASS HARD SOFT SECS'",
+     "close clients of a class (normal, replica, pubsub) past HARD bytes of output, or past SOFT "
+     "for SECS seconds (default: normal 0 0 0, replica 256mb 64mb 60, pubsub 32mb 8mb 60)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       if (auto why = parse_client_output_buffer_limit(v, c.obuf_limits)) {
+         return "groups of <class> <hard> <soft> <soft seconds> (" + *why + ")";
+       }
+       return std::nullopt;
+     }},
+    {"client-query-buffer-limit", "BYTES",
+     "close a client whose unparsed input passes this (default 1gb)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto bytes = parse_memory(v);
+       if (!bytes || *bytes < 1024 * 1024) return "a memory size of at least 1mb";
+       c.client_query_buffer_limit = *bytes;
+       return std::nullopt;
+     }},
+    {"proto-max-bulk-len", "BYTES", "longest bulk string a request may carry (default 512mb)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto bytes = parse_memory(v);
+       if (!bytes || *bytes < 1024 * 1024) return "a memory size of at least 1mb";
+       c.proto_max_bulk_len = *bytes;
+       return std::nullopt;
+     }},
+    {"maxclients", "N",
+     "most connected clients per process, lowered to what RLIMIT_NOFILE allows (default 10000)",
+     apply_int<&Config::maxclients, 1>},
+    {"timeout", "S", "close clients idle for S seconds; 0 = never (default 0)",
+     apply_int<&Config::timeout, 0>},
+    {"tcp-keepalive", "S", "TCP keepalive interval of client sockets; 0 = off (default 300)",
+     apply_int<&Config::tcp_keepalive, 0>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {
@@ -444,12 +475,19 @@ std::optional<std::string> read_config_file(const std::string& path, Config& con
 
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string_view::npos || line[first] == '#') continue;
-    const auto words = split_line(line);
+    auto words = split_line(line);
     if (!words) return where + "unbalanced quotes";
     const std::string key = lowercase((*words)[0]);
     if (key == "config") return where + "'config' cannot be set inside a config file";
     const OptionSpec* spec = find_option(key);
     if (spec == nullptr) return where + "unknown key '" + (*words)[0] + "'";
+    // Redis's multi-argument parameter: its words are one value ("pubsub 32mb 8mb 60").
+    if (key == "client-output-buffer-limit" && words->size() > 2) {
+      std::string joined;
+      for (std::size_t w = 1; w < words->size(); ++w) joined += (w > 1 ? " " : "") + (*words)[w];
+      words->resize(2);
+      (*words)[1] = std::move(joined);
+    }
     if (words->size() != 2) {
       return where + "'" + key + "' takes exactly one value, got " +
              std::to_string(words->size() - 1);
@@ -589,6 +627,54 @@ std::optional<std::uint64_t> parse_memory(const std::string& text) {
   if (digits.empty() || ec != std::errc() || ptr != end) return std::nullopt;
   if (value > std::numeric_limits<std::uint64_t>::max() / multiplier) return std::nullopt;
   return value * multiplier;
+}
+
+std::optional<std::string> parse_client_output_buffer_limit(std::string_view value,
+                                                            ClientBufferLimit* limits) {
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < value.size();) {
+    while (i < value.size() && std::isspace(static_cast<unsigned char>(value[i]))) ++i;
+    std::size_t j = i;
+    while (j < value.size() && !std::isspace(static_cast<unsigned char>(value[j]))) ++j;
+    if (j > i) words.emplace_back(value.substr(i, j - i));
+    i = j;
+  }
+  if (words.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+  ClientBufferLimit next[kClientClasses];
+  std::copy(limits, limits + kClientClasses, next);
+  for (std::size_t i = 0; i < words.size(); i += 4) {
+    const std::string cls = lowercase(words[i]);
+    std::size_t index = 0;
+    if (cls == "normal") {
+      index = static_cast<std::size_t>(ClientClass::kNormal);
+    } else if (cls == "replica" || cls == "slave") {
+      index = static_cast<std::size_t>(ClientClass::kReplica);
+    } else if (cls == "pubsub") {
+      index = static_cast<std::size_t>(ClientClass::kPubsub);
+    } else {
+      return "Invalid client class specified in buffer limit configuration.";
+    }
+    const auto hard = parse_memory(words[i + 1]);
+    const auto soft = parse_memory(words[i + 2]);
+    const auto secs = parse_int(words[i + 3], 0, std::numeric_limits<long long>::max());
+    if (!hard || !soft || !secs) {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    next[index] = {*hard, *soft, static_cast<std::int64_t>(*secs)};
+  }
+  std::copy(next, next + kClientClasses, limits);
+  return std::nullopt;
+}
+
+std::string format_client_output_buffer_limit(const ClientBufferLimit* limits) {
+  static constexpr const char* kNames[kClientClasses] = {"normal", "slave", "pubsub"};
+  std::string out;
+  for (std::size_t i = 0; i < kClientClasses; ++i) {
+    if (i > 0) out += ' ';
+    out += std::string(kNames[i]) + " " + std::to_string(limits[i].hard) + " " +
+           std::to_string(limits[i].soft) + " " + std::to_string(limits[i].soft_seconds);
+  }
+  return out;
 }
 
 std::optional<ConfigError> parse_config(int argc, char** argv, Config& out) {

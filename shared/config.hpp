@@ -8,11 +8,28 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ruvio {
 
 enum class Durability : std::uint8_t { kMemory, kEverysec, kAlways };
+
+// One class of Redis's client-output-buffer-limit: closed at once past `hard` bytes, or after
+// staying past `soft` bytes for more than `soft_seconds` (0 = that limit is off).
+struct ClientBufferLimit {
+  std::uint64_t hard = 0;
+  std::uint64_t soft = 0;
+  std::int64_t soft_seconds = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(hard, soft, soft_seconds);
+  }
+};
+// The classes in Redis's order (CONFIG GET prints them so: normal, slave, pubsub).
+enum class ClientClass : std::uint8_t { kNormal = 0, kReplica = 1, kPubsub = 2 };
+inline constexpr std::size_t kClientClasses = 3;
 
 struct Config {
   std::string config_file;
@@ -64,6 +81,14 @@ struct Config {
   // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
   // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
   int busy_reply_threshold = 5000;
+  // Client limits (Redis 7.0's defaults). Output buffer limits per ClientClass.
+  ClientBufferLimit obuf_limits[kClientClasses] = {
+      {0, 0, 0}, {256ull << 20, 64ull << 20, 60}, {32ull << 20, 8ull << 20, 60}};
+  std::uint64_t client_query_buffer_limit = 1ull << 30;
+  std::uint64_t proto_max_bulk_len = 512ull << 20;
+  int maxclients = 10000;
+  int timeout = 0;  // idle seconds before a normal client is closed; 0 = never
+  int tcp_keepalive = 300;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -75,7 +100,9 @@ struct Config {
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
-       stream_node_max_entries, busy_reply_threshold);
+       stream_node_max_entries, busy_reply_threshold, obuf_limits[0], obuf_limits[1],
+       obuf_limits[2], client_query_buffer_limit, proto_max_bulk_len, maxclients, timeout,
+       tcp_keepalive);
   }
 };
 
@@ -97,5 +124,13 @@ std::optional<ConfigError> parse_config(int argc, char** argv, Config& out);
 
 // "100mb", "2gb", "1024", "10k" (Redis's memtoull rules). nullopt when malformed.
 std::optional<std::uint64_t> parse_memory(const std::string& text);
+
+// client-output-buffer-limit's value: "<class> <hard> <soft> <soft seconds>" groups (class
+// normal, replica/slave or pubsub), applied to `limits` only when every group is valid.
+// On error: Redis 7.0's reason text ("Wrong number of arguments in buffer limit …").
+std::optional<std::string> parse_client_output_buffer_limit(std::string_view value,
+                                                            ClientBufferLimit* limits);
+// The value as CONFIG GET prints it: "normal 0 0 0 slave 268435456 67108864 60 pubsub …".
+std::string format_client_output_buffer_limit(const ClientBufferLimit* limits);
 
 }  // namespace ruvio

@@ -208,6 +208,7 @@ enum class Merge : std::uint8_t {
   kUnion,       // PUBSUB CHANNELS: each element once
   kNumsub,      // PUBSUB NUMSUB: counts added per channel
   kNumpat,      // PUBSUB NUMPAT: distinct patterns of every worker
+  kKill,        // CLIENT KILL: +OK if a worker killed (old form), else counts summed
 };
 struct Routing {
   Where where = Where::kTips;

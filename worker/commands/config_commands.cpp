@@ -17,7 +17,6 @@ namespace ruvio::worker::srvfam {
 namespace {
 
 // Values the worker reports and accepts but that no Config field carries yet.
-std::uint64_t g_proto_max_bulk_len = 512ull * 1024 * 1024;
 std::string g_save;
 
 using Getter = std::string (*)(Shard&);
@@ -76,13 +75,42 @@ std::optional<std::string> set_requirepass(Shard& s, std::string_view v, bool ap
   return std::nullopt;
 }
 
-std::optional<std::string> set_proto_max_bulk_len(Shard&, std::string_view v, bool apply) {
+// proto-max-bulk-len, client-query-buffer-limit: memory values of at least 1mb.
+template <std::uint64_t Config::*F>
+std::optional<std::string> set_buffer_bytes(Shard& s, std::string_view v, bool apply) {
   const auto bytes = parse_memory(std::string(v));
   if (!bytes) return std::string("argument must be a memory value");
   if (*bytes < 1024 * 1024 || *bytes > static_cast<std::uint64_t>(INT64_MAX)) {
     return std::string("argument must be between 1048576 and 9223372036854775807 inclusive");
   }
-  if (apply) g_proto_max_bulk_len = *bytes;
+  if (apply) s.config().*F = *bytes;
+  return std::nullopt;
+}
+template <std::uint64_t Config::*F>
+std::string get_u64(Shard& s) {
+  return std::to_string(s.config().*F);
+}
+
+std::optional<std::string> set_obuf_limit(Shard& s, std::string_view v, bool apply) {
+  ClientBufferLimit limits[kClientClasses];
+  std::copy(std::begin(s.config().obuf_limits), std::end(s.config().obuf_limits), limits);
+  if (auto why = parse_client_output_buffer_limit(v, limits)) return why;
+  if (apply) std::copy(std::begin(limits), std::end(limits), s.config().obuf_limits);
+  return std::nullopt;
+}
+
+// maxclients (createUIntConfig 1..UINT_MAX): this worker's share can only rise as far as its
+// descriptor limit allows (Server::apply_maxclients, through Shard::raise_maxclients).
+std::optional<std::string> set_maxclients(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 1 || *n > UINT32_MAX) {
+    return std::string("argument must be between 1 and 4294967295 inclusive");
+  }
+  if (s.raise_maxclients) {
+    if (auto why = s.raise_maxclients(static_cast<std::uint64_t>(*n), apply)) return why;
+  }
+  if (apply) s.config().maxclients = static_cast<int>(std::min<std::int64_t>(*n, INT32_MAX));
   return std::nullopt;
 }
 
@@ -172,16 +200,16 @@ const Param kParams[] = {
     {"maxmemory-samples", [](Shard&) { return fixed("5"); }, nullptr},
     {"maxmemory-clients", [](Shard&) { return fixed("0"); }, nullptr},
     {"requirepass", [](Shard& s) { return s.config().requirepass; }, set_requirepass},
-    {"proto-max-bulk-len", [](Shard&) { return std::to_string(g_proto_max_bulk_len); },
-     set_proto_max_bulk_len},
+    {"proto-max-bulk-len", get_u64<&Config::proto_max_bulk_len>,
+     set_buffer_bytes<&Config::proto_max_bulk_len>},
     {"save", [](Shard&) { return g_save; }, set_save},
     {"appendonly",
      [](Shard& s) { return fixed(s.config().durability == Durability::kMemory ? "no" : "yes"); },
      nullptr},
     {"appendfsync", appendfsync, nullptr},
-    {"timeout", [](Shard&) { return fixed("0"); }, nullptr},
-    {"tcp-keepalive", [](Shard&) { return fixed("300"); }, nullptr},
-    {"maxclients", [](Shard&) { return fixed("10000"); }, nullptr},
+    {"timeout", get_int<&Config::timeout>, set_int<&Config::timeout, 0>},
+    {"tcp-keepalive", get_int<&Config::tcp_keepalive>, set_int<&Config::tcp_keepalive, 0>},
+    {"maxclients", get_int<&Config::maxclients>, set_maxclients},
     {"hz", [](Shard&) { return fixed("10"); }, nullptr},
     {"loglevel", [](Shard& s) { return s.config().log_level; }, nullptr},
     {"daemonize", [](Shard&) { return fixed("no"); }, nullptr},
@@ -240,6 +268,11 @@ const Param kParams[] = {
      set_int<&Config::busy_reply_threshold, 0>},
     {"lua-time-limit", get_int<&Config::busy_reply_threshold>,
      set_int<&Config::busy_reply_threshold, 0>},
+    {"client-output-buffer-limit",
+     [](Shard& s) { return format_client_output_buffer_limit(s.config().obuf_limits); },
+     set_obuf_limit},
+    {"client-query-buffer-limit", get_u64<&Config::client_query_buffer_limit>,
+     set_buffer_bytes<&Config::client_query_buffer_limit>},
 };
 
 const Param* find_param(std::string_view name) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/commands/client_family.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
@@ -73,13 +74,6 @@ void auth(Context& ctx) {
   }
 }
 
-// Redis accepts names of printable ASCII without spaces ('!'..'~').
-bool valid_client_name(std::string_view name) {
-  for (char c : name) {
-    if (c < '!' || c > '~') return false;
-  }
-  return true;
-}
 constexpr std::string_view kBadName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 
@@ -184,262 +178,12 @@ void reset(Context& ctx) {
   ctx.client.resp = 2;
   ctx.out.set_protocol(2);
   ctx.client.name.clear();
+  ctx.client.reply_mode = ClientInfo::kReplyOn;
   ctx.client.authenticated = ctx.shard.config().requirepass.empty();
   ctx.out.simple("RESET");
 }
 
-// One CLIENT LIST line, with Redis 7.0's field names and order.
-void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
-  auto age = (now_ms - c.created_ms) / 1000;
-  auto idle = (now_ms - c.last_interaction_ms) / 1000;
-  out += "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
-         " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(age) +
-         " idle=" + std::to_string(idle) + " flags=" +
-         (c.in_multi       ? "x"
-          : c.blocked      ? "b"
-          : c.subscribed() ? "P"
-                           : "N") +
-         " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subscriptions) +
-         " psub=" + std::to_string(c.pattern_subscriptions) +
-         " ssub=" + std::to_string(c.shard_subscriptions) +
-         " multi=" + (c.in_multi ? std::to_string(c.queued.size()) : std::string("-1")) +
-         " qbuf=" + std::to_string(c.query_buffer_bytes) +
-         " qbuf-free=" + std::to_string(c.query_buffer_free) + " argv-mem=0 multi-mem=0 rbs=" +
-         std::to_string(c.query_buffer_bytes + c.query_buffer_free) +
-         " rbp=0 obl=0 oll=" + std::to_string(c.output_list_length) +
-         " omem=" + std::to_string(c.output_buffer_bytes) + " tot-mem=" +
-         std::to_string(c.query_buffer_bytes + c.query_buffer_free + c.output_buffer_bytes) +
-         " events=r cmd=" + std::string(c.last_command) +
-         " user=default redir=-1 resp=" + std::to_string(c.resp) + "\n";
-}
-
-// CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends the wait of a client blocked on this worker (every
-// worker is asked on the proxy port; the one where it waits answers 1).
-void client_unblock(Context& ctx) {
-  if (ctx.argc() > 4) {
-    ctx.out.error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(ctx.args[1]) + "'. Try CLIENT HELP.");
-    return;
-  }
-  bool error = false;
-  if (ctx.argc() == 4) {
-    if (iequals(ctx.args[3], "error")) {
-      error = true;
-    } else if (!iequals(ctx.args[3], "timeout")) {
-      ctx.out.error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
-      return;
-    }
-  }
-  const auto id = parse_int64(ctx.args[2]);
-  if (!id) {
-    ctx.out.error(err::kNotInt);
-    return;
-  }
-  const bool found =
-      *id > 0 && ctx.shard.blocking().unblock_client(static_cast<std::uint64_t>(*id), error);
-  ctx.out.integer(found ? 1 : 0);
-}
-
-void client_id(Context& ctx) {
-  ctx.out.integer(static_cast<std::int64_t>(ctx.client.id));
-}
-
-void client_setname(Context& ctx) {
-  if (!valid_client_name(ctx.args[2])) {
-    ctx.out.error(kBadName);
-    return;
-  }
-  ctx.client.name = ctx.args[2];
-  ctx.out.ok();
-}
-
-void client_getname(Context& ctx) {
-  if (ctx.client.name.empty()) {
-    ctx.out.null();
-  } else {
-    ctx.out.bulk(ctx.client.name);
-  }
-}
-
-void client_info(Context& ctx) {
-  std::string line;
-  client_line(ctx.client, ctx.now_ms(), line);
-  ctx.out.verbatim(line);
-}
-
-void client_list(Context& ctx) {
-  // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id …]
-  std::vector<std::uint64_t> ids;
-  bool only_none = false;
-  std::size_t j = 2;
-  if (ctx.argc() == 4 && iequals(ctx.args[2], "type")) {
-    std::string_view t = ctx.args[3];
-    if (iequals(t, "normal")) {
-    } else if (iequals(t, "master") || iequals(t, "replica") || iequals(t, "slave") ||
-               iequals(t, "pubsub")) {
-      only_none = true;
-    } else {
-      ctx.out.error("ERR Unknown client type '" + std::string(t) + "'");
-      return;
-    }
-    j = ctx.argc();
-  } else if (ctx.argc() > 3 && iequals(ctx.args[2], "id")) {
-    for (j = 3; j < ctx.argc(); ++j) {
-      auto id = parse_int64(ctx.args[j]);
-      if (!id || *id <= 0) {
-        ctx.out.error("ERR Invalid client ID");
-        return;
-      }
-      ids.push_back(static_cast<std::uint64_t>(*id));
-    }
-  }
-  if (j != ctx.argc()) {
-    ctx.out.error(err::kSyntax);
-    return;
-  }
-  std::string text;
-  if (!only_none) {
-    ctx.shard.for_each_client([&](const ClientInfo& c) {
-      if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
-      client_line(c.id == ctx.client.id ? ctx.client : c, ctx.now_ms(), text);
-    });
-  }
-  ctx.out.verbatim(text);
-}
-
-// CLIENT PAUSE timeout [WRITE|ALL]: the checks in Redis 7.0's order (mode, then timeout).
-void client_pause(Context& ctx) {
-  if (ctx.argc() > 4) {
-    // The subcommand as the client spelled it, as Redis quotes it.
-    ctx.out.error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(ctx.args[1].substr(0, 128)) + "'. Try CLIENT HELP.");
-    return;
-  }
-  ClientPause::Mode mode = ClientPause::Mode::kAll;
-  if (ctx.argc() == 4) {
-    if (iequals(ctx.args[3], "write")) {
-      mode = ClientPause::Mode::kWrite;
-    } else if (!iequals(ctx.args[3], "all")) {
-      ctx.out.error("ERR CLIENT PAUSE mode must be WRITE or ALL");
-      return;
-    }
-  }
-  auto timeout = parse_int64(ctx.args[2]);
-  if (!timeout) {
-    ctx.out.error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (*timeout < 0) {
-    ctx.out.error("ERR timeout is negative");
-    return;
-  }
-  // Redis 7.0 adds the timeout to the clock without an overflow check: a timeout near
-  // LLONG_MAX wraps to an end in the past, which pauses nothing new. Unsigned arithmetic
-  // gives the same end without undefined behaviour.
-  std::int64_t end = 0;
-  if (*timeout > 0) {
-    end = static_cast<std::int64_t>(static_cast<std::uint64_t>(*timeout) +
-                                    static_cast<std::uint64_t>(ctx.now_ms()));
-  }
-  ctx.shard.client_pause.expire(ctx.now_ms());
-  ctx.shard.client_pause.pause(mode, end);
-  ctx.out.ok();
-}
-
-void client_unpause(Context& ctx) {
-  ctx.shard.client_pause.unpause();
-  ctx.out.ok();
-}
-
-void client_help(Context& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GETNAME",
-      "    Return the name of the current connection.",
-      "ID",
-      "    Return the ID of the current connection.",
-      "INFO",
-      "    Return information about the current client connection.",
-      "LIST [options ...]",
-      "    Return information about client connections. Options:",
-      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-      "      Return clients of specified type.",
-      "UNPAUSE",
-      "    Stop the current client pause, resuming traffic.",
-      "PAUSE <timeout> [WRITE|ALL]",
-      "    Suspend all, or just write, clients for <timeout> milliseconds.",
-      "SETNAME <name>",
-      "    Assign the name <name> to the current connection.",
-      "HELP",
-      "    Print this help.",
-  };
-  ctx.out.array(std::size(kLines));
-  for (auto line : kLines) ctx.out.simple(line);
-}
-
 constexpr std::uint32_t kConn = kNoScript | kLoading | kStale;
-
-const CommandDef kClientSubcommands[] = {
-    {"client|id", 2, kConn, &decl::client_id, client_id, "connection",
-     "Returns the client ID for the current connection", "5.0.0", "O(1)", "slow connection"},
-    {"client|setname", 3, kConn, &decl::client_setname, client_setname, "connection",
-     "Set the current connection name", "2.6.9", "O(1)", "slow connection"},
-    {"client|getname", 2, kConn, &decl::client_getname, client_getname, "connection",
-     "Get the current connection name", "2.6.9", "O(1)", "slow connection"},
-    {"client|info", 2, kConn, &decl::client_info, client_info, "connection",
-     "Returns information about the current client connection.", "6.2.0", "O(1)",
-     "slow connection"},
-    {"client|list",
-     -2,
-     kAdmin | kConn,
-     &decl::client_list,
-     client_list,
-     "connection",
-     "Get the list of client connections",
-     "2.4.0",
-     "O(N) where N is the number of client connections",
-     "admin slow dangerous connection",
-     {},
-     {Where::kAllWorkers, Merge::kText}},
-    {"client|pause",
-     -3,
-     kAdmin | kConn,
-     &decl::client_pause,
-     client_pause,
-     "connection",
-     "Stop processing commands from clients for some time",
-     "2.9.50",
-     "O(1)",
-     "admin slow dangerous connection",
-     {},
-     {Where::kAllWorkers, Merge::kFirstError}},
-    {"client|unpause",
-     2,
-     kAdmin | kConn,
-     &decl::client_unpause,
-     client_unpause,
-     "connection",
-     "Resume processing of clients that were paused",
-     "6.2.0",
-     "O(N) Where N is the number of paused clients",
-     "admin slow dangerous connection",
-     {},
-     {Where::kAllWorkers, Merge::kFirstError}},
-    {"client|unblock",
-     -3,
-     kAdmin | kConn,
-     &decl::client_unblock,
-     client_unblock,
-     "connection",
-     "Unblock a client blocked in a blocking command from a different connection",
-     "5.0.0",
-     "O(log N) where N is the number of client connections",
-     "admin slow dangerous connection",
-     {},
-     {Where::kAllWorkers, Merge::kSum}},
-    {"client|help", 2, kLoading | kStale, &decl::client_help, client_help, "connection",
-     "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
-};
 
 const CommandDef kConnectionCommands[] = {
     {"ping",
@@ -469,7 +213,7 @@ const CommandDef kConnectionCommands[] = {
      &decl::reset, reset, "connection", "Reset the connection", "6.2.0", "O(1)", "fast connection"},
     {"client", -2, kConn, &decl::client, nullptr, "connection",
      "A container for client connection commands", "2.4.0", "Depends on subcommand.", "slow",
-     kClientSubcommands},
+     client_subcommands()},
 };
 
 }  // namespace

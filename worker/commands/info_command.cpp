@@ -146,7 +146,7 @@ double seconds(const timeval& tv) {
 }
 
 std::size_t used_memory(Shard& shard) {
-  return shard.used_memory() + kBaseMemory;
+  return shard.used_memory() + kBaseMemory + shard.client_buffer_bytes;
 }
 
 void server_section(Text& t, Shard& shard) {
@@ -194,9 +194,9 @@ void clients_section(Text& t, Shard& shard) {
   t.header("Clients");
   t.field_u("connected_clients", shard.connected_clients);
   t.field("cluster_connections", 0);
-  t.field("maxclients", 10000);
+  t.field("maxclients", shard.config().maxclients);
   t.field("client_recent_max_input_buffer", 0);
-  t.field("client_recent_max_output_buffer", 0);
+  t.field_u("client_recent_max_output_buffer", shard.client_recent_max_output);
   t.field_u("blocked_clients", shard.blocked_clients);
   t.field("tracking_clients", 0);
   t.field("clients_in_timeout_table", 0);
@@ -255,6 +255,8 @@ void memory_section(Text& t, Shard& shard) {
   t.field("maxmemory_policy", shard.config().maxmemory_policy);
   t.field_f("mem_fragmentation_ratio", static_cast<double>(rss) / static_cast<double>(used));
   t.field_u("mem_fragmentation_bytes", rss > used ? rss - used : 0);
+  t.field("mem_clients_slaves", 0);
+  t.field_u("mem_clients_normal", shard.client_buffer_bytes);
   t.field("mem_allocator", "mimalloc-2.0.9");
   t.field_u("lazyfree_pending_objects", shard.lazyfree_pending());
   std::uint64_t lazyfreed = 0;

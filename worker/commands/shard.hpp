@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,6 +77,12 @@ struct ClientInfo {
   std::size_t query_buffer_free = 0;       // qbuf-free
   std::size_t output_buffer_bytes = 0;     // omem
   std::size_t output_list_length = 0;      // oll
+  // CLIENT SETINFO (Redis 7.2; redis-py 5 and node-redis send it on connect).
+  std::string lib_name;
+  std::string lib_ver;
+  // CLIENT REPLY: the connection drops the replies of commands run while not kReplyOn.
+  enum ReplyMode : std::uint8_t { kReplyOn, kReplyOff, kReplySkipNext, kReplySkip };
+  ReplyMode reply_mode = kReplyOn;
 };
 
 // Pub/sub on this worker, implemented by the server (it knows the connections). Command
@@ -159,6 +166,17 @@ class Shard final : public store::KeyspaceListener {
   // Connected clients, for CLIENT LIST / INFO clients. Set by the server.
   std::function<void(const std::function<void(const ClientInfo&)>&)> for_each_client;
   std::size_t connected_clients = 0;
+  // Bytes the connections' input and output buffers hold (INFO mem_clients_normal, part of
+  // used_memory) and the largest output buffer seen since INFO last reported it. Kept by the
+  // server's connections.
+  std::size_t client_buffer_bytes = 0;
+  std::size_t client_recent_max_output = 0;
+  // CLIENT KILL: closes client `id` of this worker (the calling client closes after its
+  // reply instead). Set by the server.
+  std::function<void(std::uint64_t id)> kill_client;
+  // CONFIG SET maxclients: whether this worker's descriptor limit allows `n` clients (and
+  // raises it when `apply`); the reason otherwise, as Redis words it. Set by the server.
+  std::function<std::optional<std::string>(std::uint64_t n, bool apply)> raise_maxclients;
   // Clients postponed by CLIENT PAUSE (INFO blocked_clients). Set by the server.
   std::size_t blocked_clients = 0;
 

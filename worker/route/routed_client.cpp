@@ -13,7 +13,9 @@ void RoutedClient::set_output(std::string* out) {
 }
 
 proto::ReplyWriter& RoutedClient::local_writer() {
-  if (slots_.empty()) {
+  if (discarding_) {
+    writer_.set_buffer(sink_);
+  } else if (slots_.empty()) {
     writer_.set_buffer(*out_);
   } else {
     if (slots_.back().waiting != 0) slots_.emplace_back();
@@ -29,7 +31,17 @@ std::uint64_t RoutedClient::reserve(std::uint32_t parts, MergeFn merge) {
   s.waiting = parts;
   s.parts.resize(parts);
   s.merge = std::move(merge);
+  s.discard = discarding_;
   return s.seq;
+}
+
+void RoutedClient::end_discard(bool keep) {
+  discarding_ = false;
+  if (keep && !sink_.empty()) {
+    proto::ReplyWriter& w = local_writer();
+    w.buffer().append(sink_);
+  }
+  sink_.clear();
 }
 
 void RoutedClient::deliver(std::uint64_t seq, std::uint32_t part, std::string_view reply) {
@@ -58,7 +70,7 @@ void RoutedClient::deliver(std::uint64_t seq, std::uint32_t part, std::string_vi
 void RoutedClient::drain_slots() {
   bool moved = false;
   while (!slots_.empty() && slots_.front().waiting == 0) {
-    out_->append(slots_.front().bytes);
+    if (!slots_.front().discard) out_->append(slots_.front().bytes);
     slots_.pop_front();
     moved = true;
   }

@@ -48,6 +48,12 @@ class RoutedClient {
   // Reply slots not yet drained into the output buffer.
   std::size_t outstanding() const { return slots_.size(); }
 
+  // CLIENT REPLY OFF/SKIP: while discarding, what commands answer here is dropped, and so are
+  // the answers of what they forward. end_discard(true) keeps what was answered locally
+  // (CLIENT REPLY ON's +OK).
+  void begin_discard() { discarding_ = true; }
+  void end_discard(bool keep);
+
  protected:
   ~RoutedClient() = default;
   // Called once by the owner when its output buffer exists.
@@ -64,6 +70,7 @@ class RoutedClient {
     std::string bytes;          // complete reply bytes (several replies for a local run)
     std::vector<std::string> parts;
     MergeFn merge;
+    bool discard = false;  // reserved under CLIENT REPLY OFF/SKIP: never reaches the client
   };
 
   void drain_slots();
@@ -74,6 +81,8 @@ class RoutedClient {
   std::deque<Slot> slots_;
   std::uint64_t next_seq_ = 1;
   std::uint64_t blocked_seq_ = 0;  // wait_blocked's slot; 0: none
+  bool discarding_ = false;
+  std::string sink_;  // local replies while discarding
 };
 
 }  // namespace ruvio::worker

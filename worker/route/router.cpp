@@ -161,6 +161,22 @@ void merge_one_ok(std::vector<std::string>& parts, std::string& out) {
   out = parts[0];
 }
 
+// CLIENT KILL: the old form answers +OK where the client was and "No such client" on the other
+// workers; the filter form answers a count per worker.
+void merge_kill(std::vector<std::string>& parts, std::string& out) {
+  for (const std::string& p : parts) {
+    if (p.starts_with('+')) {
+      out = p;
+      return;
+    }
+  }
+  if (parts[0].starts_with(':')) {
+    merge_sum(parts, out);
+  } else {
+    out = parts[0];
+  }
+}
+
 // The merge of a response policy (or a Ruvio merge that needs no request context).
 MergeFn merge_of(Merge how) {
   switch (how) {
@@ -182,6 +198,8 @@ MergeFn merge_of(Merge how) {
       return merge_union;
     case Merge::kNumsub:
       return merge_numsub;
+    case Merge::kKill:
+      return merge_kill;
     default:  // all_succeeded, and every worker answering the same
       return merge_ok;
   }

@@ -268,10 +268,13 @@ int unpack(lua_State* lua) {
         if (size == 0) {
           if (n == 0 || !lua_isnumber(lua, -1))
             luaL_error(lua, "format 'c0' needs a previous size");
-          size = static_cast<std::size_t>(lua_tonumber(lua, -1));
+          // A negative or huge previous number must not wrap pos + size past the check.
+          const lua_Number want = lua_tonumber(lua, -1);
           lua_pop(lua, 1);
           --n;
-          luaL_argcheck(lua, pos + size <= ld, 2, "data string too short");
+          luaL_argcheck(lua, want >= 0 && want <= static_cast<lua_Number>(ld - pos), 2,
+                        "data string too short");
+          size = static_cast<std::size_t>(want);
         }
         lua_pushlstring(lua, data + pos, size);
         ++n;

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include "worker/commands/client_family.hpp"
+#include "worker/server/client_limits.hpp"
 #include "worker/server/server.hpp"
 
 namespace ruvio::worker {
@@ -16,6 +18,8 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr std::size_t kMaxOutstanding = 1024;
 // An idle input buffer larger than this is given back (after a large value went through).
 constexpr std::size_t kIdleInputKeep = 64 * 1024;
+// Output that makes process_input check the client's output limit between two commands.
+constexpr std::size_t kOutputCheckBytes = 256 * 1024;
 
 std::string format_addr(const sockaddr_storage& ss) {
   char host[INET6_ADDRSTRLEN] = "?";
@@ -56,6 +60,9 @@ bool Connection::start() {
   uv_os_fd_t fd;
   if (uv_fileno(reinterpret_cast<uv_handle_t*>(&tcp_), &fd) == 0) info_.fd = fd;
   uv_tcp_nodelay(&tcp_, 1);
+  const Config& config = server_.shard().config();
+  set_tcp_keepalive(info_.fd, config.tcp_keepalive);
+  parser_.set_max_bulk_len(config.proto_max_bulk_len);
   info_.created_ms = info_.last_interaction_ms = server_.shard().now_ms();
   info_.authenticated = server_.shard().config().requirepass.empty();
   parser_.set_authenticated(info_.authenticated);
@@ -77,7 +84,17 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   }
   if (nread == 0) return;
   c->in_.commit(static_cast<std::size_t>(nread));
-  c->server_.shard().stats().net_input_bytes += static_cast<std::uint64_t>(nread);
+  Shard& shard = c->server_.shard();
+  shard.stats().net_input_bytes += static_cast<std::uint64_t>(nread);
+  if (c->in_.size() > shard.config().client_query_buffer_limit) [[unlikely]] {
+    std::string ci;
+    c->update_buffer_stats();
+    client_info_line(c->info_, shard.now_ms(), ci);
+    spdlog::warn("Closing client that reached max query buffer length: {} (qbuf initial bytes: {})",
+                 ci, quoted_repr(c->in_.pending(), 64));
+    c->close();
+    return;
+  }
   c->process_input();
 }
 
@@ -118,12 +135,18 @@ void Connection::process_input() {
       break;
     }
     if (r.status == proto::ParseStatus::kError) {
+      spdlog::debug(
+          "Protocol error ({}) from client: addr={}. Query buffer during protocol "
+          "error: {}",
+          r.error.substr(r.error.find(": ") + 2), info_.addr, quoted_repr(in_.pending(), 128));
       local_writer().error(r.error);
       close_after_flush_ = true;
       break;
     }
     info_.last_interaction_ms = server_.shard().now_ms();
-    if (!server_.dispatch(*this, args_)) {
+    const bool ran = info_.reply_mode == ClientInfo::kReplyOn ? server_.dispatch(*this, args_)
+                                                              : dispatch_quiet();
+    if (!ran) {
       // Kept in the buffer as it is: parsed again, and run, on resume().
       parked_ = true;
       info_.blocked = true;
@@ -131,6 +154,9 @@ void Connection::process_input() {
       break;
     }
     in_.consume(r.consumed);
+    // A pipeline whose replies pile up is measured against its output limit as it runs (as
+    // Redis checks on every reply), not only once the whole pipeline has answered.
+    if (out_.buffer().size() >= kOutputCheckBytes && close_if_over_output_limit()) return;
     if (info_.close_after_reply) close_after_flush_ = true;
     if (server_.shard().shutdown_requested) break;
     // Too many answers still owed by other workers: stop until they drain (flush()
@@ -146,6 +172,23 @@ void Connection::process_input() {
   }
 }
 
+bool Connection::dispatch_quiet() {
+  const ClientInfo::ReplyMode before = info_.reply_mode;
+  // The command after CLIENT REPLY SKIP is the one skipped.
+  if (before == ClientInfo::kReplySkipNext) info_.reply_mode = ClientInfo::kReplySkip;
+  begin_discard();
+  const bool ran = server_.dispatch(*this, args_);
+  if (!ran) {
+    end_discard(false);
+    info_.reply_mode = before;  // it runs again on resume
+    return false;
+  }
+  // CLIENT REPLY ON ran: its +OK is the first reply the client gets again.
+  end_discard(info_.reply_mode == ClientInfo::kReplyOn);
+  if (info_.reply_mode == ClientInfo::kReplySkip) info_.reply_mode = ClientInfo::kReplyOn;
+  return true;
+}
+
 void Connection::mark_dirty() {
   server_.mark_dirty(this);
 }
@@ -158,6 +201,7 @@ void Connection::flush() {
     return;
   }
   server_.shard().stats().net_output_bytes += static_cast<std::uint64_t>(n);
+  if (close_if_over_output_limit()) return;
   if (out_.idle() && outstanding() == 0) {
     if (close_after_flush_) {
       close();
@@ -187,11 +231,58 @@ void Connection::update_buffer_stats() {
   info_.query_buffer_free = in_.free_space();
   info_.output_buffer_bytes = out_.queued();
   info_.output_list_length = outstanding() + (out_.write_pending() ? 1 : 0);
+  // INFO mem_clients_normal / used_memory: what client buffers hold now.
+  const std::size_t now = info_.output_buffer_bytes + info_.query_buffer_bytes;
+  Shard& shard = server_.shard();
+  shard.client_buffer_bytes += now;
+  shard.client_buffer_bytes -= counted_buffer_bytes_;
+  counted_buffer_bytes_ = now;
+  if (info_.output_buffer_bytes > shard.client_recent_max_output) {
+    shard.client_recent_max_output = info_.output_buffer_bytes;
+  }
+}
+
+bool Connection::close_if_over_output_limit(bool from_cron) {
+  const std::size_t used = out_.queued();
+  if (used == 0 && obuf_soft_since_ms_ == 0) return false;
+  Shard& shard = server_.shard();
+  const ClientBufferLimit& limit =
+      shard.config().obuf_limits[static_cast<std::size_t>(client_class(info_))];
+  if (!output_over_limit(limit, used, shard.now_ms(), obuf_soft_since_ms_)) return false;
+  update_buffer_stats();
+  std::string ci;
+  client_info_line(info_, shard.now_ms(), ci);
+  // Redis 7.0's two wordings: found while replies are added (closed asynchronously) or by
+  // clientsCron (closed there and then).
+  if (from_cron) {
+    spdlog::warn("Client {} closed for overcoming of output buffer limits.", ci);
+  } else {
+    spdlog::warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.",
+                 ci);
+  }
+  close();
+  return true;
+}
+
+bool Connection::cron(std::int64_t now_ms) {
+  if (closing_) return false;
+  if (close_if_over_output_limit(true)) return true;
+  const int timeout = server_.shard().config().timeout;
+  // clientsCronHandleTimeout: subscribers and blocked (or paused) clients never time out.
+  if (timeout > 0 && !info_.subscribed() && !info_.blocked && outstanding() == 0 &&
+      now_ms - info_.last_interaction_ms > static_cast<std::int64_t>(timeout) * 1000) {
+    spdlog::debug("Closing idle client");
+    close();
+    return true;
+  }
+  return false;
 }
 
 void Connection::close() {
   if (closing_) return;
   closing_ = true;
+  server_.shard().client_buffer_bytes -= counted_buffer_bytes_;
+  counted_buffer_bytes_ = 0;
   server_.on_connection_closed(this);
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
 }

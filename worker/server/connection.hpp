@@ -40,6 +40,11 @@ class Connection final : public RoutedClient {
   // Closes the socket; the object deletes itself when libuv is done with the handle.
   void close();
   bool closing() const { return closing_; }
+  // Closes a connection the server never adopted (maxclients reached): no bookkeeping.
+  void close_unadopted() {
+    closing_ = true;
+    uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
+  }
   // CLIENT PAUSE ended: runs the command that waited, then the rest of the input.
   void resume();
   // A script is past busy-reply-threshold (BusyService): reads what the socket holds now,
@@ -65,6 +70,11 @@ class Connection final : public RoutedClient {
   void mark_dirty();
   void output_ready() override { mark_dirty(); }
   void update_buffer_stats();
+  // client-output-buffer-limit: closes the client (and logs it as Redis) once its pending
+  // output passes its class's limit; true when it did.
+  bool close_if_over_output_limit(bool from_cron = false);
+  // Runs one parsed command under CLIENT REPLY OFF/SKIP (its answers dropped). False: parked.
+  bool dispatch_quiet();
 
   Server& server_;
   uv_tcp_t tcp_{};
@@ -75,7 +85,14 @@ class Connection final : public RoutedClient {
   bool closing_ = false;
   bool close_after_flush_ = false;
   bool reading_ = false;
-  bool parked_ = false;  // the first command in in_ waits for CLIENT PAUSE to end
+  bool parked_ = false;                   // the first command in in_ waits for CLIENT PAUSE to end
+  std::int64_t obuf_soft_since_ms_ = 0;   // past the soft output limit since (0: under it)
+  std::size_t counted_buffer_bytes_ = 0;  // this client's share of Shard::client_buffer_bytes
+
+ public:
+  // Housekeeping (once a second): the soft output limit of a client no new output reaches,
+  // and the idle timeout. True when the client was closed.
+  bool cron(std::int64_t now_ms);
 };
 
 }  // namespace ruvio::worker

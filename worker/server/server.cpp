@@ -18,6 +18,7 @@
 #include "worker/commands/context.hpp"
 #include "worker/commands/hash_family.hpp"
 #include "worker/commands/subcommand.hpp"
+#include "worker/server/client_limits.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/stats_reporter.hpp"
 
@@ -85,6 +86,43 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   shard_.for_each_client = [this](const std::function<void(const ClientInfo&)>& fn) {
     for (auto& [id, c] : clients_) fn(c->info());
   };
+  shard_.kill_client = [this](std::uint64_t id) {
+    if (auto it = clients_.find(id); it != clients_.end()) it->second->close();
+  };
+  shard_.raise_maxclients = [this](std::uint64_t n, bool apply) -> std::optional<std::string> {
+    const std::uint64_t share = client_share(n);
+    if (share <= max_local_clients_) {
+      if (apply) max_local_clients_ = share;
+      return std::nullopt;
+    }
+    const std::uint64_t fit = fit_open_files(share, reserved_fds());
+    if (fit < share) {
+      // Redis's wording, with the process-wide count that would fit.
+      return "The operating system is not able to handle the specified number of clients, try "
+             "with " +
+             std::to_string(fit * static_cast<std::uint64_t>(init_.worker_count));
+    }
+    if (apply) max_local_clients_ = share;
+    return std::nullopt;
+  };
+  // maxclients is per process: each worker holds its share, within its descriptor limit.
+  const std::uint64_t share = client_share(static_cast<std::uint64_t>(shard_.config().maxclients));
+  max_local_clients_ = fit_open_files(share, reserved_fds());
+  if (max_local_clients_ < share) {
+    shard_.config().maxclients =
+        static_cast<int>(max_local_clients_ * static_cast<std::uint64_t>(init_.worker_count));
+  }
+}
+
+std::uint64_t Server::client_share(std::uint64_t maxclients) const {
+  const auto n = static_cast<std::uint64_t>(init_.worker_count);
+  return (maxclients + n - 1) / n;
+}
+
+// Redis's CONFIG_MIN_RESERVED_FDS (32), plus this worker's mesh links (none at 1 worker, so
+// the counts there are Redis's own).
+std::uint64_t Server::reserved_fds() const {
+  return 32 + 2 * static_cast<std::uint64_t>(init_.worker_count - 1);
 }
 
 Server::~Server() = default;
@@ -330,6 +368,18 @@ void Server::accept_while_busy(uv_tcp_t& listener, bool cluster_mode) {
 }
 
 void Server::adopt(Connection* c, bool cluster_mode) {
+  if (clients_.size() >= max_local_clients_) {
+    // acceptCommonHandler: the error is written straight to the socket (best effort) and the
+    // connection closed before it is ever read.
+    constexpr std::string_view kFull = "-ERR max number of clients reached\r\n";
+    uv_os_fd_t fd = -1;
+    if (uv_fileno(reinterpret_cast<uv_handle_t*>(c->handle()), &fd) == 0) {
+      [[maybe_unused]] auto n = ::send(fd, kFull.data(), kFull.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
+    shard_.stats().rejected_connections++;
+    c->close_unadopted();
+    return;
+  }
   c->info().cluster_mode = cluster_mode;
   clients_.emplace(c->info().id, c);
   shard_.connected_clients = clients_.size();
@@ -490,6 +540,20 @@ void Server::housekeeping() {
     shard_.release_memory();
   } else if (expired > 0) {
     mi_collect(false);
+  }
+  // clientsCron's limits, once a second: the idle timeout and soft output limits of clients
+  // that nothing new was written to.
+  if (now - clients_cron_ms_ >= 1000) {
+    clients_cron_ms_ = now;
+    cron_scratch_.clear();
+    for (auto& [id, c] : clients_) cron_scratch_.push_back(c);
+    // client_recent_max_output_buffer: the largest output buffer of the last second or so.
+    shard_.client_recent_max_output = 0;
+    for (Connection* c : cron_scratch_) {
+      if (c->cron(now)) continue;
+      shard_.client_recent_max_output =
+          std::max(shard_.client_recent_max_output, c->info().output_buffer_bytes);
+    }
   }
   if (now - ops_sample_ms_ >= 1000) {
     std::uint64_t done = shard_.stats().commands_processed - ops_sample_commands_;

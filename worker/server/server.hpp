@@ -101,6 +101,13 @@ class Server final : public RouteHost, public BusyService {
   bool listening_ = false;
   bool ready_sent_ = false;
   void housekeeping();
+  // maxclients: this worker's share of the process-wide count, and the descriptors it keeps
+  // for itself beyond its clients.
+  std::uint64_t client_share(std::uint64_t maxclients) const;
+  std::uint64_t reserved_fds() const;
+  std::uint64_t max_local_clients_ = 0;
+  std::int64_t clients_cron_ms_ = 0;
+  std::vector<Connection*> cron_scratch_;
 
   control::WorkerInit init_;
   Shard shard_;
