@@ -64,6 +64,12 @@ struct Config {
   // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
   // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
   int busy_reply_threshold = 5000;
+  // ACL: the users file (Redis's aclfile), the config file's `user` lines (each: the name,
+  // then its rules), protected-mode, and the admin HTTP port's bearer token (empty: none).
+  std::string aclfile;
+  std::vector<std::vector<std::string>> acl_users;
+  bool protected_mode = true;
+  std::string admin_token;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -75,7 +81,8 @@ struct Config {
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
-       stream_node_max_entries, busy_reply_threshold);
+       stream_node_max_entries, busy_reply_threshold, aclfile, acl_users, protected_mode,
+       admin_token);
   }
 };
 

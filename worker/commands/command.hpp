@@ -309,5 +309,6 @@ std::span<const CommandDef> bitmap_commands();
 std::span<const CommandDef> hll_commands();
 std::span<const CommandDef> stream_commands();
 std::span<const CommandDef> script_commands();
+std::span<const CommandDef> acl_commands();
 
 }  // namespace ruvio::worker

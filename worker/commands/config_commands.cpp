@@ -72,7 +72,10 @@ std::optional<std::string> set_size(Shard& s, std::string_view v, bool apply) {
 }
 
 std::optional<std::string> set_requirepass(Shard& s, std::string_view v, bool apply) {
-  if (apply) s.config().requirepass = std::string(v);
+  if (apply) {
+    s.config().requirepass = std::string(v);
+    s.acl().set_default_password(v);
+  }
   return std::nullopt;
 }
 

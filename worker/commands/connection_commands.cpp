@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
@@ -39,13 +40,6 @@ void quit(Context& ctx) {
   ctx.client.close_after_reply = true;
 }
 
-// Redis 7 has one user, "default", whose password is requirepass (nopass when empty).
-bool check_password(Context& ctx, std::string_view user, std::string_view pass) {
-  const std::string& required = ctx.shard.config().requirepass;
-  if (user != "default") return false;
-  return required.empty() || pass == required;
-}
-
 void auth(Context& ctx) {
   if (ctx.argc() > 3) {
     ctx.out.error(err::kSyntax);
@@ -54,7 +48,7 @@ void auth(Context& ctx) {
   std::string_view user = "default";
   std::string_view pass;
   if (ctx.argc() == 2) {
-    if (ctx.shard.config().requirepass.empty()) {
+    if (ctx.shard.acl().default_user()->flags & acl::kNoPass) {
       ctx.out.error(
           "ERR AUTH <password> called without any password configured for the default user. "
           "Are you sure your configuration is correct?");
@@ -65,8 +59,7 @@ void auth(Context& ctx) {
     user = ctx.args[1];
     pass = ctx.args[2];
   }
-  if (check_password(ctx, user, pass)) {
-    ctx.client.authenticated = true;
+  if (acl_authenticate(ctx, user, pass)) {
     ctx.out.ok();
   } else {
     ctx.out.error("WRONGPASS invalid username-password pair or user is disabled.");
@@ -120,11 +113,10 @@ void hello(Context& ctx) {
     }
   }
   if (has_auth) {
-    if (!check_password(ctx, user, pass)) {
+    if (!acl_authenticate(ctx, user, pass)) {
       ctx.out.error("WRONGPASS invalid username-password pair or user is disabled.");
       return;
     }
-    ctx.client.authenticated = true;
   }
   if (!ctx.client.authenticated) {
     ctx.out.error(
@@ -184,7 +176,8 @@ void reset(Context& ctx) {
   ctx.client.resp = 2;
   ctx.out.set_protocol(2);
   ctx.client.name.clear();
-  ctx.client.authenticated = ctx.shard.config().requirepass.empty();
+  ctx.client.user = ctx.shard.acl().default_user();
+  ctx.client.authenticated = ctx.shard.acl().default_open();
   ctx.out.simple("RESET");
 }
 
@@ -209,8 +202,8 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
          " rbp=0 obl=0 oll=" + std::to_string(c.output_list_length) +
          " omem=" + std::to_string(c.output_buffer_bytes) + " tot-mem=" +
          std::to_string(c.query_buffer_bytes + c.query_buffer_free + c.output_buffer_bytes) +
-         " events=r cmd=" + std::string(c.last_command) +
-         " user=default redir=-1 resp=" + std::to_string(c.resp) + "\n";
+         " events=r cmd=" + std::string(c.last_command) + " user=" + std::string(acl_user_name(c)) +
+         " redir=-1 resp=" + std::to_string(c.resp) + "\n";
 }
 
 // CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends the wait of a client blocked on this worker (every
@@ -473,6 +466,13 @@ const CommandDef kConnectionCommands[] = {
 };
 
 }  // namespace
+
+std::string client_info_line(const ClientInfo& c, std::int64_t now_ms) {
+  std::string line;
+  client_line(c, now_ms, line);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
 
 std::span<const CommandDef> connection_commands() {
   return kConnectionCommands;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/blocking.hpp"
 #include "worker/commands/cluster_commands.hpp"
 #include "worker/commands/command_table.hpp"
@@ -89,7 +90,7 @@ bool Executor::parks(const ClientInfo& client, std::span<const std::string_view>
   const CommandDef* named = command_table().find(args[0]);
   if (named == nullptr || (!client.authenticated && !(named->flags & kNoAuth))) return false;
   const CommandDef* def = resolve(args);
-  if (def == nullptr) return false;
+  if (def == nullptr || acl_denies(client, *def, args)) return false;
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) return false;
   if (client.cluster_mode && shard_.topology != nullptr &&
       cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
@@ -113,7 +114,7 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
   if (named == nullptr || !(named->flags & kBlocking) || client.in_multi) return false;
   if (!client.authenticated && !(named->flags & kNoAuth)) return false;
   const CommandDef* def = resolve(args);
-  if (def == nullptr) return false;
+  if (def == nullptr || acl_denies(client, *def, args)) return false;
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) return false;
   if (client.cluster_mode && shard_.topology != nullptr &&
       cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
@@ -213,6 +214,12 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     }
     def = sub;
   }
+  // ACL: one test for an unrestricted user (the default one, a mesh request).
+  if (client.user != nullptr && client.user->restricted &&
+      acl_refused(shard_, client, *def, args, in_exec_ ? AclWhere::kExec : AclWhere::kToplevel,
+                  &out)) {
+    return;
+  }
   // RESP2 subscribed mode admits only the commands declared kSubscribedOk (Redis's list).
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) {
     std::string why = "Can't execute '" + std::string(def->name) +
@@ -266,8 +273,24 @@ void Executor::run_transaction(ClientInfo& client,
   }
   out.array(commands.size());
   if (journal_ != nullptr) journal_->begin_batch();
+  in_exec_ = true;  // ACL is checked again: the rules may have changed since queueing
   for (const auto& cmd : commands) execute(client, cmd, out);
+  in_exec_ = false;
   if (journal_ != nullptr) journal_->end_batch();
+}
+
+bool Executor::acl_denies(const ClientInfo& client, const CommandDef& def,
+                          std::span<const std::string_view> args) const {
+  return client.user != nullptr && client.user->restricted &&
+         acl::check(*client.user, def, args).denied != acl::Denied::kOk;
+}
+
+bool Executor::acl_refuses(ClientInfo& client, std::span<const std::string_view> args,
+                           proto::ReplyWriter& out, bool queued) {
+  const CommandDef* def = resolve(args);
+  if (def == nullptr) return false;  // execute() answers what is wrong
+  return acl_refused(shard_, client, *def, args, queued ? AclWhere::kQueued : AclWhere::kToplevel,
+                     &out);
 }
 
 }  // namespace ruvio::worker

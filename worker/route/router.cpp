@@ -305,6 +305,12 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     executor_.execute(client, args, c.local_writer());
     return true;
   }
+  // ACL before the command leaves this worker (the owner runs it for a mesh client, which has
+  // every permission).
+  if (client.user != nullptr && client.user->restricted &&
+      executor_.acl_refuses(client, args, c.local_writer(), false)) {
+    return true;
+  }
   if (def->flags & kTxWatch) {
     watch(c, args);
     return true;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "shared/slots.hpp"
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
@@ -317,6 +318,7 @@ void Engine::eval(Context& ctx, bool by_sha, bool read_only) {
   set_array_global("ARGV", args.subspan(3 + nk));
 
   caller_ = &ctx.client;
+  client_.user = ctx.client.user;  // redis.call runs with the caller's permissions
   client_.db = ctx.client.db;
   client_.resp = 2;
   caller_cluster_ = ctx.client.cluster_mode;
@@ -338,6 +340,7 @@ void Engine::eval(Context& ctx, bool by_sha, bool read_only) {
   if (hooked) lua_sethook(lua_, nullptr, 0, 0);
   running_ = false;
   caller_ = nullptr;
+  client_.user = nullptr;
 
   static int gc_count = 0;
   if (++gc_count == kGcPeriod) {
@@ -368,6 +371,10 @@ bool Engine::call(std::span<const std::string_view> args) {
   }
   if (def->flags & kNoScript) {
     error_ = "This Redis command is not allowed from script";
+    return false;
+  }
+  if (client_.user != nullptr && client_.user->restricted &&
+      acl_refused(shard_, client_, *def, args, AclWhere::kScript, nullptr, &error_, caller_)) {
     return false;
   }
   if (def->flags & kWrite) {

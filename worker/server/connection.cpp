@@ -57,7 +57,8 @@ bool Connection::start() {
   if (uv_fileno(reinterpret_cast<uv_handle_t*>(&tcp_), &fd) == 0) info_.fd = fd;
   uv_tcp_nodelay(&tcp_, 1);
   info_.created_ms = info_.last_interaction_ms = server_.shard().now_ms();
-  info_.authenticated = server_.shard().config().requirepass.empty();
+  info_.user = server_.shard().acl().default_user();
+  info_.authenticated = server_.shard().acl().default_open();
   parser_.set_authenticated(info_.authenticated);
   reading_ = uv_read_start(reinterpret_cast<uv_stream_t*>(&tcp_), on_alloc, on_read) == 0;
   return reading_;
