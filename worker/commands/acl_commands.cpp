@@ -509,15 +509,17 @@ bool acl_refused(Shard& shard, ClientInfo& client, const CommandDef& def,
              : "no permission to access one of the channels used as arguments"));
     return true;
   }
+  // A refused EXEC answers in its abort form, in MULTI or not (Redis's rejectCommand).
+  std::string text = (def.flags & kTxExec) ? "EXECABORT Transaction discarded because of: " : "";
   if (v.denied == acl::Denied::kCommand) {
-    out->error("NOPERM this user has no permissions to run the '" + std::string(def.name) +
-               "' command");
+    text +=
+        "NOPERM this user has no permissions to run the '" + std::string(def.name) + "' command";
   } else if (v.denied == acl::Denied::kKey) {
-    out->error("NOPERM this user has no permissions to access one of the keys used as arguments");
+    text += "NOPERM this user has no permissions to access one of the keys used as arguments";
   } else {
-    out->error(
-        "NOPERM this user has no permissions to access one of the channels used as arguments");
+    text += "NOPERM this user has no permissions to access one of the channels used as arguments";
   }
+  out->error(text);
   return true;
 }
 

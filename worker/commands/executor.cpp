@@ -55,6 +55,13 @@ const CommandDef* resolve(std::span<const std::string_view> args) {
   return def;
 }
 
+// What ACL judges: a container's subcommand even when the container has its own handler
+// (CONFIG, OBJECT); null for an unknown subcommand, which the handler answers first.
+const CommandDef* acl_target(const CommandDef* def, std::span<const std::string_view> args) {
+  if (def == nullptr || def->subcommands.empty() || args.size() < 2) return def;
+  return CommandTable::find_sub(*def, args[1]);
+}
+
 // Redis's is_may_replicate_command: what CLIENT PAUSE WRITE holds back.
 bool may_replicate(const CommandDef& def) {
   return (def.flags & (kWrite | kMayReplicate)) != 0;
@@ -215,10 +222,12 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     def = sub;
   }
   // ACL: one test for an unrestricted user (the default one, a mesh request).
-  if (client.user != nullptr && client.user->restricted &&
-      acl_refused(shard_, client, *def, args, in_exec_ ? AclWhere::kExec : AclWhere::kToplevel,
-                  &out)) {
-    return;
+  if (client.user != nullptr && client.user->restricted) {
+    const CommandDef* judged = acl_target(def, args);
+    if (judged != nullptr && acl_refused(shard_, client, *judged, args,
+                                         in_exec_ ? AclWhere::kExec : AclWhere::kToplevel, &out)) {
+      return;
+    }
   }
   // RESP2 subscribed mode admits only the commands declared kSubscribedOk (Redis's list).
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) {
@@ -281,13 +290,14 @@ void Executor::run_transaction(ClientInfo& client,
 
 bool Executor::acl_denies(const ClientInfo& client, const CommandDef& def,
                           std::span<const std::string_view> args) const {
-  return client.user != nullptr && client.user->restricted &&
-         acl::check(*client.user, def, args).denied != acl::Denied::kOk;
+  if (client.user == nullptr || !client.user->restricted) return false;
+  const CommandDef* judged = acl_target(&def, args);
+  return judged != nullptr && acl::check(*client.user, *judged, args).denied != acl::Denied::kOk;
 }
 
 bool Executor::acl_refuses(ClientInfo& client, std::span<const std::string_view> args,
                            proto::ReplyWriter& out, bool queued) {
-  const CommandDef* def = resolve(args);
+  const CommandDef* def = acl_target(resolve(args), args);
   if (def == nullptr) return false;  // execute() answers what is wrong
   return acl_refused(shard_, client, *def, args, queued ? AclWhere::kQueued : AclWhere::kToplevel,
                      &out);
