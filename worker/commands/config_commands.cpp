@@ -112,6 +112,21 @@ std::optional<std::string> set_lazyfree(Shard& s, std::string_view v, bool apply
   return std::nullopt;
 }
 
+std::optional<std::string> set_protected_mode(Shard& s, std::string_view v, bool apply) {
+  const bool yes = iequals(v, "yes");
+  if (!yes && !iequals(v, "no")) return std::string("argument must be 'yes' or 'no'");
+  if (apply) s.config().protected_mode = yes;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_acllog_max_len(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n || *n < 0)
+    return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) s.acl().log_max_len = static_cast<std::size_t>(*n);
+  return std::nullopt;
+}
+
 // Redis's size_t configs (createSizeTConfig, 0..LONG_MAX) held by a value type's limits.
 template <std::size_t types::SetLimits::*F>
 std::string get_set_limit(Shard&) {
@@ -243,6 +258,10 @@ const Param kParams[] = {
      set_int<&Config::busy_reply_threshold, 0>},
     {"lua-time-limit", get_int<&Config::busy_reply_threshold>,
      set_int<&Config::busy_reply_threshold, 0>},
+    {"protected-mode", get_yes_no<&Config::protected_mode>, set_protected_mode},
+    {"aclfile", [](Shard& s) { return s.config().aclfile; }, nullptr},
+    {"acllog-max-len", [](Shard& s) { return std::to_string(s.acl().log_max_len); },
+     set_acllog_max_len},
 };
 
 const Param* find_param(std::string_view name) {
