@@ -39,7 +39,7 @@ def still_loaded(port, requests):
     ct.expect("DBSIZE", ct.dbsize(port), ct.KEYS)
     reply = _call(port, b"ACL", b"DRYRUN", USER.encode(), b"GET", b"other")
     ct.expect("ACL DRYRUN", reply,
-              b"$51\r\nThis user has no permissions to access the 'other' key\r\n")
+              b"$54\r\nThis user has no permissions to access the 'other' key\r\n")
 
 
 ROWS = [

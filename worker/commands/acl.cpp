@@ -44,6 +44,15 @@ std::vector<ChannelArgs>& channel_kinds() {
   return kinds;
 }
 
+// Commands whose key flags only their getkeys procedure knows (decided once per id, so a
+// check compares no names).
+enum class KeyRule : std::uint8_t { kSpecs, kSet, kBitfield, kSort, kSortRo };
+
+std::vector<KeyRule>& key_rules() {
+  static std::vector<KeyRule> rules;
+  return rules;
+}
+
 // ACLLookupCommand: "name" or "container|sub", case-insensitive.
 int lookup(std::string_view name) {
   const CommandIds& ids = command_ids();
@@ -227,15 +236,19 @@ std::string describe_selector(const Selector& s) {
 // declarations' specs, with the flags the getkeys procedures refine (SET … GET, BITFIELD) and
 // SORT's STORE key, which no spec can find.
 template <class F>
-void each_key(const CommandDef& def, std::span<const std::string_view> args, F&& fn) {
-  const std::string_view name = def.name;
-  if (name == "set") {
+void each_key(const CommandDef& def, int id, std::span<const std::string_view> args, F&& fn) {
+  const KeyRule rule = key_rules()[static_cast<std::size_t>(id)];
+  if (rule == KeyRule::kSpecs) {
+    for_each_key(def, args, [&](std::size_t pos, const KeySpec& spec) { fn(pos, spec.flags); });
+    return;
+  }
+  if (rule == KeyRule::kSet) {
     bool get = false;
     for (std::size_t i = 3; i < args.size(); ++i) get |= ieq(args[i], "get");
     fn(1, get ? (kKeyRW | kKeyAccess | kKeyUpdate) : (kKeyOW | kKeyUpdate));
     return;
   }
-  if (name == "bitfield") {
+  if (rule == KeyRule::kBitfield) {
     bool ro = true;
     for (std::size_t i = 2; i < args.size(); ++i) {
       const std::size_t rem = args.size() - i - 1;
@@ -251,9 +264,9 @@ void each_key(const CommandDef& def, std::span<const std::string_view> args, F&&
     if (args.size() > 1) fn(1, ro ? (kKeyRO | kKeyAccess) : (kKeyRW | kKeyAccess | kKeyUpdate));
     return;
   }
-  if (name == "sort" || name == "sort_ro") {
+  {  // SORT, SORT_RO
     if (args.size() > 1) fn(1, kKeyRO | kKeyAccess);
-    if (name == "sort") {
+    if (rule == KeyRule::kSort) {
       std::size_t store = 0;
       for (std::size_t i = 2; i < args.size(); ++i) {
         const std::size_t rem = args.size() - i - 1;
@@ -268,9 +281,7 @@ void each_key(const CommandDef& def, std::span<const std::string_view> args, F&&
       }
       if (store != 0) fn(store, kKeyOW | kKeyUpdate);
     }
-    return;
   }
-  for_each_key(def, args, [&](std::size_t pos, const KeySpec& spec) { fn(pos, spec.flags); });
 }
 
 bool key_ok(const Selector& s, std::string_view key, std::uint16_t spec_flags) {
@@ -305,7 +316,7 @@ Verdict check_selector(const Selector& s, const CommandDef& def, int id,
   }
   if (!(s.flags & kAllKeys)) {
     Verdict v;
-    each_key(def, args, [&](std::size_t pos, std::uint16_t flags) {
+    each_key(def, id, args, [&](std::size_t pos, std::uint16_t flags) {
       if (v.denied == Denied::kOk && !key_ok(s, args[pos], flags)) v = {Denied::kKey, pos};
     });
     if (v.denied != Denied::kOk) return v;
@@ -400,6 +411,15 @@ const CommandIds& command_ids() {
       if (n == "publish" || n == "spublish") kinds[id] = ChannelArgs::kFirst;
       if (n == "subscribe" || n == "ssubscribe") kinds[id] = ChannelArgs::kAll;
       if (n == "psubscribe") kinds[id] = ChannelArgs::kAllLiteral;
+    }
+    auto& rules = key_rules();
+    rules.assign(t.defs.size(), KeyRule::kSpecs);
+    for (std::size_t id = 0; id < t.defs.size(); ++id) {
+      const std::string_view n = t.defs[id]->name;
+      if (n == "set") rules[id] = KeyRule::kSet;
+      if (n == "bitfield") rules[id] = KeyRule::kBitfield;
+      if (n == "sort") rules[id] = KeyRule::kSort;
+      if (n == "sort_ro") rules[id] = KeyRule::kSortRo;
     }
     return t;
   }();
