@@ -49,8 +49,12 @@ enum class MeshKind : std::uint8_t {
   kPatterns = 1,  // this worker's pattern subscriptions, as an array (PUBSUB NUMPAT)
   kExec = 2,      // run a queued transaction atomically; reply = EXEC's reply
   kForget = 3,    // the client left: drop its requests still parked here; reply +OK
+  // A kCommand or kExec of a client whose ACL user is restricted: the multibulk starts with
+  // the user's name and the inner kind ("0" or "2"), so B runs it (scripts' redis.call, EXEC's
+  // re-check) with that user's permissions.
+  kAsUser = 4,
 };
-inline constexpr std::uint8_t kMeshKindLast = 3;
+inline constexpr std::uint8_t kMeshKindLast = 4;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id

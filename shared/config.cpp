@@ -125,7 +125,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 49> kOptions = {{
+const std::array<OptionSpec, 52> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -366,6 +366,24 @@ const std::array<OptionSpec, 49> kOptions = {{
      apply_int<&Config::timeout, 0>},
     {"tcp-keepalive", "S", "TCP keepalive interval of client sockets; 0 = off (default 300)",
      apply_int<&Config::tcp_keepalive, 0>},
+    {"aclfile", "FILE", "ACL users file, Redis's format (default none)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       c.aclfile = v;
+       return std::nullopt;
+     }},
+    {"protected-mode", "yes|no",
+     "refuse non-loopback clients while nothing is protected (default yes)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto b = lowercase(v);
+       if (b != "yes" && b != "no") return "yes or no";
+       c.protected_mode = b == "yes";
+       return std::nullopt;
+     }},
+    {"admin-token", "T", "the admin HTTP port requires Authorization: Bearer T (default none)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       c.admin_token = v;
+       return std::nullopt;
+     }},
 }};
 
 const OptionSpec* find_option(std::string_view name) {
@@ -479,6 +497,11 @@ std::optional<std::string> read_config_file(const std::string& path, Config& con
     if (!words) return where + "unbalanced quotes";
     const std::string key = lowercase((*words)[0]);
     if (key == "config") return where + "'config' cannot be set inside a config file";
+    if (key == "user") {  // an ACL user: the name, then its rules (Redis's redis.conf line)
+      if (words->size() < 2) return where + "'user' needs a user name";
+      config.acl_users.emplace_back(words->begin() + 1, words->end());
+      continue;
+    }
     const OptionSpec* spec = find_option(key);
     if (spec == nullptr) return where + "unknown key '" + (*words)[0] + "'";
     // Redis's multi-argument parameter: its words are one value ("pubsub 32mb 8mb 60").

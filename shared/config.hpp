@@ -89,6 +89,12 @@ struct Config {
   int maxclients = 10000;
   int timeout = 0;  // idle seconds before a normal client is closed; 0 = never
   int tcp_keepalive = 300;
+  // ACL: the users file (Redis's aclfile), the config file's `user` lines (each: the name,
+  // then its rules), protected-mode, and the admin HTTP port's bearer token (empty: none).
+  std::string aclfile;
+  std::vector<std::vector<std::string>> acl_users;
+  bool protected_mode = true;
+  std::string admin_token;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -102,7 +108,7 @@ struct Config {
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
        stream_node_max_entries, busy_reply_threshold, obuf_limits[0], obuf_limits[1],
        obuf_limits[2], client_query_buffer_limit, proto_max_bulk_len, maxclients, timeout,
-       tcp_keepalive);
+       tcp_keepalive, aclfile, acl_users, protected_mode, admin_token);
   }
 };
 

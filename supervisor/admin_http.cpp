@@ -4,6 +4,7 @@
 #include <http_parser.h>
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
+#include <strings.h>
 
 #include <cstring>
 
@@ -22,6 +23,8 @@ const char* reason(int status) {
       return "OK";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
     case 404:
       return "Not Found";
     case 405:
@@ -47,6 +50,10 @@ struct AdminHttp::Conn {
   http_parser parser{};
   http_parser_settings settings{};
   std::string url;
+  std::string field;          // the header being read
+  std::string authorization;  // the Authorization header's value
+  bool in_authorization = false;
+  bool field_done = false;  // the current field's value has begun
   std::size_t received = 0;
   bool complete = false;  // a whole request was read: ignore anything after it
   bool closing = false;
@@ -73,6 +80,7 @@ struct AdminHttp::Conn {
     uv_read_stop(reinterpret_cast<uv_stream_t*>(&tcp));
     uv_timer_stop(&timer);
     out = "HTTP/1.1 " + std::to_string(r.status) + " " + reason(r.status) +
+          (r.status == 401 ? "\r\nWWW-Authenticate: Bearer" : "") +
           "\r\nContent-Type: " + r.content_type +
           "\r\nContent-Length: " + std::to_string(r.body.size()) + "\r\nConnection: close\r\n\r\n" +
           r.body;
@@ -90,6 +98,18 @@ struct AdminHttp::Conn {
     if (parser.http_major != 1 || parser.http_minor > 1) {
       respond({400, "text/plain; charset=utf-8", "bad request: only HTTP/1.0 and 1.1\n"});
       return;
+    }
+    // --admin-token: the figures are only for who holds it (compared in constant time).
+    if (!owner->token_.empty()) {
+      const std::string want = "Bearer " + owner->token_;
+      unsigned diff = want.size() != authorization.size() ? 1u : 0u;
+      for (std::size_t i = 0; i < want.size() && i < authorization.size(); ++i)
+        diff |= static_cast<unsigned char>(want[i] ^ authorization[i]);
+      if (diff != 0) {
+        respond({401, "text/plain; charset=utf-8",
+                 "unauthorized: send Authorization: Bearer <admin-token>\n"});
+        return;
+      }
     }
     HttpRequest req;
     req.method = http_method_str(static_cast<http_method>(parser.method));
@@ -195,6 +215,25 @@ void AdminHttp::on_connection(uv_stream_t* server, int status) {
   http_parser_settings_init(&c->settings);
   c->settings.on_url = [](http_parser* p, const char* at, std::size_t len) {
     static_cast<Conn*>(p->data)->url.append(at, len);
+    return 0;
+  };
+  c->settings.on_header_field = [](http_parser* p, const char* at, std::size_t len) {
+    auto* conn = static_cast<Conn*>(p->data);
+    if (conn->field_done) {  // a new field after a value (a field may come in pieces)
+      conn->field.clear();
+      conn->field_done = false;
+    }
+    conn->field.append(at, len);
+    return 0;
+  };
+  c->settings.on_header_value = [](http_parser* p, const char* at, std::size_t len) {
+    auto* conn = static_cast<Conn*>(p->data);
+    if (!conn->field_done) {
+      conn->field_done = true;
+      conn->in_authorization = strcasecmp(conn->field.c_str(), "authorization") == 0;
+      if (conn->in_authorization) conn->authorization.clear();
+    }
+    if (conn->in_authorization) conn->authorization.append(at, len);
     return 0;
   };
   c->settings.on_message_complete = [](http_parser* p) {

@@ -42,6 +42,9 @@ class AdminHttp {
   std::string listen(const std::string& host, int& port);
   // Stops accepting and drops open connections (shutdown).
   void close();
+  // --admin-token: when not empty every request needs "Authorization: Bearer <token>"
+  // (else 401 with WWW-Authenticate: Bearer).
+  void set_token(std::string token) { token_ = std::move(token); }
 
   // The value of `key` in a query string ("a=1&b=2"), or "" (no %-decoding: our keys and
   // values are numbers and words).
@@ -56,6 +59,7 @@ class AdminHttp {
   uv_tcp_t* server_ = nullptr;   // heap: freed in its close callback
   std::shared_ptr<bool> alive_;  // false once this object is gone: late replies are dropped
   int open_conns_ = 0;
+  std::string token_;
 };
 
 }  // namespace ruvio::supervisor

@@ -67,6 +67,7 @@ std::string Ops::start() {
   if (config_.admin_port != 0) {
     admin_ = std::make_unique<AdminHttp>(
         loop_, [this](const HttpRequest& req, HttpReply reply) { handle(req, std::move(reply)); });
+    admin_->set_token(config_.admin_token);
     int port = config_.admin_port;
     if (auto error = admin_->listen(config_.bind, port); !error.empty()) {
       return "ruvio: cannot listen on the admin port " + config_.bind + ":" +

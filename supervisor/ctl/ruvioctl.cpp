@@ -26,7 +26,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ruvioctl [--host H] [--admin-port P] [--json] COMMAND [options]\n"
+    "usage: ruvioctl [--host H] [--admin-port P] [--admin-token T] [--json] COMMAND [options]\n"
     "  top [--once] [--interval S]       live per-worker table (--once: one frame)\n"
     "  info [--worker N]                 every figure of each worker\n"
     "  alloc [--worker N] [--seconds S]  live allocations: sampled (always on), or a full\n"
@@ -42,6 +42,7 @@ struct Options {
   double interval = 1.0;
   int worker = -1;
   int seconds = 0;
+  std::string token;  // --admin-token (or $RUVIO_ADMIN_TOKEN): sent as a bearer token
 };
 
 struct HttpResult {
@@ -79,8 +80,9 @@ HttpResult http_get(const Options& o, const std::string& target, int timeout_s) 
               std::strerror(last_errno) + " (is ruvio running with --admin-port?)";
     return r;
   }
-  const std::string request =
-      "GET " + target + " HTTP/1.1\r\nHost: " + o.host + "\r\nConnection: close\r\n\r\n";
+  const std::string request = "GET " + target + " HTTP/1.1\r\nHost: " + o.host +
+                              (o.token.empty() ? "" : "\r\nAuthorization: Bearer " + o.token) +
+                              "\r\nConnection: close\r\n\r\n";
   if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(request.size())) {
     r.error = std::string("cannot send the request: ") + std::strerror(errno);
@@ -363,6 +365,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ruvioctl: invalid value '%s' for %s\n", value, flag);
     std::exit(2);
   };
+  if (const char* t = std::getenv("RUVIO_ADMIN_TOKEN")) o.token = t;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--host") {
@@ -372,6 +375,8 @@ int main(int argc, char** argv) {
       const auto p = to_int(v, 1, 65535);
       if (!p) bad("--admin-port", v);
       o.port = *p;
+    } else if (a == "--admin-token") {
+      o.token = need(i, "--admin-token");
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--once") {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/client_family.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
@@ -118,6 +119,7 @@ void client_kill(Context& ctx) {
   std::int64_t max_age = 0;
   TypeFilter type = TypeFilter::kAny;
   bool skipme = true;
+  std::string_view user;
   const bool old_form = ctx.argc() == 3;
   if (old_form) {
     addr = ctx.args[2];
@@ -148,11 +150,11 @@ void client_kill(Context& ctx) {
       } else if (iequals(opt, "laddr")) {
         laddr = val;
       } else if (iequals(opt, "user")) {
-        // Redis 7.0 has the one user "default" until ACL users exist.
-        if (val != "default") {
+        if (!ctx.shard.acl().find(val)) {
           ctx.out.error("ERR No such user '" + std::string(val) + "'");
           return;
         }
+        user = val;
       } else if (iequals(opt, "skipme")) {
         if (iequals(val, "yes")) {
           skipme = true;
@@ -178,6 +180,7 @@ void client_kill(Context& ctx) {
   std::vector<std::uint64_t> victims;
   bool self = false;
   ctx.shard.for_each_client([&](const ClientInfo& c) {
+    if (!user.empty() && acl_user_name(c) != user) return;
     if (!addr.empty() && c.addr != addr) return;
     if (!laddr.empty() && c.laddr != laddr) return;
     if (!type_matches(type, c)) return;
@@ -520,7 +523,9 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
   num(" tot-mem=", c.query_buffer_bytes + c.query_buffer_free + c.output_buffer_bytes);
   out += c.output_buffer_bytes > 0 ? " events=rw cmd=" : " events=r cmd=";
   out += c.last_command;
-  num(" user=default redir=-1 resp=", c.resp);
+  out += " user=";
+  out += acl_user_name(c);
+  num(" redir=-1 resp=", c.resp);
 }
 
 std::span<const CommandDef> client_subcommands() {

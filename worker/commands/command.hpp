@@ -311,5 +311,6 @@ std::span<const CommandDef> hll_commands();
 std::span<const CommandDef> stream_commands();
 std::span<const CommandDef> script_commands();
 std::span<const CommandDef> function_commands();
+std::span<const CommandDef> acl_commands();
 
 }  // namespace ruvio::worker

@@ -71,7 +71,10 @@ std::optional<std::string> set_size(Shard& s, std::string_view v, bool apply) {
 }
 
 std::optional<std::string> set_requirepass(Shard& s, std::string_view v, bool apply) {
-  if (apply) s.config().requirepass = std::string(v);
+  if (apply) {
+    s.config().requirepass = std::string(v);
+    s.acl().set_default_password(v);
+  }
   return std::nullopt;
 }
 
@@ -134,6 +137,21 @@ std::optional<std::string> set_lazyfree(Shard& s, std::string_view v, bool apply
     s.config().*F = yes;
     s.apply_lazyfree();
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> set_protected_mode(Shard& s, std::string_view v, bool apply) {
+  const bool yes = iequals(v, "yes");
+  if (!yes && !iequals(v, "no")) return std::string("argument must be 'yes' or 'no'");
+  if (apply) s.config().protected_mode = yes;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_acllog_max_len(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n || *n < 0)
+    return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) s.acl().log_max_len = static_cast<std::size_t>(*n);
   return std::nullopt;
 }
 
@@ -273,6 +291,10 @@ const Param kParams[] = {
      set_obuf_limit},
     {"client-query-buffer-limit", get_u64<&Config::client_query_buffer_limit>,
      set_buffer_bytes<&Config::client_query_buffer_limit>},
+    {"protected-mode", get_yes_no<&Config::protected_mode>, set_protected_mode},
+    {"aclfile", [](Shard& s) { return s.config().aclfile; }, nullptr},
+    {"acllog-max-len", [](Shard& s) { return std::to_string(s.acl().log_max_len); },
+     set_acllog_max_len},
 };
 
 const Param* find_param(std::string_view name) {

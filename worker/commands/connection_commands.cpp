@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/client_family.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/common.hpp"
@@ -40,13 +41,6 @@ void quit(Context& ctx) {
   ctx.client.close_after_reply = true;
 }
 
-// Redis 7 has one user, "default", whose password is requirepass (nopass when empty).
-bool check_password(Context& ctx, std::string_view user, std::string_view pass) {
-  const std::string& required = ctx.shard.config().requirepass;
-  if (user != "default") return false;
-  return required.empty() || pass == required;
-}
-
 void auth(Context& ctx) {
   if (ctx.argc() > 3) {
     ctx.out.error(err::kSyntax);
@@ -55,7 +49,7 @@ void auth(Context& ctx) {
   std::string_view user = "default";
   std::string_view pass;
   if (ctx.argc() == 2) {
-    if (ctx.shard.config().requirepass.empty()) {
+    if (ctx.shard.acl().default_user()->flags & acl::kNoPass) {
       ctx.out.error(
           "ERR AUTH <password> called without any password configured for the default user. "
           "Are you sure your configuration is correct?");
@@ -66,8 +60,7 @@ void auth(Context& ctx) {
     user = ctx.args[1];
     pass = ctx.args[2];
   }
-  if (check_password(ctx, user, pass)) {
-    ctx.client.authenticated = true;
+  if (acl_authenticate(ctx, user, pass)) {
     ctx.out.ok();
   } else {
     ctx.out.error("WRONGPASS invalid username-password pair or user is disabled.");
@@ -114,11 +107,10 @@ void hello(Context& ctx) {
     }
   }
   if (has_auth) {
-    if (!check_password(ctx, user, pass)) {
+    if (!acl_authenticate(ctx, user, pass)) {
       ctx.out.error("WRONGPASS invalid username-password pair or user is disabled.");
       return;
     }
-    ctx.client.authenticated = true;
   }
   if (!ctx.client.authenticated) {
     ctx.out.error(
@@ -179,7 +171,8 @@ void reset(Context& ctx) {
   ctx.out.set_protocol(2);
   ctx.client.name.clear();
   ctx.client.reply_mode = ClientInfo::kReplyOn;
-  ctx.client.authenticated = ctx.shard.config().requirepass.empty();
+  ctx.client.user = ctx.shard.acl().default_user();
+  ctx.client.authenticated = ctx.shard.acl().default_open();
   ctx.out.simple("RESET");
 }
 
@@ -217,6 +210,13 @@ const CommandDef kConnectionCommands[] = {
 };
 
 }  // namespace
+
+std::string client_info_line(const ClientInfo& c, std::int64_t now_ms) {
+  std::string line;
+  client_line(c, now_ms, line);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
 
 std::span<const CommandDef> connection_commands() {
   return kConnectionCommands;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/blocking.hpp"
 #include "worker/commands/cluster_commands.hpp"
 #include "worker/commands/command_table.hpp"
@@ -54,6 +55,13 @@ const CommandDef* resolve(std::span<const std::string_view> args) {
   return def;
 }
 
+// What ACL judges: a container's subcommand even when the container has its own handler
+// (CONFIG, OBJECT); null for an unknown subcommand, which the handler answers first.
+const CommandDef* acl_target(const CommandDef* def, std::span<const std::string_view> args) {
+  if (def == nullptr || def->subcommands.empty() || args.size() < 2) return def;
+  return CommandTable::find_sub(*def, args[1]);
+}
+
 // Redis's is_may_replicate_command: what CLIENT PAUSE WRITE holds back.
 bool may_replicate(const CommandDef& def) {
   return (def.flags & (kWrite | kMayReplicate)) != 0;
@@ -89,7 +97,7 @@ bool Executor::parks(const ClientInfo& client, std::span<const std::string_view>
   const CommandDef* named = command_table().find(args[0]);
   if (named == nullptr || (!client.authenticated && !(named->flags & kNoAuth))) return false;
   const CommandDef* def = resolve(args);
-  if (def == nullptr) return false;
+  if (def == nullptr || acl_denies(client, *def, args)) return false;
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) return false;
   if (client.cluster_mode && shard_.topology != nullptr &&
       cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
@@ -113,7 +121,7 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
   if (named == nullptr || !(named->flags & kBlocking) || client.in_multi) return false;
   if (!client.authenticated && !(named->flags & kNoAuth)) return false;
   const CommandDef* def = resolve(args);
-  if (def == nullptr) return false;
+  if (def == nullptr || acl_denies(client, *def, args)) return false;
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) return false;
   if (client.cluster_mode && shard_.topology != nullptr &&
       cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
@@ -213,6 +221,14 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     }
     def = sub;
   }
+  // ACL: one test for an unrestricted user (the default one, a mesh request).
+  if (client.user != nullptr && client.user->restricted) {
+    const CommandDef* judged = acl_target(def, args);
+    if (judged != nullptr && acl_refused(shard_, client, *judged, args,
+                                         in_exec_ ? AclWhere::kExec : AclWhere::kToplevel, &out)) {
+      return;
+    }
+  }
   // RESP2 subscribed mode admits only the commands declared kSubscribedOk (Redis's list).
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) {
     std::string why = "Can't execute '" + std::string(def->name) +
@@ -266,8 +282,25 @@ void Executor::run_transaction(ClientInfo& client,
   }
   out.array(commands.size());
   if (journal_ != nullptr) journal_->begin_batch();
+  in_exec_ = true;  // ACL is checked again: the rules may have changed since queueing
   for (const auto& cmd : commands) execute(client, cmd, out);
+  in_exec_ = false;
   if (journal_ != nullptr) journal_->end_batch();
+}
+
+bool Executor::acl_denies(const ClientInfo& client, const CommandDef& def,
+                          std::span<const std::string_view> args) const {
+  if (client.user == nullptr || !client.user->restricted) return false;
+  const CommandDef* judged = acl_target(&def, args);
+  return judged != nullptr && acl::check(*client.user, *judged, args).denied != acl::Denied::kOk;
+}
+
+bool Executor::acl_refuses(ClientInfo& client, std::span<const std::string_view> args,
+                           proto::ReplyWriter& out, bool queued) {
+  const CommandDef* def = acl_target(resolve(args), args);
+  if (def == nullptr) return false;  // execute() answers what is wrong
+  return acl_refused(shard_, client, *def, args, queued ? AclWhere::kQueued : AclWhere::kToplevel,
+                     &out);
 }
 
 }  // namespace ruvio::worker

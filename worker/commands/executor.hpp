@@ -3,7 +3,7 @@
 // connections (through the router), forwarded commands from other workers (the mesh), WAL
 // replay at start-up and, later, scripts.
 //
-// Per command: look up the declaration → NOAUTH → arity → subcommand → subscribed-mode
+// Per command: look up the declaration → NOAUTH → arity → subcommand → ACL → subscribed-mode
 // and cluster-port checks → validate → log (Journal::before_write) → apply → log the effect
 // (Journal::after_write). The journal is the persistence layer's, reached through the small
 // interface below that the server's Persistence implements, so this layer never includes
@@ -81,11 +81,21 @@ class Executor {
   void run_transaction(ClientInfo& client,
                        const std::vector<std::vector<std::string_view>>& commands,
                        proto::ReplyWriter& out);
+  // ACL for a command about to be routed elsewhere or queued in MULTI (`queued`): true when
+  // refused (the -NOPERM reply written, the ACL LOG entry added). Callers test
+  // client.user->restricted first. A command execute() would refuse for another reason
+  // (unknown, arity) passes, so that execute() answers it.
+  bool acl_refuses(ClientInfo& client, std::span<const std::string_view> args,
+                   proto::ReplyWriter& out, bool queued);
 
  private:
+  // The check without a reply or a log entry (CLIENT PAUSE and blocking decide before it).
+  bool acl_denies(const ClientInfo& client, const CommandDef& def,
+                  std::span<const std::string_view> args) const;
   Shard& shard_;
   Journal* journal_ = nullptr;
   std::unique_ptr<script::Engine> scripts_;
+  bool in_exec_ = false;  // run_transaction: a refusal answers Redis's EXEC-time text
 };
 
 }  // namespace ruvio::worker

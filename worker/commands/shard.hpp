@@ -15,6 +15,7 @@
 #include "shared/config.hpp"
 #include "shared/control.hpp"
 #include "shared/topology.hpp"
+#include "worker/commands/acl.hpp"
 #include "worker/commands/blocking.hpp"
 #include "worker/commands/client_pause.hpp"
 #include "worker/commands/watch_registry.hpp"
@@ -50,6 +51,9 @@ struct ClientInfo {
   int db = 0;
   int resp = 2;
   bool authenticated = true;
+  // The ACL user (null: a command that came over the mesh, already checked by the client's
+  // worker, or a client of a unit test: every permission).
+  std::shared_ptr<acl::User> user;
   bool close_after_reply = false;  // QUIT
   bool cluster_mode = false;       // accepted on the direct (Redis Cluster) port
   bool blocked = false;  // parked (CLIENT PAUSE, a blocking command) or awaiting a blocking
@@ -180,6 +184,14 @@ class Shard final : public store::KeyspaceListener {
   // Clients postponed by CLIENT PAUSE (INFO blocked_clients). Set by the server.
   std::size_t blocked_clients = 0;
 
+  // ACL users and log of this worker (the same users on every worker).
+  acl::Users& acl() { return acl_; }
+  // Why the users of the config file / aclfile could not be loaded at start (empty: they were).
+  const std::string& acl_error() const { return acl_error_; }
+  // Closes every client `match` selects except `except` (ACL DELUSER / LOAD). Set by the server.
+  std::function<void(const std::function<bool(const ClientInfo&)>& match, const ClientInfo* except)>
+      close_clients;
+
   // CLIENT PAUSE / UNPAUSE (the server's loop parks and resumes the clients).
   ClientPause client_pause;
 
@@ -272,6 +284,8 @@ class Shard final : public store::KeyspaceListener {
   std::vector<std::unique_ptr<store::Db>> dbs_;
   WatchRegistry watches_;
   Blocking blocking_;
+  acl::Users acl_;
+  std::string acl_error_;
 };
 
 }  // namespace ruvio::worker

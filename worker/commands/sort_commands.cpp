@@ -130,6 +130,10 @@ void reply_foreign(Context& ctx, std::string_view what, std::string_view key) {
 
 // False after an error reply.
 bool parse_options(Context& ctx, bool readonly, SortOptions& o) {
+  // BY/GET patterns reach keys no ACL pattern was checked against: Redis allows them only
+  // to a user with read access to every key for this command.
+  const bool full_access = ctx.client.user == nullptr || !ctx.client.user->restricted ||
+                           acl::full_key_access(*ctx.client.user, *ctx.command, ctx.args);
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
     const std::string_view a = ctx.args[j];
     const std::size_t left = ctx.argc() - j - 1;
@@ -158,10 +162,17 @@ bool parse_options(Context& ctx, bool readonly, SortOptions& o) {
       } else if (ctx.client.cluster_mode) {
         ctx.out.error("ERR BY option of SORT denied in Cluster mode.");
         return false;
+      } else if (!full_access) {
+        ctx.out.error("ERR BY option of SORT denied due to insufficient ACL permissions.");
+        return false;
       }
     } else if (iequals(a, "get") && left >= 1) {
       if (ctx.client.cluster_mode) {
         ctx.out.error("ERR GET option of SORT denied in Cluster mode.");
+        return false;
+      }
+      if (!full_access) {
+        ctx.out.error("ERR GET option of SORT denied due to insufficient ACL permissions.");
         return false;
       }
       o.gets.push_back(ctx.args[++j]);

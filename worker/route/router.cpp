@@ -323,6 +323,12 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     executor_.execute(client, args, c.local_writer());
     return true;
   }
+  // ACL before the command leaves this worker (the owner runs it for a mesh client, which has
+  // every permission).
+  if (client.user != nullptr && client.user->restricted &&
+      executor_.acl_refuses(client, args, c.local_writer(), false)) {
+    return true;
+  }
   if (def->flags & kTxWatch) {
     watch(c, args);
     return true;
@@ -413,6 +419,17 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
     serve(kind, client, args, writer, false);  // dispatch checked the pause for all parts
     c.deliver(seq, part, reply);
   } else if (links_[static_cast<std::size_t>(w)]->up()) {
+    if (client.user != nullptr && client.user->restricted &&
+        (kind == MeshKind::kCommand || kind == MeshKind::kExec)) {
+      std::vector<std::string_view> tagged;
+      tagged.reserve(args.size() + 2);
+      tagged.push_back(client.user->name);
+      tagged.push_back(kind == MeshKind::kExec ? "2" : "0");
+      tagged.insert(tagged.end(), args.begin(), args.end());
+      links_[static_cast<std::size_t>(w)]->send(MeshKind::kAsUser, self_, client.db, client.resp,
+                                                tagged, MeshWaiter{client.id, seq, part});
+      return;
+    }
     links_[static_cast<std::size_t>(w)]->send(kind, self_, client.db, client.resp, args,
                                               MeshWaiter{client.id, seq, part});
   } else {
@@ -632,6 +649,23 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       if (may_park && executor_.parks(commands)) return false;
       executor_.run_transaction(client, commands, out);
       return true;
+    }
+    case MeshKind::kAsUser: {
+      if (args.size() < 3 || (args[1] != "0" && args[1] != "2")) {
+        out.error("ERR malformed mesh request");
+        return true;
+      }
+      std::shared_ptr<acl::User> user = executor_.shard().acl().find(args[0]);
+      if (user == nullptr) {  // deleted meanwhile: its client is being closed at its worker
+        out.error("NOPERM the user of this request no longer exists");
+        return true;
+      }
+      std::shared_ptr<acl::User> mesh_user = std::move(client.user);
+      client.user = std::move(user);
+      const bool done = serve(args[1] == "2" ? MeshKind::kExec : MeshKind::kCommand, client,
+                              args.subspan(2), out, may_park);
+      client.user = std::move(mesh_user);
+      return done;
     }
     default:
       out.error("ERR unsupported mesh request");

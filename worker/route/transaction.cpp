@@ -51,6 +51,16 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     client.multi_failed = true;
     return;
   }
+  // Refused at queue time: the transaction fails (EXECABORT), as Redis's flagTransaction.
+  if (client.user != nullptr && client.user->restricted && !(def->flags & kNoMulti) &&
+      executor_.acl_refuses(client, args, c.local_writer(), true)) {
+    if (def->flags & kTxExec) {
+      discard(c);  // a refused EXEC aborts the transaction (its EXECABORT reply is written)
+    } else {
+      client.multi_failed = true;
+    }
+    return;
+  }
   if (def->flags & kTxExec) {
     exec(c);
     return;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "shared/slots.hpp"
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
@@ -390,6 +391,7 @@ void Engine::run(Context& ctx, lua_State* lua, int nargs, std::uint32_t flags, b
                  std::string_view name, bool function) {
   caller_ = &ctx.client;
   caller_args_ = ctx.args;
+  client_.user = ctx.client.user;  // redis.call runs with the caller's permissions
   client_.db = ctx.client.db;
   client_.resp = 2;
   caller_cluster_ = ctx.client.cluster_mode;
@@ -413,6 +415,7 @@ void Engine::run(Context& ctx, lua_State* lua, int nargs, std::uint32_t flags, b
   running_ = false;
   caller_ = nullptr;
   caller_args_ = {};
+  client_.user = nullptr;
 
   static int gc_count = 0;
   if (++gc_count == kGcPeriod) {
@@ -444,6 +447,10 @@ bool Engine::call(std::span<const std::string_view> args) {
   }
   if (def->flags & kNoScript) {
     error_ = "This Redis command is not allowed from script";
+    return false;
+  }
+  if (client_.user != nullptr && client_.user->restricted &&
+      acl_refused(shard_, client_, *def, args, AclWhere::kScript, nullptr, &error_, caller_)) {
     return false;
   }
   if (def->flags & kWrite) {

@@ -47,11 +47,46 @@ Connection::Connection(Server& server, std::uint64_t id)
   tcp_.data = this;
 }
 
+namespace {
+
+// Redis's connIsLocal: 127.0.0.0/8, ::1, and IPv4 mapped into IPv6 (::ffff:127.x.x.x).
+bool is_loopback(const sockaddr_storage& ss) {
+  if (ss.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+    return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+    if (IN6_IS_ADDR_LOOPBACK(&a->sin6_addr)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&a->sin6_addr) && a->sin6_addr.s6_addr[12] == 127;
+  }
+  return true;  // a Unix socket is local
+}
+
+constexpr std::string_view kProtectedModeDenied =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start accepting connections from "
+    "the outside.\r\n";
+
+}  // namespace
+
 bool Connection::start() {
   sockaddr_storage ss{};
   int len = sizeof ss;
+  bool loopback = true;
   if (uv_tcp_getpeername(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
     info_.addr = format_addr(ss);
+    loopback = is_loopback(ss);
   }
   len = sizeof ss;
   if (uv_tcp_getsockname(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
@@ -64,8 +99,20 @@ bool Connection::start() {
   set_tcp_keepalive(info_.fd, config.tcp_keepalive);
   parser_.set_max_bulk_len(config.proto_max_bulk_len);
   info_.created_ms = info_.last_interaction_ms = server_.shard().now_ms();
-  info_.authenticated = server_.shard().config().requirepass.empty();
+  info_.user = server_.shard().acl().default_user();
+  info_.authenticated = server_.shard().acl().default_open();
   parser_.set_authenticated(info_.authenticated);
+  Shard& shard = server_.shard();
+  // protected-mode: nothing protects the server (the default user needs no password), so
+  // only loopback clients are served; the others get Redis's text and are closed.
+  if (!loopback && shard.config().protected_mode &&
+      (shard.acl().default_user()->flags & acl::kNoPass)) {
+    out_.buffer().append(kProtectedModeDenied);
+    shard.stats().rejected_connections++;
+    close_after_flush_ = true;
+    mark_dirty();
+    return true;
+  }
   reading_ = uv_read_start(reinterpret_cast<uv_stream_t*>(&tcp_), on_alloc, on_read) == 0;
   return reading_;
 }

@@ -86,6 +86,15 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   shard_.for_each_client = [this](const std::function<void(const ClientInfo&)>& fn) {
     for (auto& [id, c] : clients_) fn(c->info());
   };
+  shard_.close_clients = [this](const std::function<bool(const ClientInfo&)>& match,
+                                const ClientInfo* except) {
+    std::vector<Connection*> doomed;
+    for (auto& [id, c] : clients_) {
+      if (&c->info() != except && match(c->info())) doomed.push_back(c);
+    }
+    for (Connection* c : doomed) c->close();
+  };
+  if (!shard_.acl_error().empty()) spdlog::error("ACL users not loaded: {}", shard_.acl_error());
   shard_.kill_client = [this](std::uint64_t id) {
     if (auto it = clients_.find(id); it != clients_.end()) it->second->close();
   };

@@ -66,7 +66,10 @@ std::optional<control::Message> handle_ops_message(Shard& shard, const control::
     config.maxmemory_policy = update->maxmemory_policy;
     // New connections and AUTH see the new password; authenticated connections stay so,
     // as after CONFIG SET requirepass in Redis.
-    config.requirepass = update->requirepass;
+    if (config.requirepass != update->requirepass) {
+      config.requirepass = update->requirepass;
+      shard.acl().set_default_password(config.requirepass);
+    }
     spdlog::info("configuration reloaded: log-level {}, maxmemory {}, maxmemory-policy {}",
                  config.log_level, config.maxmemory, config.maxmemory_policy);
     return std::nullopt;
