@@ -793,33 +793,30 @@ void reply_lag(Context& ctx, const Stream* s, const StreamGroup* g) {
   }
 }
 
-// Redis's rax node count for XINFO STREAM's radix-tree-nodes cannot be reproduced from a
-// sorted array; the figure answered is the node count plus one (the rax head), exact for the
-// common single-prefix streams and documented as an approximation.
-std::int64_t rax_nodes(const Stream* s) {
-  return static_cast<std::int64_t>(s->nodes.size()) + 1;
-}
-
-void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
-  ctx.out.map(9);
+// The 7 fields XINFO STREAM and XINFO STREAM FULL begin with (xinfoReplyWithStreamInfo).
+void reply_stream_header(Context& ctx, const Stream* s) {
   ctx.out.bulk("length");
   ctx.out.integer(static_cast<std::int64_t>(s->length));
   ctx.out.bulk("radix-tree-keys");
   ctx.out.integer(static_cast<std::int64_t>(s->nodes.size()));
   ctx.out.bulk("radix-tree-nodes");
-  ctx.out.integer(rax_nodes(s));
+  ctx.out.integer(static_cast<std::int64_t>(types::stream_rax_nodes(s)));
   reply_bulk_id_pair(ctx, "last-generated-id", s->last_id);
   reply_bulk_id_pair(ctx, "max-deleted-entry-id", s->max_deleted_id);
   ctx.out.bulk("entries-added");
   ctx.out.integer(static_cast<std::int64_t>(s->entries_added));
   reply_bulk_id_pair(ctx, "recorded-first-entry-id", s->first_id);
+}
+
+void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
+  ctx.out.map(9);
+  reply_stream_header(ctx, s);
   ctx.out.bulk("entries");
   reply_stream_range(ctx, s, types::kStreamMinId, types::kStreamMaxId,
                      static_cast<std::size_t>(count), false);
   ctx.out.bulk("groups");
   ctx.out.array(types::stream_group_count(s));
   if (s->groups == nullptr) return;
-  const std::int64_t now = ctx.now_ms();
   for (const StreamGroup* g : s->groups->list) {
     ctx.out.map(7);
     ctx.out.bulk("name");
@@ -872,7 +869,6 @@ void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
       }
     }
   }
-  (void)now;
 }
 
 }  // namespace
@@ -907,17 +903,7 @@ void xinfo_stream(Context& ctx) {
     return;
   }
   ctx.out.map(10);
-  ctx.out.bulk("length");
-  ctx.out.integer(static_cast<std::int64_t>(s->length));
-  ctx.out.bulk("radix-tree-keys");
-  ctx.out.integer(static_cast<std::int64_t>(s->nodes.size()));
-  ctx.out.bulk("radix-tree-nodes");
-  ctx.out.integer(rax_nodes(s));
-  reply_bulk_id_pair(ctx, "last-generated-id", s->last_id);
-  reply_bulk_id_pair(ctx, "max-deleted-entry-id", s->max_deleted_id);
-  ctx.out.bulk("entries-added");
-  ctx.out.integer(static_cast<std::int64_t>(s->entries_added));
-  reply_bulk_id_pair(ctx, "recorded-first-entry-id", s->first_id);
+  reply_stream_header(ctx, s);
   ctx.out.bulk("groups");
   ctx.out.integer(static_cast<std::int64_t>(types::stream_group_count(s)));
   ctx.out.bulk("first-entry");
