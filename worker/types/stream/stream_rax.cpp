@@ -13,11 +13,11 @@
 //                         common prefix L > depth      → 1 + nodes(range, L)   (compressed)
 //                         else (branching at depth)    → 1 + Σ nodes(group by byte, depth+1)
 //
-// After deletions rax is the trie of the remaining keys too, as long as raxRemove re-merges
-// the chain a removed key leaves (it does for a leaf whose parent is left with one child,
-// the trim and XDEL case): tests/integration/test_stream_rax.py compares both figures with
-// redis-server after appends, MAXLEN/MINID trims and XDELs that empty nodes. Both figures
-// follow Redis's only as far as the node boundaries do (stream.hpp closes nodes as 7.0).
+// After deletions the count is still that of the remaining keys' trie, which is Redis's
+// answer as far as raxRemove re-compresses what a removed key leaves:
+// tests/integration/test_stream_rax.py compares both figures with redis-server after appends,
+// MAXLEN/MINID trims and XDELs that empty nodes, and they are equal. Both figures follow
+// Redis's only as far as the node boundaries do (stream.hpp closes nodes as 7.0 does).
 #include <array>
 #include <cstdint>
 #include <vector>
