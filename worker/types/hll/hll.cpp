@@ -427,4 +427,37 @@ std::uint64_t count_registers(const std::uint8_t* max) {
   return estimate(h);
 }
 
+Union::Union() {
+  std::memset(max_, 0, sizeof max_);
+  std::memset(h_, 0, sizeof h_);
+  h_[0] = static_cast<int>(kRegisters);
+}
+
+void Union::clear() {
+  // A union of small sparse HLLs raised a few thousand registers: clear just those.
+  if (touched_.size() < kRegisters / 8) {
+    for (std::uint16_t r : touched_) max_[r] = 0;
+  } else {
+    std::memset(max_, 0, sizeof max_);
+  }
+  touched_.clear();
+  std::memset(h_, 0, sizeof h_);
+  h_[0] = static_cast<int>(kRegisters);
+}
+
+bool Union::add(std::string_view s) {
+  if (is_dense(s)) {
+    for (std::size_t i = 0; i < kRegisters; ++i) raise(i, dense_get(s.data(), i));
+    return true;
+  }
+  return walk_sparse(s, [&](std::size_t first, unsigned run, unsigned value) {
+    if (value == 0) return;  // zero runs (most of a sparse HLL) raise nothing
+    for (unsigned k = 0; k < run; ++k) raise(first + k, value);
+  });
+}
+
+std::uint64_t Union::count() const {
+  return estimate(h_);
+}
+
 }  // namespace ruvio::types::hll
