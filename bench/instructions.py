@@ -188,14 +188,19 @@ def total_ir(path):
 
 
 def top_functions(path, n):
-    """(self Ir, function) of the n most expensive functions of a dump, by self cost."""
-    out = subprocess.run(["callgrind_annotate", "--inclusive=no", f"--threshold=100", path],
+    """(self Ir, function) of the n most expensive functions of a dump, by self cost. The
+    frames that were on the stack when the counters were zeroed (main, the loop) carry the
+    whole total in callgrind_annotate's list: they are left out."""
+    total = total_ir(path)
+    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
                          capture_output=True, text=True, check=True).stdout
     rows = []
     for line in out.splitlines():
         m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S.*)$", line)
         if m and not m.group(2).startswith("PROGRAM TOTALS"):
-            rows.append((int(m.group(1).replace(",", "")), m.group(2).strip()))
+            ir = int(m.group(1).replace(",", ""))
+            if ir < 0.98 * total:
+                rows.append((ir, m.group(2).strip()))
         if len(rows) >= n:
             break
     return rows
@@ -259,6 +264,16 @@ def main():
                       " instructions/request", file=sys.stderr, flush=True)
         finally:
             g.stop()
+    run = {}
+    path = os.path.join(common.RESULTS, "2026-12-01-instructions.json")
+    if a.rows and os.path.exists(path):
+        # A re-run of some rows replaces those rows of the label and keeps the others.
+        with open(path) as f:
+            run = json.load(f).get("runs", {}).get(a.label, {})
+        for kind, rows_ in results.items():
+            run.setdefault("results", {}).setdefault(kind, {}).update(rows_)
+        results = run.get("results", results)
+        selected = [(n, r) for n, r in rows() if any(n in results.get(k, {}) for k in results)]
     table = []
     for name, _ in selected:
         red = results.get("redis", {}).get(name, {}).get("instructions_per_request")
@@ -268,7 +283,6 @@ def main():
     print(common.table(["row", "redis instr/req", "ruvio instr/req", "ratio"], table))
     if a.no_write:
         return
-    path = os.path.join(common.RESULTS, "2026-12-01-instructions.json")
     doc = {}
     if os.path.exists(path):
         with open(path) as f:
@@ -280,6 +294,7 @@ def main():
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": head,
         "git_dirty": dirty, "worker_bin": a.worker_bin,
         "command": " ".join(["bench/instructions.py", *sys.argv[1:]]),
+        "earlier_commands": run.get("earlier_commands", []) + ([run["command"]] if run else []),
         "requests": a.requests, "clients": CLIENTS, "pipeline": PIPELINE,
         "machine": common.machine(), "versions": common.versions(), "results": results,
         "table": table}
