@@ -34,17 +34,36 @@ std::uint64_t fold_word(std::uint64_t w) {
   return w | (upper >> 2);
 }
 
+// Up to 8 bytes of p as a little-endian word, zero-padded, without reading past p + n:
+// overlapping loads put the same byte at the same place twice.
+std::uint64_t load_partial(const char* p, std::size_t n) {
+  if (n >= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  }
+  if (n >= 4) {
+    std::uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | (static_cast<std::uint64_t>(hi) << (8 * (n - 4)));
+  }
+  if (n == 0) return 0;
+  const auto b = [&](std::size_t i) {
+    return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i]));
+  };
+  return b(0) | (b(n >> 1) << (8 * (n >> 1))) | (b(n - 1) << (8 * (n - 1)));
+}
+
 }  // namespace
 
 bool CommandTable::fold(std::string_view name, Folded& out) {
-  if (name.empty() || name.size() > kMaxName) return false;
-  char buf[kMaxName] = {};
-  std::memcpy(buf, name.data(), name.size());
-  for (int i = 0; i < 3; ++i) {
-    std::uint64_t w;
-    std::memcpy(&w, buf + 8 * i, 8);
-    out.w[i] = fold_word(w);
-  }
+  const std::size_t n = name.size();
+  if (n == 0 || n > kMaxName) return false;
+  const char* p = name.data();
+  out.w[0] = fold_word(load_partial(p, n));
+  out.w[1] = n > 8 ? fold_word(load_partial(p + 8, n - 8)) : 0;
+  out.w[2] = n > 16 ? fold_word(load_partial(p + 16, n - 16)) : 0;
   return true;
 }
 
