@@ -21,6 +21,7 @@ Kernel instructions (read/write syscalls, epoll) are not counted: callgrind sees
 
 Usage: bench/instructions.py [--requests 20000] [--servers redis,ruvio] [--rows PING,XLEN]
                              [--worker-bin PATH] [--label after] [--top 25] [--no-write]
+                             [--syscalls]
 Writes bench/results/<date>-instructions.json (--label: one JSON holds several labels, e.g.
 a "before" run with --worker-bin of the old worker and an "after" run of the new one).
 """
@@ -206,6 +207,35 @@ def top_functions(path, n):
     return rows
 
 
+def syscalls(kind, requests):
+    """strace -c of the (native, not valgrind) server process while redis-benchmark sends
+    `requests` PINGs: the kernel half of the per-request path, which callgrind cannot see."""
+    args = ["--alloc-trace", "off"] if kind == "ruvio" else []
+    srv = harness.Server(kind=kind, args=args)
+    try:
+        pid = srv.worker_pids()[0] if kind == "ruvio" else srv.pid
+        out = os.path.join(tempfile.mkdtemp(prefix="instr-strace-"), "strace")
+        st = subprocess.Popen(["strace", "-c", "-f", "-p", str(pid), "-o", out],
+                              stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        subprocess.run(bench_line(srv.port, requests, 1, "PING"), capture_output=True,
+                       check=True)
+        time.sleep(0.3)
+        st.send_signal(2)
+        st.wait(30)
+        counts = {}
+        with open(out) as f:
+            for line in f:
+                m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+                if m and m.group(2) != "total":
+                    counts[m.group(2)] = int(m.group(1))
+        return {"requests": requests, "calls": counts,
+                "read_write_per_request": round((counts.get("read", 0) +
+                                                 counts.get("write", 0)) / requests, 4)}
+    finally:
+        srv.stop()
+
+
 def bench_line(port, requests, keyspace, command):
     return ["redis-benchmark", "-p", str(port), "-c", str(CLIENTS), "-P", str(PIPELINE),
             "-n", str(requests), "-r", str(keyspace), "--csv", *command.split()]
@@ -247,6 +277,7 @@ def main():
     ap.add_argument("--label", default="after")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--syscalls", action="store_true", help="also strace -c 100,000 PINGs")
     a = ap.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("valgrind (callgrind) is needed")
@@ -264,6 +295,12 @@ def main():
                       " instructions/request", file=sys.stderr, flush=True)
         finally:
             g.stop()
+    sys_counts = {}
+    if a.syscalls and shutil.which("strace"):
+        for kind in a.servers.split(","):
+            sys_counts[kind] = syscalls(kind, 100_000)
+            print(f"  {kind:5} syscalls for 100,000 PINGs: {sys_counts[kind]['calls']}",
+                  file=sys.stderr)
     run = {}
     path = os.path.join(common.RESULTS, "2026-12-01-instructions.json")
     if a.rows and os.path.exists(path):
@@ -297,6 +334,7 @@ def main():
         "earlier_commands": run.get("earlier_commands", []) + ([run["command"]] if run else []),
         "requests": a.requests, "clients": CLIENTS, "pipeline": PIPELINE,
         "machine": common.machine(), "versions": common.versions(), "results": results,
+        "syscalls_100k_ping": sys_counts or run.get("syscalls_100k_ping", {}),
         "table": table}
     os.makedirs(common.RESULTS, exist_ok=True)
     with open(path, "w") as f:

@@ -134,8 +134,9 @@ std::uint64_t count(std::string_view s, bool* invalid);
 std::uint64_t count_registers(const std::uint8_t* max);
 
 // PFCOUNT of several keys: the union's registers with their histogram kept as registers rise,
-// so the estimate needs no pass over 16384 registers and the next union clears only the
-// registers this one raised. Same answer as merge() + count_registers().
+// so a union of sparse HLLs needs no pass over 16384 registers and the next union clears only
+// the registers this one raised. A dense HLL is merged 4 registers (3 bytes) at a time and the
+// histogram then counted once at the end. Same answer as merge() + count_registers().
 class Union {
  public:
   Union();
@@ -157,6 +158,7 @@ class Union {
   std::uint8_t max_[kRegisters];
   int h_[64];
   std::vector<std::uint16_t> touched_;  // registers raised from 0 since clear()
+  bool dense_seen_ = false;             // h_ stale, max_ cleared whole: a dense HLL was merged
 };
 
 }  // namespace ruvio::types::hll
