@@ -134,9 +134,9 @@ std::uint64_t count(std::string_view s, bool* invalid);
 std::uint64_t count_registers(const std::uint8_t* max);
 
 // PFCOUNT of several keys: the union's registers with their histogram kept as registers rise,
-// so a union of sparse HLLs needs no pass over 16384 registers and the next union clears only
-// the registers this one raised. A dense HLL is merged 4 registers (3 bytes) at a time and the
-// histogram then counted once at the end. Same answer as merge() + count_registers().
+// so a union of sparse HLLs needs no counting pass over 16384 registers. A dense HLL is merged 4
+// registers (3 bytes) at a time and the histogram then counted once at the end. Same answer as
+// merge() + count_registers().
 class Union {
  public:
   Union();
@@ -150,15 +150,13 @@ class Union {
   void raise(std::size_t reg, unsigned value) {
     const unsigned old = max_[reg];
     if (value <= old) return;
-    if (old == 0) touched_.push_back(static_cast<std::uint16_t>(reg));
     --h_[old];
     ++h_[value];
     max_[reg] = static_cast<std::uint8_t>(value);
   }
   std::uint8_t max_[kRegisters];
   int h_[64];
-  std::vector<std::uint16_t> touched_;  // registers raised from 0 since clear()
-  bool dense_seen_ = false;             // h_ stale, max_ cleared whole: a dense HLL was merged
+  bool dense_seen_ = false;  // h_ stale: a dense HLL was merged
 };
 
 }  // namespace ruvio::types::hll
