@@ -40,6 +40,19 @@ void ReplyWriter::header(char prefix, std::int64_t n) {
 }
 
 void ReplyWriter::simple(std::string_view s) {
+  // Status lines are short (PONG, QUEUED, a type name): assembled on the stack, one append.
+  if (s.size() <= kSmallBulk) {
+    char buf[kSmallBulk + 3];
+    buf[0] = '+';
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      buf[1 + i] = (c == '\r' || c == '\n') ? ' ' : c;
+    }
+    buf[1 + s.size()] = '\r';
+    buf[2 + s.size()] = '\n';
+    out_->append(buf, s.size() + 3);
+    return;
+  }
   out_->push_back('+');
   append_line_text(*out_, s);
   out_->append("\r\n", 2);

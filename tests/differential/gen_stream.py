@@ -11,8 +11,8 @@ entries qualify never depends on how fast a server is.
 
 Compare kinds beyond cmdgen's (test_stream_differential.py applies them):
   xtime   the reply with its wall-clock figures masked: XPENDING's idle per entry, XINFO
-          CONSUMERS' idle, XINFO STREAM [FULL]'s seen-time and delivery times — and
-          radix-tree-nodes, Redis's rax internals, which a sorted node index does not have.
+          CONSUMERS' idle, XINFO STREAM [FULL]'s seen-time and delivery times
+          (radix-tree-nodes is compared: Ruvio counts Redis's rax nodes from its node masters).
 """
 
 import cmdgen

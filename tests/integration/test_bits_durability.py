@@ -9,28 +9,12 @@ PFCOUNT's cached cardinality is a read's side effect and is not logged (as it is
 Redis's AOF either unless the value is rewritten); the comparison runs PFCOUNT on each HLL
 first, which writes the same cache on both sides, then compares GET."""
 
-import os
-import shutil
-import signal
-import sys
-import tempfile
-import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import harness  # noqa: E402
+from durability_case import KillRecovery, harness
 
 BIT_KEYS = ["{b}small", "{b}big", "{b}int", "{b}bf", "{b}fail", "{b}and", "{b}not"]
 HLL_KEYS = ["{b}h1", "{b}h2", "{b}dense", "{b}merged", "{b}todense"]
-
-
-def wait_for(cond, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
 
 
 def workload(r, round_):
@@ -61,66 +45,24 @@ def snapshot_of(r):
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class BitsDurability(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-bdur-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
+class BitsDurability(KillRecovery, unittest.TestCase):
+    prefix = "ruvio-bdur-"
 
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    def workload(self, r, round_):
+        workload(r, round_)
 
-    def start(self, mode):
-        srv = harness.Server(kind="ruvio", args=["--dir", self.dir, "--durability", mode,
-                                                 "--workers", "1", "--alloc-trace", "off"])
-        self.servers.append(srv)
-        return srv
+    def snapshot_of(self, r):
+        return snapshot_of(r)
 
-    def crash(self, srv):
-        self.assertTrue(wait_for(lambda: srv.worker_pids()), "no worker")
-        os.kill(srv.worker_pids()[0], signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
-
-    def check_shape(self, want, r):
+    def check_wal(self, want, r):
         self.assertEqual(len(want["{b}big"]), 20000 // 8 + 1)
         self.assertEqual(want["{b}fail"], b"\x00" * 101)  # FAIL wrote nothing, grew the key
         self.assertEqual(r.execute_command("PFDEBUG", "ENCODING", "{b}dense"), b"dense")
         self.assertEqual(r.execute_command("PFDEBUG", "ENCODING", "{b}h1"), b"sparse")
         self.assertEqual(r.execute_command("PFDEBUG", "ENCODING", "{b}todense"), b"dense")
 
-    def test_wal_replay_after_sigkill(self):
-        srv = self.start("always")
-        r = srv.client()
-        for round_ in range(3):
-            workload(r, round_)
-        want = snapshot_of(r)
-        self.check_shape(want, r)
-        r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(snapshot_of(r), want)
-        self.check_shape(want, r)
-        r.close()
-
-    def test_snapshot_then_wal_after_sigkill(self):
-        srv = self.start("always")
-        r = srv.client()
-        workload(r, 0)
-        self.assertTrue(r.bgsave())
-        self.assertTrue(wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0))
-        self.assertEqual(r.info("persistence")["rdb_last_bgsave_status"], "ok")
-        workload(r, 1)
-        want = snapshot_of(r)
-        r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(snapshot_of(r), want)
-        r.close()
+    def check_recovered(self, want, r):
+        self.check_wal(want, r)
 
 
 if __name__ == "__main__":

@@ -5,14 +5,10 @@ INFO's key specs, CROSSSLOT on a 2-worker proxy port for a destination on the ot
 and SIGKILL recovery of geo indexes and STORE destinations from the WAL and from a snapshot
 plus WAL."""
 
-import os
-import shutil
-import signal
-import tempfile
-import time
 import unittest
 
 import itest
+from durability_case import KillRecovery
 from itest import Raw, harness
 
 POINTS = ["13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"]
@@ -210,15 +206,6 @@ class RuvioProxy(itest.RuvioProxyCase):
                          b"$8\r\n166.2742\r\n")
 
 
-def wait_for(cond, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
-
-
 DUR_KEYS = ["{g}pts", "{g}big", "{g}store", "{g}dist", "{g}self"]
 
 
@@ -248,62 +235,22 @@ def snapshot_of(r):
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class GeoDurability(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-geodur-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
+class GeoDurability(KillRecovery, unittest.TestCase):
+    prefix = "ruvio-geodur-"
+    rounds = 2
 
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    def workload(self, r, round_):
+        workload(r, round_)
 
-    def start(self, mode):
-        srv = harness.Server(kind="ruvio", args=["--dir", self.dir, "--durability", mode,
-                                                 "--workers", "1", "--alloc-trace", "off"])
-        self.servers.append(srv)
-        return srv
+    def snapshot_of(self, r):
+        return snapshot_of(r)
 
-    def crash(self, srv):
-        self.assertTrue(wait_for(lambda: srv.worker_pids()), "no worker")
-        os.kill(srv.worker_pids()[0], signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
-
-    def test_wal_replay_after_sigkill(self):
-        srv = self.start("always")
-        r = srv.client()
-        for round_ in range(2):
-            workload(r, round_)
-        want = snapshot_of(r)
+    def check_wal(self, want, r):
         self.assertEqual(want["{g}big"][1], b"skiplist")
         self.assertEqual(want["{g}store"][1], b"listpack")
         self.assertEqual(len(want["{g}store"][0]), 40)
         self.assertEqual(want["{g}self"][0], [(b"a", 3377699720527872.0),
                                               (b"b", 3377700265828866.0)])
-        r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(snapshot_of(r), want)
-        r.close()
-
-    def test_snapshot_then_wal_after_sigkill(self):
-        srv = self.start("always")
-        r = srv.client()
-        workload(r, 0)
-        self.assertTrue(r.bgsave())
-        self.assertTrue(wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0))
-        self.assertEqual(r.info("persistence")["rdb_last_bgsave_status"], "ok")
-        workload(r, 1)
-        want = snapshot_of(r)
-        r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(snapshot_of(r), want)
-        r.close()
 
 
 if __name__ == "__main__":

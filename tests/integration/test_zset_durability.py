@@ -3,26 +3,9 @@ then more writes) restore every zset exactly — members, scores (0.1, -0, inf, 
 order and OBJECT ENCODING — after writes of every kind (ZADD flags, ZINCRBY, ZREM, pops,
 range deletes, ZRANGESTORE, ZUNIONSTORE/ZINTERSTORE/ZDIFFSTORE back to listpack)."""
 
-import os
-import shutil
-import signal
-import sys
-import tempfile
-import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import harness  # noqa: E402
-
-
-def wait_for(cond, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
-
+from durability_case import KillRecovery, harness
 
 KEYS = ["{z}small", "{z}big", "{z}store", "{z}union", "{z}inter", "{z}diff", "{z}popped",
         "{z}long"]
@@ -54,62 +37,22 @@ def snapshot_of(r):
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class ZsetDurability(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-zdur-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
+class ZsetDurability(KillRecovery, unittest.TestCase):
+    prefix = "ruvio-zdur-"
 
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    def workload(self, r, round_):
+        workload(r, round_)
 
-    def start(self, mode):
-        srv = harness.Server(kind="ruvio", args=["--dir", self.dir, "--durability", mode,
-                                                 "--workers", "1", "--alloc-trace", "off"])
-        self.servers.append(srv)
-        return srv
+    def snapshot_of(self, r):
+        return snapshot_of(r)
 
-    def crash(self, srv):
-        self.assertTrue(wait_for(lambda: srv.worker_pids()), "no worker")
-        os.kill(srv.worker_pids()[0], signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
-
-    def test_wal_replay_after_sigkill(self):
-        srv = self.start("always")
-        r = srv.client()
-        for round_ in range(3):
-            workload(r, round_)
-        want = snapshot_of(r)
+    def check_wal(self, want, r):
         self.assertEqual(want["{z}big"][1], b"skiplist")
         self.assertEqual(want["{z}union"][1], b"listpack")
         self.assertEqual(want["{z}long"][1], b"skiplist")
-        r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(snapshot_of(r), want)
-        r.close()
 
-    def test_snapshot_then_wal_after_sigkill(self):
-        srv = self.start("always")
-        r = srv.client()
-        workload(r, 0)
-        self.assertTrue(r.bgsave())
-        self.assertTrue(wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0))
-        self.assertEqual(r.info("persistence")["rdb_last_bgsave_status"], "ok")
-        workload(r, 1)
-        want = snapshot_of(r)
-        r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(snapshot_of(r), want)
-        mem = r.memory_usage("{z}big")
-        self.assertGreater(mem, 300 * 16)
-        r.close()
+    def check_recovered(self, want, r):
+        self.assertGreater(r.memory_usage("{z}big"), 300 * 16)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 // The merged command table of every family, looked up by name on the hot path.
 //
 // Lookup is a flat open-addressing array keyed by a case-folded hash of the name: one hash,
-// usually one compare, no allocation, no std::map<std::string>.
+// usually one compare, no allocation, no std::map<std::string>. A name of up to 24 bytes (all
+// of Redis's) is folded 8 bytes at a time into three words, which are both the hash input and
+// the compare: about 40 instructions a lookup instead of a byte loop hashing and comparing.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +26,24 @@ class CommandTable {
 
   const std::vector<const CommandDef*>& all() const { return all_; }
 
+  static constexpr std::size_t kMaxName = 24;  // longer names are never commands
+
  private:
+  // A name lower-cased and zero-padded to 24 bytes, as three words.
+  struct Folded {
+    std::uint64_t w[3];
+    friend bool operator==(const Folded&, const Folded&) = default;
+  };
+  struct Slot {
+    Folded name{};
+    std::uint32_t len = 0;
+    const CommandDef* def = nullptr;
+  };
+  static bool fold(std::string_view name, Folded& out);
+  static std::uint64_t hash(const Folded& f, std::size_t len);
+
   std::vector<const CommandDef*> all_;
-  std::vector<const CommandDef*> slots_;  // power-of-two open addressing
+  std::vector<Slot> slots_;  // power-of-two open addressing
   std::uint64_t mask_ = 0;
 };
 

@@ -213,7 +213,7 @@ const CommandDef kConnectionCommands[] = {
 
 std::string client_info_line(const ClientInfo& c, std::int64_t now_ms) {
   std::string line;
-  client_line(c, now_ms, line);
+  client_info_line(c, now_ms, line);
   if (!line.empty() && line.back() == '\n') line.pop_back();
   return line;
 }

@@ -32,6 +32,15 @@ struct Context {
   }
   // log_as for an effect of variable length (SPOP with a count: SREM of what was popped).
   void log_as(std::span<const std::string_view> effect) const { persist::effect().assign(effect); }
+  // One more command of the effect (after log_as, log_begin or another log_also): the journal
+  // writes them all as one all-or-nothing record.
+  void log_also(std::initializer_list<std::string_view> effect) const {
+    persist::effect().add(effect);
+  }
+  void log_also(std::span<const std::string_view> effect) const { persist::effect().add(effect); }
+  // The effect is what log_also adds from here on, possibly nothing (a write the WAL need not
+  // keep: a consumer's seen-time refreshed by a read that delivered nothing).
+  void log_begin() const { persist::effect().begin(); }
 };
 
 }  // namespace ruvio::worker

@@ -117,7 +117,11 @@ bool Executor::parks(const std::vector<std::vector<std::string_view>>& commands)
 
 bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view> args) const {
   if (args.empty()) return false;
-  const CommandDef* named = command_table().find(args[0]);
+  return blocks(client, args, command_table().find(args[0]));
+}
+
+bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view> args,
+                      const CommandDef* named) const {
   if (named == nullptr || !(named->flags & kBlocking) || client.in_multi) return false;
   if (!client.authenticated && !(named->flags & kNoAuth)) return false;
   const CommandDef* def = resolve(args);
@@ -195,7 +199,11 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
 
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out) {
-  const CommandDef* def = command_table().find(args[0]);
+  execute(client, args, out, command_table().find(args[0]));
+}
+
+void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
+                       proto::ReplyWriter& out, const CommandDef* def) {
   if (def == nullptr) {
     unknown_command(out, args);
     return;

@@ -63,6 +63,10 @@ class Executor {
 
   // Runs one command (args[0] = its name as sent), appending its reply to `out`.
   void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);
+  // The same with args[0] already looked up (command_table().find(args[0]), null: unknown),
+  // so a request costs one lookup of its name.
+  void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out,
+               const CommandDef* named);
   // CLIENT PAUSE: true when this command from this client must wait for the pause to end
   // (nothing is written; the caller parks the client and runs the command again later).
   // A command that fails before Redis's pause check (unknown, NOAUTH, arity, subscribed
@@ -73,6 +77,8 @@ class Executor {
   // caller parks it and runs the command again when a key is ready or the timeout passed).
   // Never inside MULTI. One flag test for any other command.
   bool blocks(const ClientInfo& client, std::span<const std::string_view> args) const;
+  bool blocks(const ClientInfo& client, std::span<const std::string_view> args,
+              const CommandDef* named) const;
   // The same for a transaction that arrived over the mesh: it waits under WRITE when one of
   // its commands writes.
   bool parks(const std::vector<std::vector<std::string_view>>& commands) const;

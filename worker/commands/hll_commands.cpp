@@ -111,9 +111,10 @@ void pfadd(Context& ctx) {
 
 void pfcount(Context& ctx) {
   if (ctx.argc() > 2) {
-    // The union: registers merged one byte each, then one estimate.
-    static thread_local std::uint8_t max[hll::kRegisters];
-    std::memset(max, 0, sizeof max);
+    // The union: registers merged one byte each, then one estimate (its histogram kept as
+    // the registers rise).
+    static thread_local hll::Union u;
+    u.clear();
     for (std::size_t j = 1; j < ctx.argc(); ++j) {
       Entry e;
       if (!lookup_or_wrongtype(ctx, ctx.args[j], Type::kString, Access::kRead, e)) return;
@@ -122,12 +123,12 @@ void pfcount(Context& ctx) {
         ctx.out.error(kNotHll);
         return;
       }
-      if (!hll::merge(max, e.str())) {
+      if (!u.add(e.str())) {
         ctx.out.error(kCorrupt);
         return;
       }
     }
-    ctx.out.integer(static_cast<std::int64_t>(hll::count_registers(max)));
+    ctx.out.integer(static_cast<std::int64_t>(u.count()));
     return;
   }
   Entry e;

@@ -227,12 +227,11 @@ void xadd(Context& ctx) {
     }
     h.set(types::stream_create(h.heap()));
   }
-  const auto* cur = static_cast<const Stream*>(h.peek());
-  if (cur->last_id == types::kStreamMaxId) {
+  Stream* s = h.mut_as<Stream>();
+  if (s->last_id == types::kStreamMaxId) {
     ctx.out.error("ERR The stream has exhausted the last possible ID, unable to add more items");
     return;
   }
-  Stream* s = stream_of(h);
   StreamID id;
   const auto r =
       types::stream_append(h.heap(), s, a.id_given ? &a.id : nullptr, ctx.args.subspan(field_pos),
@@ -250,6 +249,7 @@ void xadd(Context& ctx) {
     }
     return;
   }
+  h.changed();
   reply_stream_id(ctx, id);
   if (a.trim.strategy != StreamTrim::kNone) types::stream_trim(h.heap(), s, a.trim);
 
@@ -360,21 +360,20 @@ void xdel(Context& ctx) {
     if (!parse_stream_id(ctx, ctx.args[j], 0, true, id)) return;
     ids.push_back(id);
   }
-  const auto* cur = static_cast<const Stream*>(h.peek());
+  Stream* s = h.mut_as<Stream>();
   std::int64_t deleted = 0;
   bool first_entry = false;
   for (const StreamID& id : ids) {
     // Only a deletion writes: a miss leaves WATCH and the WAL untouched.
-    StreamIter probe(cur, id, id, false);
+    StreamIter probe(s, id, id, false);
     if (!probe.next()) continue;
-    Stream* s = stream_of(h);
     types::stream_delete(h.heap(), s, id);
+    h.changed();
     if (id == s->first_id) first_entry = true;
     if (id > s->max_deleted_id) s->max_deleted_id = id;
     ++deleted;
   }
   if (deleted != 0) {
-    Stream* s = stream_of(h);
     if (s->length == 0) {
       s->first_id = types::kStreamMinId;
     } else if (first_entry) {
@@ -397,19 +396,19 @@ void xtrim(Context& ctx) {
     return;
   }
   // Trim a copy of the decision first: only a trim that removes something writes.
-  const auto* cur = static_cast<const Stream*>(h.peek());
+  Stream* s = h.mut_as<Stream>();
   if (a.trim.strategy == StreamTrim::kMaxLen &&
-      cur->length <= static_cast<std::uint64_t>(a.trim.maxlen)) {
+      s->length <= static_cast<std::uint64_t>(a.trim.maxlen)) {
     ctx.out.integer(0);
     return;
   }
   if (a.trim.strategy == StreamTrim::kMinId &&
-      (cur->length == 0 || types::stream_edge_id(cur, true) >= a.trim.minid)) {
+      (s->length == 0 || types::stream_edge_id(s, true) >= a.trim.minid)) {
     ctx.out.integer(0);
     return;
   }
-  Stream* s = stream_of(h);
   const std::int64_t deleted = types::stream_trim(h.heap(), s, a.trim);
+  if (deleted != 0) h.changed();
   if (deleted != 0 && a.trim.approx) {
     static thread_local std::vector<std::string_view> eff;
     eff.assign(ctx.args.begin(), ctx.args.end());
@@ -464,22 +463,22 @@ void xsetid(Context& ctx) {
     ctx.out.error(err::kNoSuchKey);
     return;
   }
-  const auto* cur = static_cast<const Stream*>(h.peek());
-  if (cur->length > 0) {
-    if (id < types::stream_edge_id(cur, false)) {
+  Stream* s = h.mut_as<Stream>();
+  if (s->length > 0) {
+    if (id < types::stream_edge_id(s, false)) {
       ctx.out.error("ERR The ID specified in XSETID is smaller than the target stream top item");
       return;
     }
-    if (entries_added != -1 && cur->length > static_cast<std::uint64_t>(entries_added)) {
+    if (entries_added != -1 && s->length > static_cast<std::uint64_t>(entries_added)) {
       ctx.out.error(
           "ERR The entries_added specified in XSETID is smaller than the target stream length");
       return;
     }
   }
-  Stream* s = stream_of(h);
   s->last_id = id;
   if (entries_added != -1) s->entries_added = static_cast<std::uint64_t>(entries_added);
   if (!max_xdel.zero()) s->max_deleted_id = max_xdel;
+  h.changed();
   ctx.out.ok();
 }
 
@@ -633,6 +632,8 @@ void xread_generic(Context& ctx, bool group_cmd) {
   if (!memo.empty() && count == 0) served_count = kBlockedDefaultCount;
 
   std::size_t arraylen = 0;
+  // XREADGROUP's record is its effect (xreadgroup_serve adds to it), never the command.
+  if (have_group) ctx.log_begin();
   DeferredLen top(ctx, ctx.out.protocol() >= 3 ? '%' : '*');
   for (std::size_t k = 0; k < streams_count; ++k) {
     const std::string_view key = ctx.args[streams_arg + k];
@@ -657,7 +658,7 @@ void xread_generic(Context& ctx, bool group_cmd) {
     ctx.out.bulk(key);
     if (have_group) {
       store::WriteHandle h = ctx.db().open(key, Type::kStream, ctx.now_ms());
-      xreadgroup_serve(ctx, h, groups[k], consumername, gt, history, served_count, noack);
+      xreadgroup_serve(ctx, key, h, groups[k], consumername, gt, history, served_count, noack);
     } else {
       StreamID start = gt;
       types::stream_id_incr(start);

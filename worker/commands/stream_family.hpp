@@ -48,10 +48,11 @@ std::size_t reply_stream_range(Context& ctx, const types::Stream* s, const types
 
 // XREADGROUP's part of one stream (the key's reply element is written by the caller):
 // history (`gt` is not ">") from the consumer's PEL, or new entries past the group's last ID.
-// Creates the consumer when missing and refreshes its seen-time.
-void xreadgroup_serve(Context& ctx, store::WriteHandle& h, types::StreamGroup* g,
-                      std::string_view consumer, const types::StreamID& gt, bool history,
-                      std::size_t count, bool noack);
+// Creates the consumer when missing and refreshes its seen-time. Adds its WAL effect (the
+// caller began it with ctx.log_begin()): consumer creation, claims, the group's last ID.
+void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
+                      types::StreamGroup* g, std::string_view consumer, const types::StreamID& gt,
+                      bool history, std::size_t count, bool noack);
 
 // The handlers of stream_group_commands.cpp (the table is in stream_commands.cpp).
 void xgroup_create(Context& ctx);
@@ -68,10 +69,5 @@ void xinfo_stream(Context& ctx);
 void xinfo_groups(Context& ctx);
 void xinfo_consumers(Context& ctx);
 void xinfo_help(Context& ctx);
-
-// The stream value of a write handle, created on demand (XADD, XGROUP CREATE MKSTREAM).
-inline types::Stream* stream_of(store::WriteHandle& h) {
-  return h.as<types::Stream>();
-}
 
 }  // namespace ruvio::worker

@@ -52,6 +52,73 @@ bool entry_exists(const Stream* s, const StreamID& id) {
   return it.next();
 }
 
+// ---------------------------------------------------------------------------------------
+// The WAL effects of deliveries and claims (Redis's streamPropagateXCLAIM, streamPropagate-
+// GroupID, streamPropagateConsumerCreation): each PEL change as an XCLAIM with the absolute
+// delivery time and count, the group's last ID with its entries-read, the consumer creation.
+// Replayed in order, they rebuild the same PEL whatever the clock or the idle filters say.
+
+void log_consumer_created(Context& ctx, std::string_view key, const StreamGroup* g,
+                          std::string_view consumer) {
+  ctx.log_also({"XGROUP", "CREATECONSUMER", key, g->name(), consumer});
+}
+
+// XCLAIM key group consumer 0 id... TIME t RETRYCOUNT n FORCE JUSTID: every listed ID pending
+// for `consumer`, delivered at t, n times.
+void log_claims(Context& ctx, std::string_view key, const StreamGroup* g, std::string_view consumer,
+                std::span<const StreamID> ids, std::int64_t time, std::uint64_t count) {
+  static thread_local std::string text;
+  static thread_local std::vector<std::string_view> argv;
+  text.clear();
+  text.reserve((ids.size() + 2) * types::kStreamIdBuf);  // views below stay valid
+  argv.assign({"XCLAIM", key, g->name(), consumer, "0"});
+  char buf[types::kStreamIdBuf];
+  auto keep = [&](std::string_view v) {
+    const std::size_t at = text.size();
+    text.append(v);
+    argv.emplace_back(text.data() + at, v.size());
+  };
+  for (const StreamID& id : ids) keep(types::stream_id_format(id, buf));
+  argv.emplace_back("TIME");
+  keep(format_int64(time, buf));
+  argv.emplace_back("RETRYCOUNT");
+  keep(format_int64(static_cast<std::int64_t>(count), buf));
+  argv.emplace_back("FORCE");
+  argv.emplace_back("JUSTID");
+  ctx.log_also(std::span<const std::string_view>(argv));
+}
+
+void log_claim(Context& ctx, std::string_view key, const StreamGroup* g, const StreamNack* k) {
+  log_claims(ctx, key, g, k->consumer->name(), std::span<const StreamID>(&k->id, 1),
+             k->delivery_time, k->delivery_count);
+}
+
+// XGROUP SETID key group id ENTRIESREAD n.
+void log_group_id(Context& ctx, std::string_view key, const StreamGroup* g) {
+  char idbuf[types::kStreamIdBuf], nbuf[24];
+  ctx.log_also({"XGROUP", "SETID", key, g->name(), types::stream_id_format(g->last_id, idbuf),
+                "ENTRIESREAD", format_int64(g->entries_read, nbuf)});
+}
+
+// XACK key group id...: NACKs of deleted entries that a claim dropped.
+void log_dropped(Context& ctx, std::string_view key, const StreamGroup* g,
+                 std::span<const StreamID> ids) {
+  if (ids.empty()) return;
+  static thread_local std::string text;
+  static thread_local std::vector<std::string_view> argv;
+  text.clear();
+  text.reserve(ids.size() * types::kStreamIdBuf);
+  argv.assign({"XACK", key, g->name()});
+  char buf[types::kStreamIdBuf];
+  for (const StreamID& id : ids) {
+    const std::string_view v = types::stream_id_format(id, buf);
+    const std::size_t at = text.size();
+    text.append(v);
+    argv.emplace_back(text.data() + at, v.size());
+  }
+  ctx.log_also(std::span<const std::string_view>(argv));
+}
+
 // The XGROUP subcommands that need a key and a group: the common lookup of xgroupCommand.
 struct GroupTarget {
   store::WriteHandle h;
@@ -66,7 +133,7 @@ bool group_target(Context& ctx, GroupTarget& t, bool group_required) {
     return false;
   }
   if (t.h) {
-    t.s = const_cast<Stream*>(static_cast<const Stream*>(t.h.peek()));
+    t.s = t.h.mut_as<Stream>();  // written only where a subcommand then calls changed()
     t.g = types::stream_group_find(t.s, ctx.args[3]);
   }
   if (group_required && t.g == nullptr) {
@@ -143,7 +210,8 @@ void xgroup_create(Context& ctx) {
     return;
   }
   if (t.s == nullptr) t.h.set(types::stream_create(t.h.heap()));
-  types::stream_group_create(t.h.heap(), stream_of(t.h), ctx.args[3], id, entries_read);
+  types::stream_group_create(t.h.heap(), t.h.mut_as<Stream>(), ctx.args[3], id, entries_read);
+  t.h.changed();
   ctx.out.ok();
 }
 
@@ -168,9 +236,9 @@ void xgroup_setid(Context& ctx) {
   } else if (!parse_stream_id(ctx, ctx.args[4], 0, false, id)) {
     return;
   }
-  stream_of(t.h);
   t.g->last_id = id;
   t.g->entries_read = entries_read;
+  t.h.changed();
   ctx.out.ok();
 }
 
@@ -185,9 +253,10 @@ void xgroup_destroy(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  // value() marks the key written: its key_ready wakes the XREADGROUPs blocked on the group,
-  // which then answer NOGROUP.
-  types::stream_group_destroy(t.h.heap(), stream_of(t.h), ctx.args[3]);
+  // changed() marks the key written: its key_ready wakes the XREADGROUPs blocked on the
+  // group, which then answer NOGROUP.
+  types::stream_group_destroy(t.h.heap(), t.s, ctx.args[3]);
+  t.h.changed();
   ctx.out.integer(1);
 }
 
@@ -203,8 +272,8 @@ void xgroup_createconsumer(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  stream_of(t.h);
   types::stream_consumer_create(t.h.heap(), t.g, ctx.args[4], ctx.now_ms());
+  t.h.changed();
   ctx.out.integer(1);
 }
 
@@ -221,8 +290,8 @@ void xgroup_delconsumer(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  stream_of(t.h);
   ctx.out.integer(static_cast<std::int64_t>(types::stream_consumer_delete(t.h.heap(), t.g, c)));
+  t.h.changed();
 }
 
 void xgroup_help(Context& ctx) {
@@ -243,14 +312,20 @@ void xgroup_help(Context& ctx) {
 // ---------------------------------------------------------------------------------------
 // XREADGROUP's delivery (streamReplyWithRange with a group, and from the consumer's PEL).
 
-void xreadgroup_serve(Context& ctx, store::WriteHandle& h, StreamGroup* g,
+void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h, StreamGroup* g,
                       std::string_view consumer_name, const StreamID& gt, bool history,
                       std::size_t count, bool noack) {
-  Stream* s = stream_of(h);
+  // Written through mut(): the seen-time refresh alone is no change (no WATCH, no record);
+  // changed() when a consumer, a NACK or the group's last ID changes.
+  Stream* s = h.mut_as<Stream>();
   const std::int64_t now = ctx.now_ms();
   bool created = false;
   StreamConsumer* c = types::stream_consumer_get(h.heap(), g, consumer_name, now, &created);
   c->seen_time = now;
+  if (created) {
+    h.changed();
+    log_consumer_created(ctx, key, g, consumer_name);
+  }
   StreamID start = gt;
   types::stream_id_incr(start);
   DeferredLen len(ctx);
@@ -262,6 +337,8 @@ void xreadgroup_serve(Context& ctx, store::WriteHandle& h, StreamGroup* g,
       if (reply_one(ctx, s, k->id)) {
         k->delivery_time = now;
         ++k->delivery_count;
+        h.changed();
+        log_claim(ctx, key, g, k);
       } else {
         ctx.out.array(2);
         reply_stream_id(ctx, k->id);
@@ -272,8 +349,9 @@ void xreadgroup_serve(Context& ctx, store::WriteHandle& h, StreamGroup* g,
     len.set(n);
     return;
   }
-  // Collect the IDs first: delivering writes the PELs, not the nodes, so the iterator stays
-  // valid, but keeping the two apart reads plainly.
+  static thread_local std::vector<StreamID> delivered;
+  delivered.clear();
+  const StreamID last_before = g->last_id;
   StreamIter it(s, start, types::kStreamMaxId, false);
   while ((count == 0 || n < count) && it.next()) {
     const StreamID id = it.id();
@@ -289,8 +367,17 @@ void xreadgroup_serve(Context& ctx, store::WriteHandle& h, StreamGroup* g,
       k->delivery_time = now;
       k->delivery_count = 1;
     }
+    delivered.push_back(id);
   }
   len.set(n);
+  if (!delivered.empty()) {
+    h.changed();
+    log_claims(ctx, key, g, consumer_name, delivered, now, 1);
+  }
+  if (g->last_id != last_before) {
+    h.changed();
+    log_group_id(ctx, key, g);
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -322,9 +409,10 @@ void xack(Context& ctx) {
     if (types::stream_pel_find(g0->pel, id) == nullptr) continue;
     if (g == nullptr) {
       h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
-      g = types::stream_group_find(stream_of(h), ctx.args[2]);
+      g = types::stream_group_find(h.mut_as<Stream>(), ctx.args[2]);
     }
     types::stream_nack_remove(h.heap(), g, types::stream_pel_find(g->pel, id));
+    h.changed();
     ++acked;
   }
   ctx.out.integer(acked);
@@ -443,35 +531,21 @@ void xpending(Context& ctx) {
 // ---------------------------------------------------------------------------------------
 // XCLAIM / XAUTOCLAIM.
 
-void xclaim(Context& ctx) {
-  Typed t = lookup_as(ctx, ctx.args[1], Type::kStream, Access::kRead);
-  if (t.wrong_type) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!t.entry || types::stream_group_find(stream_in(t.entry), ctx.args[2]) == nullptr) {
-    nogroup(ctx, ctx.args[1], ctx.args[2]);
-    return;
-  }
-  std::int64_t minidle = 0;
-  if (!parse_int64(ctx.args[4])) {
-    ctx.out.error("ERR Invalid min-idle-time argument for XCLAIM");
-    return;
-  }
-  minidle = *parse_int64(ctx.args[4]);
-  if (minidle < 0) minidle = 0;
-  static thread_local std::vector<StreamID> ids;
-  ids.clear();
-  std::size_t j = 5;
-  for (; j < ctx.argc(); ++j) {
-    types::ParsedStreamId p;
-    if (!types::stream_id_parse(ctx.args[j], 0, true, false, p)) break;
-    ids.push_back(p.id);
-  }
-  const std::int64_t now = ctx.now_ms();
-  std::int64_t retrycount = -1, deliverytime = -1;
-  bool force = false, justid = false;
+namespace {
+
+// The options after XCLAIM's IDs / XAUTOCLAIM's start (one loop for both, as each command's
+// own errors): XCLAIM takes IDLE TIME RETRYCOUNT FORCE JUSTID LASTID, XAUTOCLAIM COUNT JUSTID.
+struct ClaimArgs {
+  std::int64_t retrycount = -1;
+  std::int64_t deliverytime = -1;
+  std::int64_t count = 100;  // XAUTOCLAIM
+  bool force = false;
+  bool justid = false;
   StreamID last_id;
+};
+
+bool parse_claim_options(Context& ctx, std::size_t j, bool autoclaim, ClaimArgs& a) {
+  constexpr std::int64_t kMaxCount = INT64_MAX / 16;  // LONG_MAX / max(sizeof(streamID), 10)
   for (; j < ctx.argc(); ++j) {
     const bool more = ctx.argc() - 1 - j > 0;
     const std::string_view opt = ctx.args[j];
@@ -484,81 +558,153 @@ void xclaim(Context& ctx) {
       out = *v;
       return true;
     };
-    if (iequals(opt, "force")) {
-      force = true;
-    } else if (iequals(opt, "justid")) {
-      justid = true;
+    if (iequals(opt, "justid")) {
+      a.justid = true;
+    } else if (autoclaim) {
+      if (!iequals(opt, "count") || !more) {
+        ctx.out.error(err::kSyntax);
+        return false;
+      }
+      const auto v = parse_int64(ctx.args[++j]);
+      if (!v || *v < 1 || *v > kMaxCount) {
+        ctx.out.error("ERR COUNT must be > 0");
+        return false;
+      }
+      a.count = *v;
+    } else if (iequals(opt, "force")) {
+      a.force = true;
     } else if (iequals(opt, "idle") && more) {
-      if (!num("IDLE", deliverytime)) return;
-      deliverytime = now - deliverytime;
+      if (!num("IDLE", a.deliverytime)) return false;
+      a.deliverytime = ctx.now_ms() - a.deliverytime;
     } else if (iequals(opt, "time") && more) {
-      if (!num("TIME", deliverytime)) return;
+      if (!num("TIME", a.deliverytime)) return false;
     } else if (iequals(opt, "retrycount") && more) {
-      if (!num("RETRYCOUNT", retrycount)) return;
+      if (!num("RETRYCOUNT", a.retrycount)) return false;
     } else if (iequals(opt, "lastid") && more) {
-      if (!parse_stream_id(ctx, ctx.args[++j], 0, true, last_id)) return;
+      if (!parse_stream_id(ctx, ctx.args[++j], 0, true, a.last_id)) return false;
     } else {
       ctx.out.error("ERR Unrecognized XCLAIM option '" + std::string(opt) + "'");
-      return;
+      return false;
     }
   }
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
-  const auto* cs = static_cast<const Stream*>(h.peek());
-  StreamGroup* g = types::stream_group_find(cs, ctx.args[2]);
-  if (last_id > g->last_id) {
-    stream_of(h);
-    g->last_id = last_id;
+  return true;
+}
+
+// The key's group for a claim, or the error replied (WRONGTYPE, NOGROUP).
+bool claim_target(Context& ctx, store::WriteHandle& h, StreamGroup*& g) {
+  Typed t = lookup_as(ctx, ctx.args[1], Type::kStream, Access::kRead);
+  if (t.wrong_type) {
+    ctx.out.error(err::kWrongType);
+    return false;
   }
-  if (deliverytime != -1) {
-    if (deliverytime < 0 || deliverytime > now) deliverytime = now;
-  } else {
-    deliverytime = now;
+  if (!t.entry || types::stream_group_find(stream_in(t.entry), ctx.args[2]) == nullptr) {
+    nogroup(ctx, ctx.args[1], ctx.args[2]);
+    return false;
   }
+  h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+  g = types::stream_group_find(h.mut_as<Stream>(), ctx.args[2]);
+  return true;
+}
+
+// What XCLAIM and XAUTOCLAIM do to each NACK they take: the consumer (created on the first
+// claim), the owner, delivery time and count, the entry replied, the effect logged.
+struct Claimer {
+  Context& ctx;
+  store::WriteHandle& h;
+  StreamGroup* g;
+  bool justid;
   StreamConsumer* consumer = nullptr;
-  DeferredLen len(ctx);
   std::size_t n = 0;
-  for (const StreamID& id : ids) {
-    StreamNack* k = types::stream_pel_find(g->pel, id);
-    if (!entry_exists(cs, id)) {
-      if (k != nullptr) {
-        stream_of(h);
-        types::stream_nack_remove(h.heap(), g, k);
-      }
-      continue;
-    }
-    bool fresh = false;
-    if (force && k == nullptr) fresh = true;
-    if (k == nullptr && !fresh) continue;
-    if (!fresh && minidle != 0 && now - k->delivery_time < minidle) continue;
-    stream_of(h);
+
+  // Drops the NACK of an entry that is gone (its ID goes into `dropped` for the effect).
+  void drop(StreamNack* k, std::vector<StreamID>& dropped) {
+    dropped.push_back(k->id);
+    types::stream_nack_remove(h.heap(), g, k);
+    h.changed();
+  }
+  // `k` null: a FORCE claim of an ID nobody has pending.
+  void claim(StreamNack* k, const StreamID& id, std::int64_t time, std::int64_t retrycount) {
+    const std::int64_t now = ctx.now_ms();
     if (consumer == nullptr) {
       bool created = false;
       consumer = types::stream_consumer_get(h.heap(), g, ctx.args[3], now, &created);
       consumer->seen_time = now;
+      if (created) log_consumer_created(ctx, ctx.args[1], g, ctx.args[3]);
     }
-    if (fresh) {
+    if (k == nullptr) {
       // streamCreateNACK(NULL): one delivery, then counted again below as any claim.
       k = types::stream_nack_add(h.heap(), g, consumer, id, now, 1);
     } else {
       types::stream_nack_move(h.heap(), k, consumer);
     }
-    k->delivery_time = deliverytime;
+    k->delivery_time = time;
     if (retrycount >= 0) {
       k->delivery_count = static_cast<std::uint64_t>(retrycount);
     } else if (!justid) {
       ++k->delivery_count;
     }
+    h.changed();
+    log_claim(ctx, ctx.args[1], g, k);
     if (justid) {
       reply_stream_id(ctx, id);
-    } else if (!reply_one(ctx, cs, id)) {
+    } else if (!reply_one(ctx, h.mut_as<Stream>(), id)) {
       ctx.out.null();
     }
     ++n;
   }
-  len.set(n);
+};
+
+}  // namespace
+
+void xclaim(Context& ctx) {
+  ctx.log_begin();
+  store::WriteHandle h;
+  StreamGroup* g = nullptr;
+  if (!claim_target(ctx, h, g)) return;
+  const auto minidle_arg = parse_int64(ctx.args[4]);
+  if (!minidle_arg) {
+    ctx.out.error("ERR Invalid min-idle-time argument for XCLAIM");
+    return;
+  }
+  const std::int64_t minidle = *minidle_arg < 0 ? 0 : *minidle_arg;
+  static thread_local std::vector<StreamID> ids;
+  ids.clear();
+  std::size_t j = 5;
+  for (; j < ctx.argc(); ++j) {
+    types::ParsedStreamId p;
+    if (!types::stream_id_parse(ctx.args[j], 0, true, false, p)) break;
+    ids.push_back(p.id);
+  }
+  ClaimArgs a;
+  if (!parse_claim_options(ctx, j, false, a)) return;
+  const std::int64_t now = ctx.now_ms();
+  const Stream* cs = h.mut_as<Stream>();
+  if (a.last_id > g->last_id) {
+    g->last_id = a.last_id;
+    h.changed();
+    log_group_id(ctx, ctx.args[1], g);
+  }
+  if (a.deliverytime < 0 || a.deliverytime > now) a.deliverytime = now;
+  static thread_local std::vector<StreamID> dropped;
+  dropped.clear();
+  Claimer claimer{ctx, h, g, a.justid};
+  DeferredLen len(ctx);
+  for (const StreamID& id : ids) {
+    StreamNack* k = types::stream_pel_find(g->pel, id);
+    if (!entry_exists(cs, id)) {
+      if (k != nullptr) claimer.drop(k, dropped);
+      continue;
+    }
+    if (k == nullptr && !a.force) continue;
+    if (k != nullptr && minidle != 0 && now - k->delivery_time < minidle) continue;
+    claimer.claim(k, id, a.deliverytime, a.retrycount);
+  }
+  len.set(claimer.n);
+  log_dropped(ctx, ctx.args[1], g, dropped);
 }
 
 void xautoclaim(Context& ctx) {
+  ctx.log_begin();
   const auto idle = parse_int64(ctx.args[4]);
   if (!idle) {
     ctx.out.error("ERR Invalid min-idle-time argument for XAUTOCLAIM");
@@ -572,79 +718,36 @@ void xautoclaim(Context& ctx) {
     ctx.out.error("ERR invalid start ID for the interval");
     return;
   }
-  std::int64_t count = 100;
-  bool justid = false;
-  constexpr std::int64_t kMaxCount = INT64_MAX / 16;  // LONG_MAX / max(sizeof(streamID), 10)
-  for (std::size_t j = 6; j < ctx.argc(); ++j) {
-    const bool more = ctx.argc() - 1 - j > 0;
-    if (iequals(ctx.args[j], "count") && more) {
-      const auto v = parse_int64(ctx.args[j + 1]);
-      if (!v || *v < 1 || *v > kMaxCount) {
-        ctx.out.error("ERR COUNT must be > 0");
-        return;
-      }
-      count = *v;
-      ++j;
-    } else if (iequals(ctx.args[j], "justid")) {
-      justid = true;
-    } else {
-      ctx.out.error(err::kSyntax);
-      return;
-    }
-  }
-  Typed t = lookup_as(ctx, ctx.args[1], Type::kStream, Access::kRead);
-  if (t.wrong_type) {
-    ctx.out.error(err::kWrongType);
-    return;
-  }
-  if (!t.entry || types::stream_group_find(stream_in(t.entry), ctx.args[2]) == nullptr) {
-    nogroup(ctx, ctx.args[1], ctx.args[2]);
-    return;
-  }
-  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
-  const auto* cs = static_cast<const Stream*>(h.peek());
-  StreamGroup* g = types::stream_group_find(cs, ctx.args[2]);
+  ClaimArgs a;
+  if (!parse_claim_options(ctx, 6, true, a)) return;
+  store::WriteHandle h;
+  StreamGroup* g = nullptr;
+  if (!claim_target(ctx, h, g)) return;
+  const Stream* cs = h.mut_as<Stream>();
   const std::int64_t now = ctx.now_ms();
+  std::int64_t count = a.count;
   std::int64_t attempts = count * 10;
   static thread_local std::vector<StreamID> deleted;
   deleted.clear();
   ctx.out.array(3);
   std::string& buf = ctx.out.buffer();
   const std::size_t cursor_at = buf.size();
+  Claimer claimer{ctx, h, g, a.justid};
   DeferredLen len(ctx);
-  std::size_t n = 0;
-  StreamConsumer* consumer = nullptr;
   std::size_t i = types::stream_pel_lower_bound(g->pel, start);
   while (attempts-- != 0 && count != 0 && i < g->pel.size()) {
     StreamNack* k = g->pel[i];
-    const StreamID id = k->id;
-    if (!entry_exists(cs, id)) {
-      stream_of(h);
-      types::stream_nack_remove(h.heap(), g, k);
-      deleted.push_back(id);
+    if (!entry_exists(cs, k->id)) {
+      claimer.drop(k, deleted);
       --count;
       continue;
     }
     ++i;
     if (minidle != 0 && now - k->delivery_time < minidle) continue;
-    stream_of(h);
-    if (consumer == nullptr) {
-      bool created = false;
-      consumer = types::stream_consumer_get(h.heap(), g, ctx.args[3], now, &created);
-      consumer->seen_time = now;
-    }
-    types::stream_nack_move(h.heap(), k, consumer);
-    k->delivery_time = now;
-    if (!justid) ++k->delivery_count;
-    if (justid) {
-      reply_stream_id(ctx, id);
-    } else if (!reply_one(ctx, cs, id)) {
-      ctx.out.null();
-    }
-    ++n;
+    claimer.claim(k, k->id, now, -1);
     --count;
   }
-  len.set(n);
+  len.set(claimer.n);
   // The cursor goes in front of the claimed entries: reply[0].
   const StreamID next = i < g->pel.size() ? g->pel[i]->id : StreamID{};
   std::string cursor_reply;
@@ -659,6 +762,7 @@ void xautoclaim(Context& ctx) {
   buf.insert(cursor_at, cursor_reply);
   ctx.out.array(deleted.size());
   for (const StreamID& id : deleted) reply_stream_id(ctx, id);
+  log_dropped(ctx, ctx.args[1], g, deleted);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -689,33 +793,30 @@ void reply_lag(Context& ctx, const Stream* s, const StreamGroup* g) {
   }
 }
 
-// Redis's rax node count for XINFO STREAM's radix-tree-nodes cannot be reproduced from a
-// sorted array; the figure answered is the node count plus one (the rax head), exact for the
-// common single-prefix streams and documented as an approximation.
-std::int64_t rax_nodes(const Stream* s) {
-  return static_cast<std::int64_t>(s->nodes.size()) + 1;
-}
-
-void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
-  ctx.out.map(9);
+// The 7 fields XINFO STREAM and XINFO STREAM FULL begin with (xinfoReplyWithStreamInfo).
+void reply_stream_header(Context& ctx, const Stream* s) {
   ctx.out.bulk("length");
   ctx.out.integer(static_cast<std::int64_t>(s->length));
   ctx.out.bulk("radix-tree-keys");
   ctx.out.integer(static_cast<std::int64_t>(s->nodes.size()));
   ctx.out.bulk("radix-tree-nodes");
-  ctx.out.integer(rax_nodes(s));
+  ctx.out.integer(static_cast<std::int64_t>(types::stream_rax_nodes(s)));
   reply_bulk_id_pair(ctx, "last-generated-id", s->last_id);
   reply_bulk_id_pair(ctx, "max-deleted-entry-id", s->max_deleted_id);
   ctx.out.bulk("entries-added");
   ctx.out.integer(static_cast<std::int64_t>(s->entries_added));
   reply_bulk_id_pair(ctx, "recorded-first-entry-id", s->first_id);
+}
+
+void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
+  ctx.out.map(9);
+  reply_stream_header(ctx, s);
   ctx.out.bulk("entries");
   reply_stream_range(ctx, s, types::kStreamMinId, types::kStreamMaxId,
                      static_cast<std::size_t>(count), false);
   ctx.out.bulk("groups");
   ctx.out.array(types::stream_group_count(s));
   if (s->groups == nullptr) return;
-  const std::int64_t now = ctx.now_ms();
   for (const StreamGroup* g : s->groups->list) {
     ctx.out.map(7);
     ctx.out.bulk("name");
@@ -768,7 +869,6 @@ void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
       }
     }
   }
-  (void)now;
 }
 
 }  // namespace
@@ -803,17 +903,7 @@ void xinfo_stream(Context& ctx) {
     return;
   }
   ctx.out.map(10);
-  ctx.out.bulk("length");
-  ctx.out.integer(static_cast<std::int64_t>(s->length));
-  ctx.out.bulk("radix-tree-keys");
-  ctx.out.integer(static_cast<std::int64_t>(s->nodes.size()));
-  ctx.out.bulk("radix-tree-nodes");
-  ctx.out.integer(rax_nodes(s));
-  reply_bulk_id_pair(ctx, "last-generated-id", s->last_id);
-  reply_bulk_id_pair(ctx, "max-deleted-entry-id", s->max_deleted_id);
-  ctx.out.bulk("entries-added");
-  ctx.out.integer(static_cast<std::int64_t>(s->entries_added));
-  reply_bulk_id_pair(ctx, "recorded-first-entry-id", s->first_id);
+  reply_stream_header(ctx, s);
   ctx.out.bulk("groups");
   ctx.out.integer(static_cast<std::int64_t>(types::stream_group_count(s)));
   ctx.out.bulk("first-entry");

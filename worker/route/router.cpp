@@ -310,17 +310,19 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     return true;
   }
   // Subscribed clients only run connection-local commands (the executor enforces which).
+  // One lookup of the name per request: the executor's checks take it as found here.
+  const CommandDef* def = command_table().find(args[0]);
+  const CommandDef* const named = def;
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
-    if (executor_.blocks(client, args)) return parked_blocked(client, args);
-    executor_.execute(client, args, c.local_writer());
+    if (executor_.blocks(client, args, named)) return parked_blocked(client, args);
+    executor_.execute(client, args, c.local_writer(), named);
     return true;
   }
-  const CommandDef* def = command_table().find(args[0]);
   // Unknown commands, anything before AUTH and wrong arities get their error from the local
   // executor; nothing unauthenticated ever crosses the mesh.
   if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth)) ||
       !arity_ok(*def, args.size())) {
-    executor_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer(), named);
     return true;
   }
   // ACL before the command leaves this worker (the owner runs it for a mesh client, which has
@@ -335,14 +337,14 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   }
   if (def->flags & kTxUnwatch) {
     unwatch_remote(c);  // then the handler drops the local part
-    executor_.execute(client, args, c.local_writer());
+    executor_.execute(client, args, c.local_writer(), named);
     return true;
   }
   // OBJECT ENCODING key, CONFIG SET, CLIENT LIST: the declaration is the subcommand's.
   if (!def->subcommands.empty()) {
     const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
     if (sub == nullptr || !arity_ok(*sub, args.size())) {
-      executor_.execute(client, args, c.local_writer());
+      executor_.execute(client, args, c.local_writer(), named);
       return true;
     }
     def = sub;
@@ -350,7 +352,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   const Routing routing = routing_of(*def);
   switch (routing.where) {
     case Where::kHere:
-      executor_.execute(client, args, c.local_writer());
+      executor_.execute(client, args, c.local_writer(), named);
       return true;
     case Where::kCursor:
       scan(c, args);
@@ -362,7 +364,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       if (const std::size_t step = split_step(*def, args.size())) {
         split(c, routing.merge, step, args);
       } else {
-        executor_.execute(client, args, c.local_writer());
+        executor_.execute(client, args, c.local_writer(), named);
       }
       return true;
     case Where::kTips:
@@ -391,7 +393,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     if (!cross && !elsewhere && owner >= 0 && owner != self_) {
       forward(c, owner, args);
     } else {
-      executor_.execute(client, args, c.local_writer());
+      executor_.execute(client, args, c.local_writer(), named);
     }
     return true;
   }
@@ -401,8 +403,8 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     return true;
   }
   if (owner < 0 || owner == self_) {
-    if (executor_.blocks(client, args)) return parked_blocked(client, args);
-    executor_.execute(client, args, c.local_writer());
+    if (executor_.blocks(client, args, named)) return parked_blocked(client, args);
+    executor_.execute(client, args, c.local_writer(), named);
   } else {
     client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
     forward(c, owner, args, (def->flags & kBlocking) != 0);

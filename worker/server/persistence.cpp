@@ -249,18 +249,38 @@ void Persistence::misconf(proto::ReplyWriter& out) {
   set_writable_state(false);
 }
 
+void Persistence::batch_command(int db, std::span<const std::string_view> args) {
+  std::size_t at = batch_.size();
+  put_u32(batch_, 0);
+  append_command_payload(batch_, shard_.now_ms(), db, args);
+  auto n = static_cast<std::uint32_t>(batch_.size() - at - 4);
+  std::memcpy(batch_.data() + at, &n, 4);
+  ++batch_count_;
+}
+
 void Persistence::log(int db, std::span<const std::string_view> args) {
   const Effect& e = effect();
-  std::span<const std::string_view> logged = e.is_set() ? e.args() : args;
-  if (batching_) {
-    std::size_t at = batch_.size();
-    put_u32(batch_, 0);
-    append_command_payload(batch_, shard_.now_ms(), db, logged);
-    auto n = static_cast<std::uint32_t>(batch_.size() - at - 4);
-    std::memcpy(batch_.data() + at, &n, 4);
-    ++batch_count_;
+  if (!e.is_set()) {
+    if (batching_) {
+      batch_command(db, args);
+    } else {
+      append_command(writer_->buffer(), shard_.now_ms(), db, args);
+    }
+  } else if (e.count() == 0) {
+    return;  // a change that needs no record (the command said so)
+  } else if (batching_) {
+    for (std::size_t i = 0; i < e.count(); ++i) batch_command(db, e.command(i));
+  } else if (e.count() == 1) {
+    append_command(writer_->buffer(), shard_.now_ms(), db, e.args());
   } else {
-    append_command(writer_->buffer(), shard_.now_ms(), db, logged);
+    // Several commands of one effect (XREADGROUP's claims and last ID): one all-or-nothing
+    // record, as EXEC's. batch_ is free outside a batch.
+    batch_.clear();
+    batch_count_ = 0;
+    for (std::size_t i = 0; i < e.count(); ++i) batch_command(db, e.command(i));
+    append_batch(writer_->buffer(), batch_, batch_count_);
+    batch_.clear();
+    batch_count_ = 0;
   }
   ++dirty_;
 }

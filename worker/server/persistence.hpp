@@ -92,6 +92,7 @@ class Persistence final : public Service, public worker::Journal {
   void tick();
   void misconf(proto::ReplyWriter& out);
   void log(int db, std::span<const std::string_view> args);
+  void batch_command(int db, std::span<const std::string_view> args);  // one inner payload
   std::optional<std::string> check_meta();
   std::optional<std::string> start_bgsave(bool rewrite);
   void reap_child();

@@ -1,6 +1,8 @@
 // HyperLogLog encodings and estimator; the byte pictures are in hll.hpp.
 #include "worker/types/hll/hll.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -56,6 +58,16 @@ std::uint8_t* put_zero_run(std::uint8_t* n, unsigned len) {
   }
   return n;
 }
+
+// The registers a one-byte opcode covers (ZERO 1..64, VAL 1..4); 0 for an XZERO's first byte.
+constexpr std::array<std::uint8_t, 256> kOpSpan = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned b = 0; b < 256; ++b) {
+    if ((b & 0xc0) == 0) t[b] = static_cast<std::uint8_t>((b & 0x3f) + 1);
+    if ((b & 0x80) != 0) t[b] = static_cast<std::uint8_t>((b & 0x3) + 1);
+  }
+  return t;
+}();
 
 // The byte after an XZERO's first one; a truncated blob reads 0 there (Redis reads the sds
 // terminator), so every decoder walks the same opcodes and stays inside the string.
@@ -282,26 +294,25 @@ int set(Buffer& s, std::size_t index, unsigned count, std::size_t sparse_max) {
   }
   if (count <= kValMax) {
     // Step 1: the opcode covering `index`, the one before it, and its run.
+    // The hot loop of PFADD on a sparse HLL (thousands of opcodes): one table load tells a
+    // one-byte opcode's run; only an XZERO (table 0) reads its second byte.
     std::size_t p = kHeaderBytes, end = s.size(), first = 0, span = 0;
     std::size_t prev = 0;
-    bool has_prev = false;
     const auto* b = reinterpret_cast<const std::uint8_t*>(s.view());  // read until we write
     while (p < end) {
+      const std::uint8_t o = b[p];
       std::size_t oplen = 1;
-      if (is_zero(b[p])) {
-        span = zero_len(b[p]);
-      } else if (is_val(b[p])) {
-        span = val_len(b[p]);
-      } else {
-        span = xzero_len(b[p], second(b + p, b + end));
+      span = kOpSpan[o];
+      if (span == 0) {
+        span = xzero_len(o, second(b + p, b + end));
         oplen = 2;
       }
-      if (index <= first + span - 1) break;
+      if (index < first + span) break;
       prev = p;
-      has_prev = true;
       p += oplen;
       first += span;
     }
+    const bool has_prev = p != kHeaderBytes;
     if (span == 0 || p >= end) return -1;
     const std::uint8_t op = b[p];
     const bool xz = is_xzero(op), zr = is_zero(op);
@@ -425,6 +436,49 @@ std::uint64_t count_registers(const std::uint8_t* max) {
     for (std::size_t k = 0; k < 8; ++k) ++h[max[i + k] & 63];
   }
   return estimate(h);
+}
+
+Union::Union() {
+  std::memset(max_, 0, sizeof max_);
+  std::memset(h_, 0, sizeof h_);
+  h_[0] = static_cast<int>(kRegisters);
+}
+
+void Union::clear() {
+  std::memset(max_, 0, sizeof max_);  // 16 KiB: one rep stosb, cheaper than tracking raises
+  dense_seen_ = false;
+  std::memset(h_, 0, sizeof h_);
+  h_[0] = static_cast<int>(kRegisters);
+}
+
+bool Union::add(std::string_view s) {
+  if (is_dense(s)) {
+    // Four 6-bit registers from each 3 bytes, little-endian as dense_get reads them.
+    const std::uint8_t* r = u8(s) + kHeaderBytes;
+    std::uint8_t* m = max_;
+    for (std::size_t j = 0; j < kRegisters / 4; ++j, r += 3, m += 4) {
+      const std::uint32_t w =
+          r[0] | (static_cast<std::uint32_t>(r[1]) << 8) | (static_cast<std::uint32_t>(r[2]) << 16);
+      const auto v0 = static_cast<std::uint8_t>(w & 63);
+      const auto v1 = static_cast<std::uint8_t>((w >> 6) & 63);
+      const auto v2 = static_cast<std::uint8_t>((w >> 12) & 63);
+      const auto v3 = static_cast<std::uint8_t>((w >> 18) & 63);
+      m[0] = std::max(m[0], v0);
+      m[1] = std::max(m[1], v1);
+      m[2] = std::max(m[2], v2);
+      m[3] = std::max(m[3], v3);
+    }
+    dense_seen_ = true;
+    return true;
+  }
+  return walk_sparse(s, [&](std::size_t first, unsigned run, unsigned value) {
+    if (value == 0) return;  // zero runs (most of a sparse HLL) raise nothing
+    for (unsigned k = 0; k < run; ++k) raise(first + k, value);
+  });
+}
+
+std::uint64_t Union::count() const {
+  return dense_seen_ ? count_registers(max_) : estimate(h_);
 }
 
 }  // namespace ruvio::types::hll

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ruvio::types::hll {
 
@@ -131,5 +132,31 @@ bool merge(std::uint8_t* max, std::string_view s);
 std::uint64_t count(std::string_view s, bool* invalid);
 // The estimate over 16384 one-byte registers (PFCOUNT of several keys).
 std::uint64_t count_registers(const std::uint8_t* max);
+
+// PFCOUNT of several keys: the union's registers with their histogram kept as registers rise,
+// so a union of sparse HLLs needs no counting pass over 16384 registers. A dense HLL is merged 4
+// registers (3 bytes) at a time and the histogram then counted once at the end. Same answer as
+// merge() + count_registers().
+class Union {
+ public:
+  Union();
+  // Starts an empty union.
+  void clear();
+  // Raises the registers to `s`'s; false when `s` is corrupt.
+  bool add(std::string_view s);
+  std::uint64_t count() const;
+
+ private:
+  void raise(std::size_t reg, unsigned value) {
+    const unsigned old = max_[reg];
+    if (value <= old) return;
+    --h_[old];
+    ++h_[value];
+    max_[reg] = static_cast<std::uint8_t>(value);
+  }
+  std::uint8_t max_[kRegisters];
+  int h_[64];
+  bool dense_seen_ = false;  // h_ stale: a dense HLL was merged
+};
 
 }  // namespace ruvio::types::hll

@@ -144,6 +144,11 @@ class StreamIter {
 // every master is above it.
 std::size_t stream_node_for(const Stream* s, const StreamID& id);
 
+// XINFO STREAM's radix-tree-nodes: the nodes Redis's rax would have for these masters as
+// keys (16 bytes each, ms then seq, big-endian), counted on the canonical compressed trie —
+// what rax builds by inserts (stream_rax.cpp).
+std::size_t stream_rax_nodes(const Stream* s);
+
 // Snapshot bytes (drawn in stream_codec.cpp) and the ValueOps table.
 void stream_save(const Stream* s, std::string& out);
 Stream* stream_load(store::Heap& heap, std::string_view bytes);

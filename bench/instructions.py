@@ -1,0 +1,347 @@
+#!/usr/bin/python3
+"""Instructions per request, Ruvio against Debian's redis-server 7.0.15 side by side, counted
+by valgrind's callgrind in the server process (Ruvio: its worker) while redis-benchmark runs
+a fixed load (50 clients, pipeline 16). A count of executed user-space instructions does not
+depend on what else the machine runs, so it is the figure to work with on a shared, loaded
+machine where timings are noise (this one has no hardware counters for perf either).
+
+Per server kind: one server under callgrind (Ruvio: RUVIO_WORKER_BIN points at a wrapper that
+execs the worker under valgrind; the supervisor runs natively). Per row: FLUSHALL, the row's
+data loaded and checked (the loaders and checks of collections_throughput.py, bits.py and
+streams.py), one probe request whose reply must not be an error, then
+
+  callgrind_control --zero PID; redis-benchmark -n N ...; callgrind_control --dump PID
+
+and the dump's total Ir, minus the server's idle instructions over the same wall time (its
+timers: Redis's serverCron, Ruvio's ticks; measured per server as a zeroed 2 s idle dump),
+divided by N. The dump's top functions by self cost are kept per row (--top), which is where
+the per-request instructions go: parser, command lookup, routing, executor, reply, write.
+
+Kernel instructions (read/write syscalls, epoll) are not counted: callgrind sees user space.
+
+Usage: bench/instructions.py [--requests 20000] [--servers redis,ruvio] [--rows PING,XLEN]
+                             [--worker-bin PATH] [--label after] [--top 25] [--no-write]
+                             [--syscalls]
+Writes bench/results/<date>-instructions.json (--label: one JSON holds several labels, e.g.
+a "before" run with --worker-bin of the old worker and an "after" run of the new one).
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bits  # noqa: E402
+import collections_throughput as ct  # noqa: E402
+import common  # noqa: E402
+import streams  # noqa: E402
+from memory import _call  # noqa: E402
+
+harness = common.harness
+CLIENTS = 50
+PIPELINE = 16
+IDLE_SECONDS = 2.0
+
+
+def nothing(port, requests):
+    pass
+
+
+def find_row(rows, name):
+    for r in rows:
+        if r[0] == name:
+            return r
+    raise KeyError(name)
+
+
+# (our name, (row name, load, [(keyspace, command)], check)) — the rows of the CPU targets,
+# plus PING and GET for the shared per-request path.
+def rows():
+    out = [("PING", ("PING", nothing, [(1, "PING")], nothing)),
+           ("GET", ("GET", lambda p, n: _call(p, b"SET", b"k", b"abc"), [(1, "GET k")],
+                    nothing))]
+    for name in ("SISMEMBER (1000)", "SRANDMEMBER (1000)", "ZSCORE (1000)", "ZRANK (1000)"):
+        out.append((name, find_row(ct.ROWS, name)))
+    for name in ("PFADD (HLL of 1000)", "PFCOUNT (cached)", "PFCOUNT 3 keys"):
+        out.append((name, find_row(bits.ROWS, name)))
+    out.append(("XLEN (1000)", find_row(streams.ROWS, "XLEN (1000)")))
+    return out
+
+
+def wait_port(port, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+class Grinder:
+    """One server of `kind` whose measured process runs under callgrind."""
+
+    def __init__(self, kind, worker_bin):
+        self.kind = kind
+        self.tmp = tempfile.mkdtemp(prefix=f"instr-{kind}-")
+        self.out_pattern = os.path.join(self.tmp, "cg.%p")
+        vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_pattern}"]
+        if kind == "ruvio":
+            wrapper = os.path.join(self.tmp, "worker.sh")
+            with open(wrapper, "w") as f:
+                f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (" ".join(vg), worker_bin))
+            os.chmod(wrapper, 0o755)
+            self.srv = harness.Server(kind="ruvio", args=["--workers", "1", "--alloc-trace",
+                                                          "off"],
+                                      env={"RUVIO_WORKER_BIN": wrapper})
+            self.port = self.srv.port
+            self.pid = None
+            deadline = time.monotonic() + 30
+            while self.pid is None and time.monotonic() < deadline:
+                pids = self.srv.worker_pids()
+                self.pid = pids[0] if pids else None
+                time.sleep(0.1)
+            if self.pid is None:
+                raise RuntimeError("no worker pid")
+        else:
+            self.srv = None
+            self.port = harness.free_port(1)
+            self.log = open(os.path.join(self.tmp, "redis.log"), "wb")
+            self.proc = subprocess.Popen(
+                vg + [harness.REDIS_BIN, "--port", str(self.port), "--bind", "127.0.0.1",
+                      "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir",
+                      self.tmp], stdout=self.log, stderr=subprocess.STDOUT,
+                start_new_session=True)
+            self.pid = self.proc.pid
+        if not wait_port(self.port):
+            self.stop()
+            raise RuntimeError(f"{kind} under valgrind did not listen")
+        # Wait until the server answers (valgrind's start is slow).
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if _call(self.port, b"PING") == b"+PONG\r\n":
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        self.idle_per_s = None
+
+    def control(self, *args):
+        subprocess.run(["callgrind_control", *args, str(self.pid)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def dumps(self):
+        return set(glob.glob(os.path.join(self.tmp, f"cg.{self.pid}*")))
+
+    def measure(self, fn):
+        """Runs fn() between a zero and a dump: (total Ir, wall seconds, dump path)."""
+        before = self.dumps()
+        self.control("--zero")
+        t0 = time.monotonic()
+        fn()
+        wall = time.monotonic() - t0
+        self.control("--dump")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            new = self.dumps() - before
+            if new:
+                path = max(new, key=os.path.getmtime)
+                time.sleep(0.2)  # written whole before it is read
+                return total_ir(path), wall, path
+            time.sleep(0.1)
+        raise RuntimeError("callgrind wrote no dump")
+
+    def idle_rate(self):
+        if self.idle_per_s is None:
+            ir, wall, _ = self.measure(lambda: time.sleep(IDLE_SECONDS))
+            self.idle_per_s = ir / wall
+        return self.idle_per_s
+
+    def stop(self):
+        if self.srv is not None:
+            self.srv.stop()
+        else:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            self.log.close()
+
+
+def total_ir(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError(f"no totals in {path}")
+
+
+def top_functions(path, n):
+    """(self Ir, function) of the n most expensive functions of a dump, by self cost. The
+    frames that were on the stack when the counters were zeroed (main, the loop) carry the
+    whole total in callgrind_annotate's list: they are left out."""
+    total = total_ir(path)
+    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S.*)$", line)
+        if m and not m.group(2).startswith("PROGRAM TOTALS"):
+            ir = int(m.group(1).replace(",", ""))
+            if ir < 0.98 * total:
+                rows.append((ir, m.group(2).strip()))
+        if len(rows) >= n:
+            break
+    return rows
+
+
+def syscalls(kind, requests):
+    """strace -c of the (native, not valgrind) server process while redis-benchmark sends
+    `requests` PINGs: the kernel half of the per-request path, which callgrind cannot see."""
+    args = ["--alloc-trace", "off"] if kind == "ruvio" else []
+    srv = harness.Server(kind=kind, args=args)
+    try:
+        pid = srv.worker_pids()[0] if kind == "ruvio" else srv.pid
+        out = os.path.join(tempfile.mkdtemp(prefix="instr-strace-"), "strace")
+        st = subprocess.Popen(["strace", "-c", "-f", "-p", str(pid), "-o", out],
+                              stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        subprocess.run(bench_line(srv.port, requests, 1, "PING"), capture_output=True,
+                       check=True)
+        time.sleep(0.3)
+        st.send_signal(2)
+        st.wait(30)
+        counts = {}
+        with open(out) as f:
+            for line in f:
+                m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+                if m and m.group(2) != "total":
+                    counts[m.group(2)] = int(m.group(1))
+        return {"requests": requests, "calls": counts,
+                "read_write_per_request": round((counts.get("read", 0) +
+                                                 counts.get("write", 0)) / requests, 4)}
+    finally:
+        srv.stop()
+
+
+def bench_line(port, requests, keyspace, command):
+    return ["redis-benchmark", "-p", str(port), "-c", str(CLIENTS), "-P", str(PIPELINE),
+            "-n", str(requests), "-r", str(keyspace), "--csv", *command.split()]
+
+
+def run_row(g, name, row, requests, top):
+    _, load, cmds, after = row
+    ct.flush(g.port)
+    load(g.port, requests)
+    for _, c in cmds:
+        kind = ct.probe(g.port, c)
+        if kind.startswith("error"):
+            raise RuntimeError(f"{g.kind} {name}: probe replied {kind}")
+    (keyspace, command), = cmds
+
+    def load_run():
+        p = subprocess.run(bench_line(g.port, requests, keyspace, command),
+                           capture_output=True, text=True)
+        if p.returncode != 0 or "error" in (p.stdout + p.stderr).lower():
+            raise RuntimeError(f"redis-benchmark failed:\n{p.stdout}\n{p.stderr}")
+
+    ir, wall, path = g.measure(load_run)
+    after(g.port, requests)
+    idle = g.idle_rate() * wall
+    per = (ir - idle) / requests
+    return {"instructions_per_request": round(per, 1), "total_ir": ir,
+            "idle_ir_subtracted": round(idle), "wall_s": round(wall, 2),
+            "top_self": [{"ir_per_request": round(c / requests, 1), "function": f}
+                         for c, f in top_functions(path, top)]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=20000)
+    ap.add_argument("--servers", default="redis,ruvio")
+    ap.add_argument("--rows", default="")
+    ap.add_argument("--worker-bin", default=os.path.join(harness.BUILD, "worker",
+                                                         "ruvio-worker"))
+    ap.add_argument("--label", default="after")
+    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--syscalls", action="store_true", help="also strace -c 100,000 PINGs")
+    a = ap.parse_args()
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        sys.exit("valgrind (callgrind) is needed")
+    wanted = [r.strip() for r in a.rows.split(",") if r.strip()]
+    selected = [(n, r) for n, r in rows() if not wanted or any(w in n for w in wanted)]
+    results = {}
+    for kind in a.servers.split(","):
+        g = Grinder(kind, a.worker_bin)
+        try:
+            results[kind] = {}
+            for name, row in selected:
+                res = run_row(g, name, row, a.requests, a.top)
+                results[kind][name] = res
+                print(f"  {a.label:6} {kind:5} {name:22} {res['instructions_per_request']:9.1f}"
+                      " instructions/request", file=sys.stderr, flush=True)
+        finally:
+            g.stop()
+    sys_counts = {}
+    if a.syscalls and shutil.which("strace"):
+        for kind in a.servers.split(","):
+            sys_counts[kind] = syscalls(kind, 100_000)
+            print(f"  {kind:5} syscalls for 100,000 PINGs: {sys_counts[kind]['calls']}",
+                  file=sys.stderr)
+    run = {}
+    path = os.path.join(common.RESULTS, "2026-12-01-instructions.json")
+    if a.rows and os.path.exists(path):
+        # A re-run of some rows replaces those rows of the label and keeps the others.
+        with open(path) as f:
+            run = json.load(f).get("runs", {}).get(a.label, {})
+        for kind, rows_ in results.items():
+            run.setdefault("results", {}).setdefault(kind, {}).update(rows_)
+        results = run.get("results", results)
+        selected = [(n, r) for n, r in rows() if any(n in results.get(k, {}) for k in results)]
+    table = []
+    for name, _ in selected:
+        red = results.get("redis", {}).get(name, {}).get("instructions_per_request")
+        ruv = results.get("ruvio", {}).get(name, {}).get("instructions_per_request")
+        ratio = round(ruv / red, 3) if red and ruv else None
+        table.append([name, red, ruv, ratio])
+    print(common.table(["row", "redis instr/req", "ruvio instr/req", "ratio"], table))
+    if a.no_write:
+        return
+    doc = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            doc = json.load(f)
+    head, dirty = common.git_commit()
+    doc.setdefault("name", "instructions")
+    doc["method"] = __doc__.split("\n\n")[1].replace("\n", " ")
+    doc.setdefault("runs", {})[a.label] = {
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": head,
+        "git_dirty": dirty, "worker_bin": a.worker_bin,
+        "command": " ".join(["bench/instructions.py", *sys.argv[1:]]),
+        "earlier_commands": run.get("earlier_commands", []) + ([run["command"]] if run else []),
+        "requests": a.requests, "clients": CLIENTS, "pipeline": PIPELINE,
+        "machine": common.machine(), "versions": common.versions(), "results": results,
+        "syscalls_100k_ping": sys_counts or run.get("syscalls_100k_ping", {}),
+        "table": table}
+    os.makedirs(common.RESULTS, exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    print(path)
+
+
+if __name__ == "__main__":
+    main()
