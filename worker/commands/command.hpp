@@ -208,6 +208,7 @@ enum class Merge : std::uint8_t {
   kUnion,       // PUBSUB CHANNELS: each element once
   kNumsub,      // PUBSUB NUMSUB: counts added per channel
   kNumpat,      // PUBSUB NUMPAT: distinct patterns of every worker
+  kSlowlog,     // SLOWLOG GET: every worker's entries, newest first, cut to the count asked
 };
 struct Routing {
   Where where = Where::kTips;
@@ -233,6 +234,9 @@ struct CommandDef {
   std::string_view acl;  // space-separated ACL categories without '@': "write string fast"
   std::span<const CommandDef> subcommands = {};  // CLIENT, CONFIG, OBJECT, COMMAND, MEMORY
   Routing routing = {};
+  // Dense index of this command or subcommand, given by the CommandTable at start: INFO
+  // commandstats counts in a flat array by it (no name lookup per command).
+  mutable std::uint16_t id = 0;
 
   bool has_tip(Tip tip) const {
     for (Tip t : decl->tips) {
@@ -309,5 +313,6 @@ std::span<const CommandDef> bitmap_commands();
 std::span<const CommandDef> hll_commands();
 std::span<const CommandDef> stream_commands();
 std::span<const CommandDef> script_commands();
+std::span<const CommandDef> ops_commands();
 
 }  // namespace ruvio::worker

@@ -38,9 +38,17 @@ CommandTable::CommandTable() {
            persist_commands(),    cluster_commands(), pubsub_commands(), transaction_commands(),
            zset_commands(),       set_commands(),     hash_commands(),   hash_ttl_commands(),
            list_commands(),       sort_commands(),    geo_commands(),    bitmap_commands(),
-           hll_commands(),        stream_commands(),  script_commands(),
+           hll_commands(),        stream_commands(),  script_commands(), ops_commands(),
        }) {
     for (const CommandDef& def : family) all_.push_back(&def);
+  }
+  for (const CommandDef* def : all_) {
+    def->id = static_cast<std::uint16_t>(by_id_.size());
+    by_id_.push_back(def);
+    for (const CommandDef& sub : def->subcommands) {
+      sub.id = static_cast<std::uint16_t>(by_id_.size());
+      by_id_.push_back(&sub);
+    }
   }
   std::size_t size = std::bit_ceil(all_.size() * 4);
   slots_.assign(size, nullptr);

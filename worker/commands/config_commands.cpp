@@ -9,6 +9,7 @@
 #include "shared/glob.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/commands/subcommand.hpp"
 #include "worker/types/set/set.hpp"
@@ -150,6 +151,51 @@ std::string get_int(Shard& s) {
   return std::to_string(s.config().*F);
 }
 
+// slowlog-log-slower-than: createLongLongConfig(-1 .. LLONG_MAX).
+std::optional<std::string> set_slowlog_slower_than(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < -1) return std::string("argument must be between -1 and 9223372036854775807 inclusive");
+  if (apply) s.config().slowlog_log_slower_than = *n;
+  return std::nullopt;
+}
+
+// slowlog-max-len: createULongConfig(0 .. LONG_MAX); a shorter log drops its oldest entries.
+std::optional<std::string> set_slowlog_max_len(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) {
+    s.config().slowlog_max_len = static_cast<std::uint64_t>(*n);
+    if (s.executor != nullptr) s.executor->slowlog().trim(s.config().slowlog_max_len);
+  }
+  return std::nullopt;
+}
+
+// latency-monitor-threshold: createLongLongConfig(0 .. LLONG_MAX), milliseconds.
+std::optional<std::string> set_latency_threshold(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) s.config().latency_monitor_threshold = *n;
+  return std::nullopt;
+}
+
+template <bool Config::*F>
+std::optional<std::string> set_yes_no(Shard& s, std::string_view v, bool apply) {
+  const bool yes = iequals(v, "yes");
+  if (!yes && !iequals(v, "no")) return std::string("argument must be 'yes' or 'no'");
+  if (apply) s.config().*F = yes;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_percentiles(Shard& s, std::string_view v, bool apply) {
+  std::vector<double> list;
+  if (auto why = parse_percentiles(std::string(v), list)) return why;
+  if (apply) s.config().latency_tracking_percentiles = std::move(list);
+  return std::nullopt;
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -231,8 +277,19 @@ const Param kParams[] = {
      set_memory_size<&Config::stream_node_max_bytes>},
     {"stream-node-max-entries", get_size<&Config::stream_node_max_entries>,
      set_size<&Config::stream_node_max_entries>},
-    {"slowlog-log-slower-than", [](Shard&) { return fixed("10000"); }, nullptr},
-    {"slowlog-max-len", [](Shard&) { return fixed("128"); }, nullptr},
+    {"slowlog-log-slower-than",
+     [](Shard& s) { return std::to_string(s.config().slowlog_log_slower_than); },
+     set_slowlog_slower_than},
+    {"slowlog-max-len", [](Shard& s) { return std::to_string(s.config().slowlog_max_len); },
+     set_slowlog_max_len},
+    {"latency-monitor-threshold",
+     [](Shard& s) { return std::to_string(s.config().latency_monitor_threshold); },
+     set_latency_threshold},
+    {"latency-tracking", get_yes_no<&Config::latency_tracking>,
+     set_yes_no<&Config::latency_tracking>},
+    {"latency-tracking-info-percentiles",
+     [](Shard& s) { return format_percentiles(s.config().latency_tracking_percentiles); },
+     set_percentiles},
     {"io-threads", [](Shard&) { return fixed("1"); }, nullptr},
     {"hll-sparse-max-bytes", get_size<&Config::hll_sparse_max_bytes>,
      set_memory_size<&Config::hll_sparse_max_bytes>},
@@ -317,6 +374,9 @@ void config_set(Context& ctx) {
 void config_resetstat(Context& ctx) {
   ctx.shard.stats() = Stats{};
   reset_info_samples();
+  // Redis's resetCommandTableStats + resetErrorTableStats; the slow log and the latency
+  // monitor's events stay (SLOWLOG RESET, LATENCY RESET).
+  if (ctx.shard.executor != nullptr) ctx.shard.executor->command_stats().reset();
   ctx.out.ok();
 }
 

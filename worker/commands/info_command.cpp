@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <string>
 
+#include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/executor.hpp"
 #include "worker/commands/server_family.hpp"
@@ -329,6 +331,8 @@ void stats_section(Text& t, Shard& shard) {
   t.field("pubsub_channels", 0);
   t.field("pubsub_patterns", 0);
   t.field_u("unexpected_error_replies", s.unexpected_error_replies);
+  t.field_u("total_error_replies",
+            shard.executor != nullptr ? shard.executor->command_stats().total_errors() : 0);
 }
 
 void replication_section(Text& t) {
@@ -360,6 +364,88 @@ void cpu_section(Text& t) {
   t.field_f("used_cpu_user_children", seconds(children.ru_utime), "%.6f");
   t.field_f("used_cpu_sys_main_thread", seconds(thread.ru_stime), "%.6f");
   t.field_f("used_cpu_user_main_thread", seconds(thread.ru_utime), "%.6f");
+}
+
+// cmdstat_<name>: every command and subcommand that ran or was refused, by name.
+void commandstats_section(Text& t, Shard& shard) {
+  t.header("Commandstats");
+  if (shard.executor == nullptr) return;
+  const CommandStats& stats = shard.executor->command_stats();
+  const CommandTable& table = command_table();
+  std::vector<const CommandDef*> shown;
+  for (std::size_t id = 0; id < stats.size(); ++id) {
+    const CommandCounters& c = stats.at(id);
+    if (c.calls != 0 || c.failed_calls != 0 || c.rejected_calls != 0) {
+      shown.push_back(table.by_id(id));
+    }
+  }
+  std::sort(shown.begin(), shown.end(),
+            [](const CommandDef* a, const CommandDef* b) { return a->name < b->name; });
+  for (const CommandDef* def : shown) {
+    const CommandCounters& c = stats.at(def->id);
+    char value[192];
+    std::snprintf(value, sizeof value,
+                  "calls=%" PRIu64 ",usec=%" PRIu64 ",usec_per_call=%.2f,rejected_calls=%" PRIu64
+                  ",failed_calls=%" PRIu64,
+                  c.calls, c.usec,
+                  c.calls == 0 ? 0.0 : static_cast<double>(c.usec) / static_cast<double>(c.calls),
+                  c.rejected_calls, c.failed_calls);
+    t.field("cmdstat_" + std::string(def->name), value);
+  }
+}
+
+// errorstat_<CODE>: error replies by their first word, in Redis's (sorted) order.
+void errorstats_section(Text& t, Shard& shard) {
+  t.header("Errorstats");
+  if (shard.executor == nullptr) return;
+  auto errors = shard.executor->command_stats().errors();
+  std::sort(errors.begin(), errors.end());
+  for (const auto& [code, count] : errors) {
+    t.field("errorstat_" + code, "count=" + std::to_string(count));
+  }
+}
+
+// latency_percentiles_usec_<name>: the latency-tracking-info-percentiles of each command's
+// histogram (command_stats.hpp: the bucket's upper bound, in µs).
+void latencystats_section(Text& t, Shard& shard) {
+  t.header("Latencystats");
+  if (shard.executor == nullptr) return;
+  const CommandStats& stats = shard.executor->command_stats();
+  const CommandTable& table = command_table();
+  std::vector<const CommandDef*> shown;
+  for (std::size_t id = 0; id < table.ids(); ++id) {
+    for (std::uint64_t n : stats.histogram(id)) {
+      if (n != 0) {
+        shown.push_back(table.by_id(id));
+        break;
+      }
+    }
+  }
+  std::sort(shown.begin(), shown.end(),
+            [](const CommandDef* a, const CommandDef* b) { return a->name < b->name; });
+  const std::vector<double>& percentiles = shard.config().latency_tracking_percentiles;
+  for (const CommandDef* def : shown) {
+    const auto h = stats.histogram(def->id);
+    std::uint64_t total = 0;
+    for (std::uint64_t n : h) total += n;
+    std::string value;
+    for (double p : percentiles) {
+      auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total)));
+      if (rank == 0) rank = 1;
+      std::uint64_t cumulative = 0;
+      std::size_t b = 0;
+      for (; b < h.size(); ++b) {
+        cumulative += h[b];
+        if (cumulative >= rank) break;
+      }
+      char num[48];
+      std::snprintf(num, sizeof num, "%.3f",
+                    1.024 * static_cast<double>(CommandStats::bucket_usec(b)));
+      if (!value.empty()) value += ',';
+      value.append("p").append(format_percentile(p)).append("=").append(num);
+    }
+    t.field("latency_percentiles_usec_" + std::string(def->name), value);
+  }
 }
 
 void keyspace_section(Text& t, Shard& shard) {
@@ -410,9 +496,9 @@ void cmd_info(Context& ctx) {
   if (sections & kReplication) replication_section(t);
   if (sections & kCpu) cpu_section(t);
   if (sections & kModules) t.header("Modules");
-  if (sections & kCommandstats) t.header("Commandstats");
-  if (sections & kErrorstats) t.header("Errorstats");
-  if (sections & kLatencystats) t.header("Latencystats");
+  if (sections & kCommandstats) commandstats_section(t, shard);
+  if (sections & kErrorstats) errorstats_section(t, shard);
+  if (sections & kLatencystats) latencystats_section(t, shard);
   if (sections & kCluster) {
     t.header("Cluster");
     t.field("cluster_enabled", ctx.client.cluster_mode ? 1 : 0);
