@@ -589,6 +589,12 @@ std::string plain_quotes(std::string text) {
 
 }  // namespace
 
+std::vector<std::string> option_names() {
+  std::vector<std::string> names;
+  for (const auto& spec : kOptions) names.emplace_back(spec.name);
+  return names;
+}
+
 std::optional<std::string> parse_percentiles(const std::string& text, std::vector<double>& out) {
   std::vector<double> list;
   std::size_t pos = 0;

@@ -105,6 +105,9 @@ inline constexpr int kMaxWorkers = 255;
 // the message; the caller prints it and exits 2.
 std::optional<ConfigError> parse_config(int argc, char** argv, Config& out);
 
+// Every option name kOptions declares (flags and config-file keys).
+std::vector<std::string> option_names();
+
 // latency-tracking-info-percentiles: blank-separated numbers in [0, 100]; the reason
 // (Redis's text) when the list is not acceptable.
 std::optional<std::string> parse_percentiles(const std::string& text, std::vector<double>& out);

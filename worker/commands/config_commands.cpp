@@ -9,6 +9,7 @@
 #include "shared/glob.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
+#include "worker/commands/config_defaults.hpp"
 #include "worker/commands/executor.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/commands/subcommand.hpp"
@@ -306,6 +307,13 @@ const Param* find_param(std::string_view name) {
   return nullptr;
 }
 
+bool is_redis_default(std::string_view name) {
+  for (const ConfigDefault& d : redis_config_defaults()) {
+    if (iequals(d.name, name)) return true;
+  }
+  return false;
+}
+
 std::string config_error(std::string_view name, std::string_view reason) {
   std::string msg = "ERR CONFIG SET failed (possibly related to argument '";
   msg.append(name).append("') - ").append(reason);
@@ -328,10 +336,25 @@ void config_get(Context& ctx) {
       if (!seen) hits.push_back(&p);
     }
   }
-  ctx.out.map(hits.size());
+  // Redis's parameters that are not Ruvio's answer their Redis default.
+  std::vector<const ConfigDefault*> defaults;
+  for (const ConfigDefault& d : redis_config_defaults()) {
+    if (find_param(d.name) != nullptr) continue;
+    for (std::size_t i = 2; i < ctx.argc(); ++i) {
+      if (glob_match(ctx.args[i], d.name, true)) {
+        defaults.push_back(&d);
+        break;
+      }
+    }
+  }
+  ctx.out.map(hits.size() + defaults.size());
   for (const Param* p : hits) {
     ctx.out.bulk(p->name);
     ctx.out.bulk(p->get(ctx.shard));
+  }
+  for (const ConfigDefault* d : defaults) {
+    ctx.out.bulk(d->name);
+    ctx.out.bulk(d->value);
   }
 }
 
@@ -343,6 +366,10 @@ void config_set(Context& ctx) {
   std::vector<const Param*> params;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const Param* p = find_param(ctx.args[i]);
+    if (p == nullptr && is_redis_default(ctx.args[i])) {
+      ctx.out.error(config_error(ctx.args[i], "can't set immutable config"));
+      return;
+    }
     if (p == nullptr) {
       std::string msg = "ERR Unknown option or number of arguments for CONFIG SET - '";
       msg.append(ctx.args[i]).append("'");

@@ -31,17 +31,16 @@ Executor& executor(Context& ctx) {
 void slowlog_get(Context& ctx) {
   std::int64_t count = 10;
   if (ctx.argc() > 3) {
-    ctx.out.error(
-        "ERR unknown subcommand or wrong number of arguments for 'get'. Try SLOWLOG HELP.");
+    // addReplySubcommandSyntaxError: the subcommand as sent, cut at 128 bytes.
+    std::string msg = "ERR unknown subcommand or wrong number of arguments for '";
+    msg.append(ctx.args[1].substr(0, 128)).append("'. Try SLOWLOG HELP.");
+    ctx.out.error(msg);
     return;
   }
   if (ctx.argc() == 3) {
+    // getRangeLongFromObjectOrReply with its own message: for a non-number too.
     const auto n = parse_int64(ctx.args[2]);
-    if (!n) {
-      ctx.out.error(err::kNotInt);
-      return;
-    }
-    if (*n < -1) {
+    if (!n || *n < -1) {
       ctx.out.error("ERR count should be greater than or equal to -1");
       return;
     }
@@ -148,7 +147,13 @@ void latency_graph(Context& ctx) {
 void latency_doctor(Context& ctx) {
   const auto& series = executor(ctx).latency().series();
   std::string text;
-  if (series.empty()) {
+  if (ctx.shard.config().latency_monitor_threshold == 0) {
+    text =
+        "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis "
+        "instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order "
+        "to enable it. If we weren't in a deep space mission I'd suggest to take a look at "
+        "https://redis.io/topics/latency-monitor.\n";
+  } else if (series.empty()) {
     text =
         "Dave, no latency spike was observed during the lifetime of this Redis instance, not in "
         "the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, "
