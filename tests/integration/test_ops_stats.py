@@ -29,9 +29,9 @@ def counters(value):
 
 
 class OpsCases:
-    def info(self, section):
+    def info(self, *sections):
         """INFO's text, read raw (redis-py would parse it)."""
-        reply = self.raw_call("INFO", section)
+        reply = self.raw_call("INFO", *sections)
         return reply.split(b"\r\n", 1)[1][:-2].decode()
 
     def test_slowlog_help_and_errors(self):
@@ -205,11 +205,60 @@ class OpsCases:
                          {"slowlog-max-len": "7", "latency-monitor-threshold": "5"})
 
 
+# Fields Ruvio's INFO ALL has that redis-server 7.0's has not, and why.
+INFO_EXTRAS = {
+    ("server", "ruvio_version"): "Ruvio's own version beside redis_version",
+    ("server", "worker_id"): "which worker answered",
+    ("memory", "worker0"): "per-worker memory lines (one per worker)",
+    ("memory", "worker1"): "per-worker memory lines (one per worker)",
+    ("workers", "worker0"): "proxy port: per-worker status",
+    ("workers", "worker1"): "proxy port: per-worker status",
+}
+
+
+def scrape(text):
+    """redis_exporter's way: every 'name:value' line under its section, value typed."""
+    out, cur = {}, None
+    for line in text.split("\r\n"):
+        if line.startswith("# "):
+            cur = line[2:].lower()
+        elif line and cur is not None:
+            k, _, v = line.partition(":")
+            if k.startswith(("cmdstat_", "errorstat_", "latency_percentiles_usec_", "db")):
+                continue  # per-command / per-db lines: their own test
+            kind = "int" if re.fullmatch(r"-?\d+", v) else (
+                "float" if re.fullmatch(r"-?\d+\.\d+", v) else "str")
+            out[(cur, k)] = kind
+    return out
+
+
+class ScrapeCases:
+    info = OpsCases.info
+
+    def test_info_all_has_every_redis_field(self):
+        ref = itest.start("redis")
+        self.addCleanup(ref.stop)
+        with itest.Raw(ref.port) as rc:
+            theirs = scrape(rc.call("INFO", "ALL").split(b"\r\n", 1)[1][:-2].decode())
+        for arg in ("ALL", "EVERYTHING"):
+            mine = scrape(self.info(arg))
+            self.assertEqual(sorted(set(theirs) - set(mine)), [], arg)
+            self.assertEqual(sorted(set(mine) - set(theirs) - set(INFO_EXTRAS)), [], arg)
+            # Same types, save the ones whose value is a float only when it has a fraction.
+            differ = {k: (theirs[k], mine[k]) for k in theirs
+                      if theirs[k] != mine[k] and "float" not in (theirs[k], mine[k])}
+            self.assertEqual(differ, {}, arg)
+        several = self.info("server", "clients")
+        self.assertIn("# Server\r\n", several)
+        self.assertIn("# Clients\r\n", several)
+        self.assertNotIn("# Memory", several)
+
+
 class RedisReference(OpsCases, itest.RedisCase):
     pass
 
 
-class Ruvio(OpsCases, itest.RuvioCase):
+class Ruvio(OpsCases, ScrapeCases, itest.RuvioCase):
     def test_config_get_star_has_every_redis_parameter(self):
         ref = itest.start("redis")
         self.addCleanup(ref.stop)
@@ -246,7 +295,7 @@ class RuvioWal(itest.RuvioCase):
         self.assertEqual(self.raw_call("WAITAOF", "1", "0", "0"), b"*2\r\n:1\r\n:0\r\n")
 
 
-class RuvioProxy(OpsCases, itest.RuvioProxyCase):
+class RuvioProxy(OpsCases, ScrapeCases, itest.RuvioProxyCase):
     def test_commandstats_sum_over_workers(self):
         r = self.r
         self.assertEqual(self.raw_call("CONFIG", "RESETSTAT"), b"+OK\r\n")

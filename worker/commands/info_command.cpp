@@ -156,7 +156,7 @@ void server_section(Text& t, Shard& shard) {
   t.field("ruvio_version", kRuvioVersion);
   t.field("redis_git_sha1", "00000000");
   t.field("redis_git_dirty", 0);
-  t.field("redis_build_id", "0");
+  t.field("redis_build_id", "ruvio-0.1.0");  // a label (Redis: a hex digest), never a number
   t.field("redis_mode", "standalone");
   utsname u{};
   uname(&u);
@@ -225,6 +225,11 @@ void memory_section(Text& t, Shard& shard) {
   std::snprintf(perc, sizeof perc, "%.2f%%",
                 100.0 * static_cast<double>(used - kBaseMemory) / static_cast<double>(used));
   t.field("used_memory_dataset_perc", perc);
+  // mimalloc's view as Redis reports jemalloc's: what the heap accounting holds, and the
+  // resident pages that back it.
+  t.field_u("allocator_allocated", used);
+  t.field_u("allocator_active", rss);
+  t.field_u("allocator_resident", rss);
   const auto total = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                      static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   t.field_u("total_system_memory", total);
@@ -251,9 +256,25 @@ void memory_section(Text& t, Shard& shard) {
   t.field_u("maxmemory", maxmemory);
   t.field("maxmemory_human", human(maxmemory));
   t.field("maxmemory_policy", shard.config().maxmemory_policy);
+  t.field_f("allocator_frag_ratio", static_cast<double>(rss) / static_cast<double>(used));
+  t.field_u("allocator_frag_bytes", rss > used ? rss - used : 0);
+  t.field_f("allocator_rss_ratio", 1.0);
+  t.field_u("allocator_rss_bytes", 0);
+  t.field_f("rss_overhead_ratio", 1.0);
+  t.field_u("rss_overhead_bytes", 0);
   t.field_f("mem_fragmentation_ratio", static_cast<double>(rss) / static_cast<double>(used));
   t.field_u("mem_fragmentation_bytes", rss > used ? rss - used : 0);
+  // No replicas, no replication backlog, no AOF rewrite buffer, no cluster bus: Redis's
+  // replica-less standalone answers 0.
+  t.field_u("mem_not_counted_for_evict", 0);
+  t.field_u("mem_replication_backlog", 0);
+  t.field_u("mem_total_replication_buffers", 0);
+  t.field_u("mem_clients_slaves", 0);
+  t.field_u("mem_clients_normal", 0);
+  t.field_u("mem_cluster_links", 0);
+  t.field_u("mem_aof_buffer", 0);
   t.field("mem_allocator", "mimalloc-2.0.9");
+  t.field("active_defrag_running", 0);
   t.field_u("lazyfree_pending_objects", shard.lazyfree_pending());
   std::uint64_t lazyfreed = 0;
   for (int i = 0; i < shard.databases(); ++i) lazyfreed += shard.db(i).lazyfreed_total();
@@ -277,21 +298,37 @@ void persistence_section(Text& t, Shard& shard) {
     shard.persistence->info([&](std::string_view k, std::string_view v) { t.field(k, v); });
     return;
   }
+  // --durability memory: what redis-server answers with save "" and appendonly no.
   t.field("loading", 0);
   t.field("async_loading", 0);
+  t.field("current_cow_peak", 0);
+  t.field("current_cow_size", 0);
+  t.field("current_cow_size_age", 0);
+  t.field("current_fork_perc", "0.00");
+  t.field("current_save_keys_processed", 0);
+  t.field("current_save_keys_total", 0);
   t.field("rdb_changes_since_last_save", 0);
   t.field("rdb_bgsave_in_progress", 0);
   t.field("rdb_last_save_time", shard.start_ms() / 1000);
   t.field("rdb_last_bgsave_status", "ok");
   t.field("rdb_last_bgsave_time_sec", -1);
   t.field("rdb_current_bgsave_time_sec", -1);
+  t.field("rdb_saves", 0);
+  t.field("rdb_last_cow_size", 0);
+  t.field("rdb_last_load_keys_expired", 0);
+  t.field("rdb_last_load_keys_loaded", 0);
   t.field("aof_enabled", shard.config().durability == Durability::kMemory ? 0 : 1);
   t.field("aof_rewrite_in_progress", 0);
   t.field("aof_rewrite_scheduled", 0);
   t.field("aof_last_rewrite_time_sec", -1);
   t.field("aof_current_rewrite_time_sec", -1);
   t.field("aof_last_bgrewrite_status", "ok");
+  t.field("aof_rewrites", 0);
+  t.field("aof_rewrites_consecutive_failures", 0);
   t.field("aof_last_write_status", "ok");
+  t.field("aof_last_cow_size", 0);
+  t.field("module_fork_in_progress", 0);
+  t.field("module_fork_last_cow_size", 0);
 }
 
 // instantaneous_ops_per_sec: the rate between two INFO calls at least a second apart
@@ -321,18 +358,52 @@ void stats_section(Text& t, Shard& shard) {
   t.field_u("instantaneous_ops_per_sec", ops_per_sec(shard));
   t.field_u("total_net_input_bytes", s.net_input_bytes);
   t.field_u("total_net_output_bytes", s.net_output_bytes);
+  t.field("total_net_repl_input_bytes", 0);
+  t.field("total_net_repl_output_bytes", 0);
   t.field("instantaneous_input_kbps", "0.00");
   t.field("instantaneous_output_kbps", "0.00");
+  t.field("instantaneous_input_repl_kbps", "0.00");
+  t.field("instantaneous_output_repl_kbps", "0.00");
   t.field_u("rejected_connections", s.rejected_connections);
+  t.field("sync_full", 0);
+  t.field("sync_partial_ok", 0);
+  t.field("sync_partial_err", 0);
   t.field_u("expired_keys", expired);
+  t.field("expired_stale_perc", "0.00");
+  t.field("expired_time_cap_reached_count", 0);
+  t.field("expire_cycle_cpu_milliseconds", 0);
   t.field("evicted_keys", 0);
+  t.field("evicted_clients", 0);
+  t.field("total_eviction_exceeded_time", 0);
+  t.field("current_eviction_exceeded_time", 0);
   t.field_u("keyspace_hits", s.keyspace_hits);
   t.field_u("keyspace_misses", s.keyspace_misses);
   t.field("pubsub_channels", 0);
   t.field("pubsub_patterns", 0);
+  t.field("pubsubshard_channels", 0);
+  t.field("latest_fork_usec", 0);
+  t.field("total_forks", 0);
+  t.field("migrate_cached_sockets", 0);
+  t.field("slave_expires_tracked_keys", 0);
+  t.field("active_defrag_hits", 0);
+  t.field("active_defrag_misses", 0);
+  t.field("active_defrag_key_hits", 0);
+  t.field("active_defrag_key_misses", 0);
+  t.field("total_active_defrag_time", 0);
+  t.field("current_active_defrag_time", 0);
+  t.field("tracking_total_keys", 0);
+  t.field("tracking_total_items", 0);
+  t.field("tracking_total_prefixes", 0);
   t.field_u("unexpected_error_replies", s.unexpected_error_replies);
   t.field_u("total_error_replies",
             shard.executor != nullptr ? shard.executor->command_stats().total_errors() : 0);
+  t.field("dump_payload_sanitizations", 0);
+  t.field_u("total_reads_processed", s.reads_processed);
+  t.field_u("total_writes_processed", s.writes_processed);
+  t.field("io_threaded_reads_processed", 0);
+  t.field("io_threaded_writes_processed", 0);
+  t.field("reply_buffer_shrinks", 0);
+  t.field("reply_buffer_expands", 0);
 }
 
 void replication_section(Text& t) {

@@ -39,6 +39,11 @@ const std::set<std::string_view, std::less<>> kSummed = {
     "pubsub_patterns",
     "total_error_replies",
     "unexpected_error_replies",
+    "total_reads_processed",
+    "total_writes_processed",
+    "allocator_allocated",
+    "allocator_active",
+    "allocator_resident",
 };
 
 struct Db {

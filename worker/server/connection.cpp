@@ -78,6 +78,7 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   if (nread == 0) return;
   c->in_.commit(static_cast<std::size_t>(nread));
   c->server_.shard().stats().net_input_bytes += static_cast<std::uint64_t>(nread);
+  c->server_.shard().stats().reads_processed++;
   c->process_input();
 }
 
@@ -158,6 +159,7 @@ void Connection::flush() {
     return;
   }
   server_.shard().stats().net_output_bytes += static_cast<std::uint64_t>(n);
+  if (n > 0) server_.shard().stats().writes_processed++;
   if (out_.idle() && outstanding() == 0) {
     if (close_after_flush_) {
       close();
