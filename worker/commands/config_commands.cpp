@@ -21,6 +21,8 @@ namespace {
 // Values the worker reports and accepts but that no Config field carries yet.
 std::uint64_t g_proto_max_bulk_len = 512ull * 1024 * 1024;
 std::string g_save;
+// Parameters CONFIG SET changed since start (canonical names, first change first).
+std::vector<std::string> g_changed;
 
 using Getter = std::string (*)(Shard&);
 // Returns an error reason ("argument must be a memory value") or nullopt; applies only when
@@ -393,9 +395,24 @@ void config_set(Context& ctx) {
     params.push_back(p);
   }
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
-    params[(i - 2) / 2]->set(ctx.shard, ctx.args[i + 1], true);
+    const Param* p = params[(i - 2) / 2];
+    p->set(ctx.shard, ctx.args[i + 1], true);
+    // CONFIG REWRITE appends what was set at run time and is not in the file yet.
+    bool known = false;
+    for (const std::string& n : g_changed) known = known || n == p->name;
+    if (!known) g_changed.emplace_back(p->name);
   }
   ctx.out.ok();
+}
+
+std::optional<std::string> settable_value(Shard& shard, std::string_view name) {
+  const Param* p = find_param(name);
+  if (p == nullptr || p->set == nullptr) return std::nullopt;
+  return p->get(shard);
+}
+
+const std::vector<std::string>& changed_params() {
+  return g_changed;
 }
 
 void config_resetstat(Context& ctx) {
@@ -405,15 +422,6 @@ void config_resetstat(Context& ctx) {
   // monitor's events stay (SLOWLOG RESET, LATENCY RESET).
   if (ctx.shard.executor != nullptr) ctx.shard.executor->command_stats().reset();
   ctx.out.ok();
-}
-
-void config_rewrite(Context& ctx) {
-  if (ctx.shard.config().config_file.empty()) {
-    ctx.out.error("ERR The server is running without a config file");
-    return;
-  }
-  // The supervisor owns the config file; a worker must not rewrite it behind its back.
-  ctx.out.error("ERR Rewriting config file: CONFIG REWRITE is not supported by Ruvio");
 }
 
 void config_help(Context& ctx) {
