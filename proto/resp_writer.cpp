@@ -59,6 +59,7 @@ void ReplyWriter::simple(std::string_view s) {
 }
 
 void ReplyWriter::error(std::string_view s) {
+  if (sink_ != nullptr) sink_->on_error(s);
   out_->push_back('-');
   append_line_text(*out_, s);
   out_->append("\r\n", 2);

@@ -10,6 +10,16 @@
 
 namespace ruvio::proto {
 
+// Told of every error reply (INFO errorstats, commandstats' failed/rejected calls); the
+// executor installs its own. Errors are rare, so a virtual call on them costs nothing.
+class ErrorSink {
+ public:
+  virtual void on_error(std::string_view text) = 0;
+
+ protected:
+  ~ErrorSink() = default;
+};
+
 class ReplyWriter {
  public:
   explicit ReplyWriter(std::string& out, int protocol = 2) : out_(&out), proto_(protocol) {}
@@ -19,6 +29,8 @@ class ReplyWriter {
   std::string& buffer() { return *out_; }
   // Points the writer at another buffer (a reply slot reserved behind a forwarded command).
   void set_buffer(std::string& out) { out_ = &out; }
+  void set_error_sink(ErrorSink* sink) { sink_ = sink; }
+  ErrorSink* error_sink() const { return sink_; }
 
   void ok() { out_->append("+OK\r\n"); }
   void simple(std::string_view s);  // +s
@@ -42,6 +54,7 @@ class ReplyWriter {
   void header(char prefix, std::int64_t n);
   std::string* out_;
   int proto_;
+  ErrorSink* sink_ = nullptr;
 };
 
 }  // namespace ruvio::proto

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cxxopts.hpp>
 #include <limits>
@@ -125,7 +126,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 52> kOptions = {{
+const std::array<OptionSpec, 57> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -384,6 +385,34 @@ const std::array<OptionSpec, 52> kOptions = {{
        c.admin_token = v;
        return std::nullopt;
      }},
+    {"slowlog-log-slower-than", "US",
+     "SLOWLOG takes commands at least this slow; -1 = off, 0 = all (default 10000)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, -1, std::numeric_limits<long long>::max());
+       if (!n) return "an integer of at least -1";
+       c.slowlog_log_slower_than = *n;
+       return std::nullopt;
+     }},
+    {"slowlog-max-len", "N", "SLOWLOG keeps this many entries (default 128)",
+     apply_size<&Config::slowlog_max_len>},
+    {"latency-monitor-threshold", "MS",
+     "LATENCY records commands at least this slow; 0 = off (default 0)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto n = parse_int(v, 0, std::numeric_limits<long long>::max());
+       if (!n) return "an integer of at least 0";
+       c.latency_monitor_threshold = *n;
+       return std::nullopt;
+     }},
+    {"latency-tracking", "yes|no", "per-command latency histograms (default yes)",
+     apply_yes_no<&Config::latency_tracking>},
+    {"latency-tracking-info-percentiles", "LIST",
+     "percentiles INFO latencystats shows (default \"50 99 99.9\")",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       if (auto why = parse_percentiles(v, c.latency_tracking_percentiles)) {
+         return "blank-separated numbers between 0 and 100";
+       }
+       return std::nullopt;
+     }},
 }};
 
 const OptionSpec* find_option(std::string_view name) {
@@ -620,6 +649,59 @@ std::string plain_quotes(std::string text) {
 }
 
 }  // namespace
+
+std::vector<std::string> option_names() {
+  std::vector<std::string> names;
+  for (const auto& spec : kOptions) names.emplace_back(spec.name);
+  return names;
+}
+
+std::optional<std::string> parse_percentiles(const std::string& text, std::vector<double>& out) {
+  std::vector<double> list;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    if (text[pos] == ' ') {
+      ++pos;
+      continue;
+    }
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(pos, end - pos);
+    char* stop = nullptr;
+    const double d = std::strtod(word.c_str(), &stop);
+    if (stop != word.c_str() + word.size() || d != d) {
+      return std::string("Invalid latency-tracking-info-percentiles parameters");
+    }
+    if (d < 0.0 || d > 100.0) {
+      return std::string(
+          "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+    }
+    list.push_back(d);
+    pos = end;
+  }
+  out = std::move(list);
+  return std::nullopt;
+}
+
+std::string format_percentile(double p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%f", p);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+std::string format_percentiles(const std::vector<double>& list) {
+  std::string s;
+  for (double p : list) {
+    if (!s.empty()) s += ' ';
+    s += format_percentile(p);
+  }
+  return s;
+}
 
 std::optional<std::uint64_t> parse_memory(const std::string& text) {
   // Redis's memtoull units: k/m/g are powers of 1000, kb/mb/gb of 1024, b is bytes.

@@ -95,6 +95,15 @@ struct Config {
   std::vector<std::vector<std::string>> acl_users;
   bool protected_mode = true;
   std::string admin_token;
+  // slowlog-log-slower-than (µs; < 0 off, 0 every command), slowlog-max-len, and
+  // latency-monitor-threshold (ms; 0 off): Redis 7.0's defaults.
+  std::int64_t slowlog_log_slower_than = 10000;
+  std::uint64_t slowlog_max_len = 128;
+  std::int64_t latency_monitor_threshold = 0;
+  // latency-tracking (per-command latency histograms) and the percentiles INFO latencystats
+  // shows (latency-tracking-info-percentiles "50 99 99.9").
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_percentiles = {50.0, 99.0, 99.9};
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -108,7 +117,9 @@ struct Config {
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
        stream_node_max_entries, busy_reply_threshold, obuf_limits[0], obuf_limits[1],
        obuf_limits[2], client_query_buffer_limit, proto_max_bulk_len, maxclients, timeout,
-       tcp_keepalive, aclfile, acl_users, protected_mode, admin_token);
+       tcp_keepalive, aclfile, acl_users, protected_mode, admin_token, slowlog_log_slower_than,
+       slowlog_max_len, latency_monitor_threshold, latency_tracking,
+       latency_tracking_percentiles);
   }
 };
 
@@ -127,6 +138,17 @@ inline constexpr int kMaxWorkers = 255;
 // Parses argv (and the --config file it names; flags win over the file). On error returns
 // the message; the caller prints it and exits 2.
 std::optional<ConfigError> parse_config(int argc, char** argv, Config& out);
+
+// Every option name kOptions declares (flags and config-file keys).
+std::vector<std::string> option_names();
+
+// latency-tracking-info-percentiles: blank-separated numbers in [0, 100]; the reason
+// (Redis's text) when the list is not acceptable.
+std::optional<std::string> parse_percentiles(const std::string& text, std::vector<double>& out);
+// The list as CONFIG GET shows it: "50 99 99.9".
+std::string format_percentiles(const std::vector<double>& list);
+// One percentile as Redis prints it in names and lists: 50, 99.9, 50.5.
+std::string format_percentile(double p);
 
 // "100mb", "2gb", "1024", "10k" (Redis's memtoull rules). nullopt when malformed.
 std::optional<std::uint64_t> parse_memory(const std::string& text);

@@ -182,6 +182,7 @@ class ServerCases:
         "config": _SUB_ORDER, "memory": _SUB_ORDER, "object": _SUB_ORDER, "pubsub": _SUB_ORDER,
         "xgroup": _SUB_ORDER, "xinfo": _SUB_ORDER,
         "script": _SUB_ORDER, "function": _SUB_ORDER, "acl": _SUB_ORDER,
+        "slowlog": _SUB_ORDER, "latency": _SUB_ORDER,
     }
     COMMAND_DOCS_EXCEPTIONS = COMMAND_INFO_EXCEPTIONS
 

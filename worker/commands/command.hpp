@@ -209,6 +209,7 @@ enum class Merge : std::uint8_t {
   kNumsub,      // PUBSUB NUMSUB: counts added per channel
   kNumpat,      // PUBSUB NUMPAT: distinct patterns of every worker
   kKill,        // CLIENT KILL: +OK if a worker killed (old form), else counts summed
+  kSlowlog,     // SLOWLOG GET: every worker's entries, newest first, cut to the count asked
 };
 struct Routing {
   Where where = Where::kTips;
@@ -234,6 +235,9 @@ struct CommandDef {
   std::string_view acl;  // space-separated ACL categories without '@': "write string fast"
   std::span<const CommandDef> subcommands = {};  // CLIENT, CONFIG, OBJECT, COMMAND, MEMORY
   Routing routing = {};
+  // Dense index of this command or subcommand, given by the CommandTable at start: INFO
+  // commandstats counts in a flat array by it (no name lookup per command).
+  mutable std::uint16_t id = 0;
 
   bool has_tip(Tip tip) const {
     for (Tip t : decl->tips) {
@@ -312,5 +316,6 @@ std::span<const CommandDef> stream_commands();
 std::span<const CommandDef> script_commands();
 std::span<const CommandDef> function_commands();
 std::span<const CommandDef> acl_commands();
+std::span<const CommandDef> ops_commands();
 
 }  // namespace ruvio::worker

@@ -80,9 +80,17 @@ CommandTable::CommandTable() {
            zset_commands(),       set_commands(),     hash_commands(),   hash_ttl_commands(),
            list_commands(),       sort_commands(),    geo_commands(),    bitmap_commands(),
            hll_commands(),        stream_commands(),  script_commands(), function_commands(),
-           acl_commands(),
+           acl_commands(),        ops_commands(),
        }) {
     for (const CommandDef& def : family) all_.push_back(&def);
+  }
+  for (const CommandDef* def : all_) {
+    def->id = static_cast<std::uint16_t>(by_id_.size());
+    by_id_.push_back(def);
+    for (const CommandDef& sub : def->subcommands) {
+      sub.id = static_cast<std::uint16_t>(by_id_.size());
+      by_id_.push_back(&sub);
+    }
   }
   std::size_t size = std::bit_ceil(all_.size() * 4);
   slots_.assign(size, Slot{});

@@ -25,6 +25,9 @@ class CommandTable {
   static const CommandDef* find_sub(const CommandDef& parent, std::string_view sub);
 
   const std::vector<const CommandDef*>& all() const { return all_; }
+  // Every command and subcommand by CommandDef::id (0 .. ids()-1).
+  std::size_t ids() const { return by_id_.size(); }
+  const CommandDef* by_id(std::size_t id) const { return by_id_[id]; }
 
   static constexpr std::size_t kMaxName = 24;  // longer names are never commands
 
@@ -43,6 +46,7 @@ class CommandTable {
   static std::uint64_t hash(const Folded& f, std::size_t len);
 
   std::vector<const CommandDef*> all_;
+  std::vector<const CommandDef*> by_id_;
   std::vector<Slot> slots_;  // power-of-two open addressing
   std::uint64_t mask_ = 0;
 };

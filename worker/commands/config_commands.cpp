@@ -9,6 +9,8 @@
 #include "shared/glob.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
+#include "worker/commands/config_defaults.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/commands/server_family.hpp"
 #include "worker/commands/subcommand.hpp"
 #include "worker/types/set/set.hpp"
@@ -18,6 +20,8 @@ namespace {
 
 // Values the worker reports and accepts but that no Config field carries yet.
 std::string g_save;
+// Parameters CONFIG SET changed since start (canonical names, first change first).
+std::vector<std::string> g_changed;
 
 using Getter = std::string (*)(Shard&);
 // Returns an error reason ("argument must be a memory value") or nullopt; applies only when
@@ -196,6 +200,51 @@ std::string get_int(Shard& s) {
   return std::to_string(s.config().*F);
 }
 
+// slowlog-log-slower-than: createLongLongConfig(-1 .. LLONG_MAX).
+std::optional<std::string> set_slowlog_slower_than(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < -1) return std::string("argument must be between -1 and 9223372036854775807 inclusive");
+  if (apply) s.config().slowlog_log_slower_than = *n;
+  return std::nullopt;
+}
+
+// slowlog-max-len: createULongConfig(0 .. LONG_MAX); a shorter log drops its oldest entries.
+std::optional<std::string> set_slowlog_max_len(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) {
+    s.config().slowlog_max_len = static_cast<std::uint64_t>(*n);
+    if (s.executor != nullptr) s.executor->slowlog().trim(s.config().slowlog_max_len);
+  }
+  return std::nullopt;
+}
+
+// latency-monitor-threshold: createLongLongConfig(0 .. LLONG_MAX), milliseconds.
+std::optional<std::string> set_latency_threshold(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
+  if (apply) s.config().latency_monitor_threshold = *n;
+  return std::nullopt;
+}
+
+template <bool Config::*F>
+std::optional<std::string> set_yes_no(Shard& s, std::string_view v, bool apply) {
+  const bool yes = iequals(v, "yes");
+  if (!yes && !iequals(v, "no")) return std::string("argument must be 'yes' or 'no'");
+  if (apply) s.config().*F = yes;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_percentiles(Shard& s, std::string_view v, bool apply) {
+  std::vector<double> list;
+  if (auto why = parse_percentiles(std::string(v), list)) return why;
+  if (apply) s.config().latency_tracking_percentiles = std::move(list);
+  return std::nullopt;
+}
+
 std::string appendfsync(Shard& s) {
   switch (s.config().durability) {
     case Durability::kAlways:
@@ -277,8 +326,19 @@ const Param kParams[] = {
      set_memory_size<&Config::stream_node_max_bytes>},
     {"stream-node-max-entries", get_size<&Config::stream_node_max_entries>,
      set_size<&Config::stream_node_max_entries>},
-    {"slowlog-log-slower-than", [](Shard&) { return fixed("10000"); }, nullptr},
-    {"slowlog-max-len", [](Shard&) { return fixed("128"); }, nullptr},
+    {"slowlog-log-slower-than",
+     [](Shard& s) { return std::to_string(s.config().slowlog_log_slower_than); },
+     set_slowlog_slower_than},
+    {"slowlog-max-len", [](Shard& s) { return std::to_string(s.config().slowlog_max_len); },
+     set_slowlog_max_len},
+    {"latency-monitor-threshold",
+     [](Shard& s) { return std::to_string(s.config().latency_monitor_threshold); },
+     set_latency_threshold},
+    {"latency-tracking", get_yes_no<&Config::latency_tracking>,
+     set_yes_no<&Config::latency_tracking>},
+    {"latency-tracking-info-percentiles",
+     [](Shard& s) { return format_percentiles(s.config().latency_tracking_percentiles); },
+     set_percentiles},
     {"io-threads", [](Shard&) { return fixed("1"); }, nullptr},
     {"hll-sparse-max-bytes", get_size<&Config::hll_sparse_max_bytes>,
      set_memory_size<&Config::hll_sparse_max_bytes>},
@@ -304,6 +364,13 @@ const Param* find_param(std::string_view name) {
   return nullptr;
 }
 
+bool is_redis_default(std::string_view name) {
+  for (const ConfigDefault& d : redis_config_defaults()) {
+    if (iequals(d.name, name)) return true;
+  }
+  return false;
+}
+
 std::string config_error(std::string_view name, std::string_view reason) {
   std::string msg = "ERR CONFIG SET failed (possibly related to argument '";
   msg.append(name).append("') - ").append(reason);
@@ -326,10 +393,25 @@ void config_get(Context& ctx) {
       if (!seen) hits.push_back(&p);
     }
   }
-  ctx.out.map(hits.size());
+  // Redis's parameters that are not Ruvio's answer their Redis default.
+  std::vector<const ConfigDefault*> defaults;
+  for (const ConfigDefault& d : redis_config_defaults()) {
+    if (find_param(d.name) != nullptr) continue;
+    for (std::size_t i = 2; i < ctx.argc(); ++i) {
+      if (glob_match(ctx.args[i], d.name, true)) {
+        defaults.push_back(&d);
+        break;
+      }
+    }
+  }
+  ctx.out.map(hits.size() + defaults.size());
   for (const Param* p : hits) {
     ctx.out.bulk(p->name);
     ctx.out.bulk(p->get(ctx.shard));
+  }
+  for (const ConfigDefault* d : defaults) {
+    ctx.out.bulk(d->name);
+    ctx.out.bulk(d->value);
   }
 }
 
@@ -341,6 +423,10 @@ void config_set(Context& ctx) {
   std::vector<const Param*> params;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const Param* p = find_param(ctx.args[i]);
+    if (p == nullptr && is_redis_default(ctx.args[i])) {
+      ctx.out.error(config_error(ctx.args[i], "can't set immutable config"));
+      return;
+    }
     if (p == nullptr) {
       std::string msg = "ERR Unknown option or number of arguments for CONFIG SET - '";
       msg.append(ctx.args[i]).append("'");
@@ -364,24 +450,33 @@ void config_set(Context& ctx) {
     params.push_back(p);
   }
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
-    params[(i - 2) / 2]->set(ctx.shard, ctx.args[i + 1], true);
+    const Param* p = params[(i - 2) / 2];
+    p->set(ctx.shard, ctx.args[i + 1], true);
+    // CONFIG REWRITE appends what was set at run time and is not in the file yet.
+    bool known = false;
+    for (const std::string& n : g_changed) known = known || n == p->name;
+    if (!known) g_changed.emplace_back(p->name);
   }
   ctx.out.ok();
+}
+
+std::optional<std::string> settable_value(Shard& shard, std::string_view name) {
+  const Param* p = find_param(name);
+  if (p == nullptr || p->set == nullptr) return std::nullopt;
+  return p->get(shard);
+}
+
+const std::vector<std::string>& changed_params() {
+  return g_changed;
 }
 
 void config_resetstat(Context& ctx) {
   ctx.shard.stats() = Stats{};
   reset_info_samples();
+  // Redis's resetCommandTableStats + resetErrorTableStats; the slow log and the latency
+  // monitor's events stay (SLOWLOG RESET, LATENCY RESET).
+  if (ctx.shard.executor != nullptr) ctx.shard.executor->command_stats().reset();
   ctx.out.ok();
-}
-
-void config_rewrite(Context& ctx) {
-  if (ctx.shard.config().config_file.empty()) {
-    ctx.out.error("ERR The server is running without a config file");
-    return;
-  }
-  // The supervisor owns the config file; a worker must not rewrite it behind its back.
-  ctx.out.error("ERR Rewriting config file: CONFIG REWRITE is not supported by Ruvio");
 }
 
 void config_help(Context& ctx) {

@@ -1,6 +1,8 @@
 // Command execution; the order of the checks is drawn in executor.hpp.
 #include "worker/commands/executor.hpp"
 
+#include <time.h>
+
 #include <string>
 
 #include "worker/commands/acl_family.hpp"
@@ -78,7 +80,43 @@ bool any_may_replicate(const Commands& commands) {
   return false;
 }
 
+// Redis's ustime() around the handler, on the monotonic clock (vDSO, no system call).
+std::int64_t clock_usec() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
 }  // namespace
+
+void Executor::rejected(const CommandDef& def) {
+  stats_.of(def).rejected_calls++;
+  stats_.errors_since_last_check();
+}
+
+void Executor::account(const CommandDef& def, ClientInfo& client,
+                       std::span<const std::string_view> args, std::int64_t usec) {
+  // A container that dispatches in its own handler (CONFIG, CLIENT): the subcommand counts.
+  const CommandDef* counted = &def;
+  if (!def.subcommands.empty() && args.size() >= 2) {
+    if (const CommandDef* sub = CommandTable::find_sub(def, args[1])) counted = sub;
+  }
+  CommandCounters& c = stats_.of(*counted);
+  c.calls++;
+  c.usec += static_cast<std::uint64_t>(usec);
+  if (stats_.errors_since_last_check()) c.failed_calls++;
+  const Config& config = shard_.config();
+  if (config.latency_tracking) stats_.record_latency(*counted, usec);
+  if (!(def.flags & kSkipSlowlog) && usec >= config.slowlog_log_slower_than &&
+      config.slowlog_log_slower_than >= 0) {
+    slowlog_.maybe_add(config.slowlog_log_slower_than, config.slowlog_max_len, args, usec,
+                       client.addr, client.name);
+  }
+  if (config.latency_monitor_threshold > 0 && usec / 1000 >= config.latency_monitor_threshold) {
+    latency_.add((def.flags & kFast) ? "fast-command" : "command",
+                 static_cast<std::uint32_t>(usec / 1000));
+  }
+}
 
 Executor::Executor(Shard& shard) : shard_(shard) {
   shard_.executor = this;
@@ -204,16 +242,20 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
 
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out, const CommandDef* def) {
+  out.set_error_sink(&stats_);
   if (def == nullptr) {
     unknown_command(out, args);
+    stats_.errors_since_last_check();
     return;
   }
   if (!client.authenticated && !(def->flags & kNoAuth)) {
     out.error(err::kNoAuth);
+    rejected(*def);
     return;
   }
   if (!arity_ok(*def, args.size())) {
     out.error("ERR wrong number of arguments for '" + std::string(def->name) + "' command");
+    rejected(*def);
     return;
   }
   // A container command without its own handler dispatches on its subcommand here.
@@ -221,10 +263,12 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
     if (sub == nullptr) {
       out.error(unknown_subcommand(def->name, args[1]));
+      stats_.errors_since_last_check();
       return;
     }
     if (!arity_ok(*sub, args.size())) {
       out.error("ERR wrong number of arguments for '" + std::string(sub->name) + "' command");
+      rejected(*sub);
       return;
     }
     def = sub;
@@ -234,6 +278,7 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     const CommandDef* judged = acl_target(def, args);
     if (judged != nullptr && acl_refused(shard_, client, *judged, args,
                                          in_exec_ ? AclWhere::kExec : AclWhere::kToplevel, &out)) {
+      rejected(*def);
       return;
     }
   }
@@ -245,12 +290,14 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     // Redis answers a refused EXEC in its abort form.
     out.error(((def->flags & kTxExec) ? "EXECABORT Transaction discarded because of: " : "ERR ") +
               why);
+    rejected(*def);
     return;
   }
   if (client.cluster_mode && shard_.topology != nullptr) {
     // Direct port: MOVED / CROSSSLOT before anything runs.
     if (auto e = cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
       out.error(*e);
+      rejected(*def);
       return;
     }
   }
@@ -262,6 +309,7 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     }
     if (!(judged->flags & kAllowBusy)) {
       out.error(shard_.busy_error);
+      rejected(*def);
       return;
     }
   }
@@ -270,9 +318,14 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   client.last_command = def->name;
   // validate → log → apply: a write the WAL cannot take is refused before it runs.
   Journal* journal = (def->flags & kWrite) ? journal_ : nullptr;
-  if (journal != nullptr && !journal->before_write(args, out)) return;
+  if (journal != nullptr && !journal->before_write(args, out)) {
+    rejected(*def);
+    return;
+  }
   const int db = client.db;
+  const std::int64_t start = clock_usec();
   def->handler(ctx);
+  account(*def, client, args, clock_usec() - start);
   if (journal != nullptr) journal->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
   shard_.stats().commands_processed++;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "proto/resp_writer.hpp"
+#include "worker/commands/command_stats.hpp"
 #include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
@@ -61,6 +62,11 @@ class Executor {
   const script::Engine* scripts_if_started() const { return scripts_.get(); }
   script::Engine* scripts_if_started() { return scripts_.get(); }
 
+  // INFO commandstats / errorstats, SLOWLOG and LATENCY read and reset these.
+  CommandStats& command_stats() { return stats_; }
+  SlowLog& slowlog() { return slowlog_; }
+  LatencyMonitor& latency() { return latency_; }
+
   // Runs one command (args[0] = its name as sent), appending its reply to `out`.
   void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out);
   // The same with args[0] already looked up (command_table().find(args[0]), null: unknown),
@@ -102,6 +108,14 @@ class Executor {
   Journal* journal_ = nullptr;
   std::unique_ptr<script::Engine> scripts_;
   bool in_exec_ = false;  // run_transaction: a refusal answers Redis's EXEC-time text
+  CommandStats stats_;
+  SlowLog slowlog_;
+  LatencyMonitor latency_;
+  // A refused command: counted as Redis's rejectCommand does.
+  void rejected(const CommandDef& def);
+  // After the handler ran: calls, time, failed_calls, the slow log and the latency monitor.
+  void account(const CommandDef& def, ClientInfo& client, std::span<const std::string_view> args,
+               std::int64_t usec);
 };
 
 }  // namespace ruvio::worker

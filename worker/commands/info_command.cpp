@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <string>
 
+#include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/executor.hpp"
 #include "worker/commands/server_family.hpp"
@@ -155,7 +157,7 @@ void server_section(Text& t, Shard& shard) {
   t.field("ruvio_version", kRuvioVersion);
   t.field("redis_git_sha1", "00000000");
   t.field("redis_git_dirty", 0);
-  t.field("redis_build_id", "0");
+  t.field("redis_build_id", "ruvio-0.1.0");  // a label (Redis: a hex digest), never a number
   t.field("redis_mode", "standalone");
   utsname u{};
   uname(&u);
@@ -224,6 +226,11 @@ void memory_section(Text& t, Shard& shard) {
   std::snprintf(perc, sizeof perc, "%.2f%%",
                 100.0 * static_cast<double>(used - kBaseMemory) / static_cast<double>(used));
   t.field("used_memory_dataset_perc", perc);
+  // mimalloc's view as Redis reports jemalloc's: what the heap accounting holds, and the
+  // resident pages that back it.
+  t.field_u("allocator_allocated", used);
+  t.field_u("allocator_active", rss);
+  t.field_u("allocator_resident", rss);
   const auto total = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                      static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   t.field_u("total_system_memory", total);
@@ -253,11 +260,25 @@ void memory_section(Text& t, Shard& shard) {
   t.field_u("maxmemory", maxmemory);
   t.field("maxmemory_human", human(maxmemory));
   t.field("maxmemory_policy", shard.config().maxmemory_policy);
+  t.field_f("allocator_frag_ratio", static_cast<double>(rss) / static_cast<double>(used));
+  t.field_u("allocator_frag_bytes", rss > used ? rss - used : 0);
+  t.field_f("allocator_rss_ratio", 1.0);
+  t.field_u("allocator_rss_bytes", 0);
+  t.field_f("rss_overhead_ratio", 1.0);
+  t.field_u("rss_overhead_bytes", 0);
   t.field_f("mem_fragmentation_ratio", static_cast<double>(rss) / static_cast<double>(used));
   t.field_u("mem_fragmentation_bytes", rss > used ? rss - used : 0);
-  t.field("mem_clients_slaves", 0);
+  // No replicas, no replication backlog, no AOF rewrite buffer, no cluster bus: Redis's
+  // replica-less standalone answers 0.
+  t.field_u("mem_not_counted_for_evict", 0);
+  t.field_u("mem_replication_backlog", 0);
+  t.field_u("mem_total_replication_buffers", 0);
+  t.field_u("mem_clients_slaves", 0);
   t.field_u("mem_clients_normal", shard.client_buffer_bytes);
+  t.field_u("mem_cluster_links", 0);
+  t.field_u("mem_aof_buffer", 0);
   t.field("mem_allocator", "mimalloc-2.0.9");
+  t.field("active_defrag_running", 0);
   t.field_u("lazyfree_pending_objects", shard.lazyfree_pending());
   std::uint64_t lazyfreed = 0;
   for (int i = 0; i < shard.databases(); ++i) lazyfreed += shard.db(i).lazyfreed_total();
@@ -281,21 +302,37 @@ void persistence_section(Text& t, Shard& shard) {
     shard.persistence->info([&](std::string_view k, std::string_view v) { t.field(k, v); });
     return;
   }
+  // --durability memory: what redis-server answers with save "" and appendonly no.
   t.field("loading", 0);
   t.field("async_loading", 0);
+  t.field("current_cow_peak", 0);
+  t.field("current_cow_size", 0);
+  t.field("current_cow_size_age", 0);
+  t.field("current_fork_perc", "0.00");
+  t.field("current_save_keys_processed", 0);
+  t.field("current_save_keys_total", 0);
   t.field("rdb_changes_since_last_save", 0);
   t.field("rdb_bgsave_in_progress", 0);
   t.field("rdb_last_save_time", shard.start_ms() / 1000);
   t.field("rdb_last_bgsave_status", "ok");
   t.field("rdb_last_bgsave_time_sec", -1);
   t.field("rdb_current_bgsave_time_sec", -1);
+  t.field("rdb_saves", 0);
+  t.field("rdb_last_cow_size", 0);
+  t.field("rdb_last_load_keys_expired", 0);
+  t.field("rdb_last_load_keys_loaded", 0);
   t.field("aof_enabled", shard.config().durability == Durability::kMemory ? 0 : 1);
   t.field("aof_rewrite_in_progress", 0);
   t.field("aof_rewrite_scheduled", 0);
   t.field("aof_last_rewrite_time_sec", -1);
   t.field("aof_current_rewrite_time_sec", -1);
   t.field("aof_last_bgrewrite_status", "ok");
+  t.field("aof_rewrites", 0);
+  t.field("aof_rewrites_consecutive_failures", 0);
   t.field("aof_last_write_status", "ok");
+  t.field("aof_last_cow_size", 0);
+  t.field("module_fork_in_progress", 0);
+  t.field("module_fork_last_cow_size", 0);
 }
 
 // instantaneous_ops_per_sec: the rate between two INFO calls at least a second apart
@@ -325,16 +362,52 @@ void stats_section(Text& t, Shard& shard) {
   t.field_u("instantaneous_ops_per_sec", ops_per_sec(shard));
   t.field_u("total_net_input_bytes", s.net_input_bytes);
   t.field_u("total_net_output_bytes", s.net_output_bytes);
+  t.field("total_net_repl_input_bytes", 0);
+  t.field("total_net_repl_output_bytes", 0);
   t.field("instantaneous_input_kbps", "0.00");
   t.field("instantaneous_output_kbps", "0.00");
+  t.field("instantaneous_input_repl_kbps", "0.00");
+  t.field("instantaneous_output_repl_kbps", "0.00");
   t.field_u("rejected_connections", s.rejected_connections);
+  t.field("sync_full", 0);
+  t.field("sync_partial_ok", 0);
+  t.field("sync_partial_err", 0);
   t.field_u("expired_keys", expired);
+  t.field("expired_stale_perc", "0.00");
+  t.field("expired_time_cap_reached_count", 0);
+  t.field("expire_cycle_cpu_milliseconds", 0);
   t.field("evicted_keys", 0);
+  t.field("evicted_clients", 0);
+  t.field("total_eviction_exceeded_time", 0);
+  t.field("current_eviction_exceeded_time", 0);
   t.field_u("keyspace_hits", s.keyspace_hits);
   t.field_u("keyspace_misses", s.keyspace_misses);
   t.field("pubsub_channels", 0);
   t.field("pubsub_patterns", 0);
+  t.field("pubsubshard_channels", 0);
+  t.field("latest_fork_usec", 0);
+  t.field("total_forks", 0);
+  t.field("migrate_cached_sockets", 0);
+  t.field("slave_expires_tracked_keys", 0);
+  t.field("active_defrag_hits", 0);
+  t.field("active_defrag_misses", 0);
+  t.field("active_defrag_key_hits", 0);
+  t.field("active_defrag_key_misses", 0);
+  t.field("total_active_defrag_time", 0);
+  t.field("current_active_defrag_time", 0);
+  t.field("tracking_total_keys", 0);
+  t.field("tracking_total_items", 0);
+  t.field("tracking_total_prefixes", 0);
   t.field_u("unexpected_error_replies", s.unexpected_error_replies);
+  t.field_u("total_error_replies",
+            shard.executor != nullptr ? shard.executor->command_stats().total_errors() : 0);
+  t.field("dump_payload_sanitizations", 0);
+  t.field_u("total_reads_processed", s.reads_processed);
+  t.field_u("total_writes_processed", s.writes_processed);
+  t.field("io_threaded_reads_processed", 0);
+  t.field("io_threaded_writes_processed", 0);
+  t.field("reply_buffer_shrinks", 0);
+  t.field("reply_buffer_expands", 0);
 }
 
 void replication_section(Text& t) {
@@ -366,6 +439,88 @@ void cpu_section(Text& t) {
   t.field_f("used_cpu_user_children", seconds(children.ru_utime), "%.6f");
   t.field_f("used_cpu_sys_main_thread", seconds(thread.ru_stime), "%.6f");
   t.field_f("used_cpu_user_main_thread", seconds(thread.ru_utime), "%.6f");
+}
+
+// cmdstat_<name>: every command and subcommand that ran or was refused, by name.
+void commandstats_section(Text& t, Shard& shard) {
+  t.header("Commandstats");
+  if (shard.executor == nullptr) return;
+  const CommandStats& stats = shard.executor->command_stats();
+  const CommandTable& table = command_table();
+  std::vector<const CommandDef*> shown;
+  for (std::size_t id = 0; id < stats.size(); ++id) {
+    const CommandCounters& c = stats.at(id);
+    if (c.calls != 0 || c.failed_calls != 0 || c.rejected_calls != 0) {
+      shown.push_back(table.by_id(id));
+    }
+  }
+  std::sort(shown.begin(), shown.end(),
+            [](const CommandDef* a, const CommandDef* b) { return a->name < b->name; });
+  for (const CommandDef* def : shown) {
+    const CommandCounters& c = stats.at(def->id);
+    char value[192];
+    std::snprintf(value, sizeof value,
+                  "calls=%" PRIu64 ",usec=%" PRIu64 ",usec_per_call=%.2f,rejected_calls=%" PRIu64
+                  ",failed_calls=%" PRIu64,
+                  c.calls, c.usec,
+                  c.calls == 0 ? 0.0 : static_cast<double>(c.usec) / static_cast<double>(c.calls),
+                  c.rejected_calls, c.failed_calls);
+    t.field("cmdstat_" + std::string(def->name), value);
+  }
+}
+
+// errorstat_<CODE>: error replies by their first word, in Redis's (sorted) order.
+void errorstats_section(Text& t, Shard& shard) {
+  t.header("Errorstats");
+  if (shard.executor == nullptr) return;
+  auto errors = shard.executor->command_stats().errors();
+  std::sort(errors.begin(), errors.end());
+  for (const auto& [code, count] : errors) {
+    t.field("errorstat_" + code, "count=" + std::to_string(count));
+  }
+}
+
+// latency_percentiles_usec_<name>: the latency-tracking-info-percentiles of each command's
+// histogram (command_stats.hpp: the bucket's upper bound, in µs).
+void latencystats_section(Text& t, Shard& shard) {
+  t.header("Latencystats");
+  if (shard.executor == nullptr) return;
+  const CommandStats& stats = shard.executor->command_stats();
+  const CommandTable& table = command_table();
+  std::vector<const CommandDef*> shown;
+  for (std::size_t id = 0; id < table.ids(); ++id) {
+    for (std::uint64_t n : stats.histogram(id)) {
+      if (n != 0) {
+        shown.push_back(table.by_id(id));
+        break;
+      }
+    }
+  }
+  std::sort(shown.begin(), shown.end(),
+            [](const CommandDef* a, const CommandDef* b) { return a->name < b->name; });
+  const std::vector<double>& percentiles = shard.config().latency_tracking_percentiles;
+  for (const CommandDef* def : shown) {
+    const auto h = stats.histogram(def->id);
+    std::uint64_t total = 0;
+    for (std::uint64_t n : h) total += n;
+    std::string value;
+    for (double p : percentiles) {
+      auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total)));
+      if (rank == 0) rank = 1;
+      std::uint64_t cumulative = 0;
+      std::size_t b = 0;
+      for (; b < h.size(); ++b) {
+        cumulative += h[b];
+        if (cumulative >= rank) break;
+      }
+      char num[48];
+      std::snprintf(num, sizeof num, "%.3f",
+                    1.024 * static_cast<double>(CommandStats::bucket_usec(b)));
+      if (!value.empty()) value += ',';
+      value.append("p").append(format_percentile(p)).append("=").append(num);
+    }
+    t.field("latency_percentiles_usec_" + std::string(def->name), value);
+  }
 }
 
 void keyspace_section(Text& t, Shard& shard) {
@@ -416,9 +571,9 @@ void cmd_info(Context& ctx) {
   if (sections & kReplication) replication_section(t);
   if (sections & kCpu) cpu_section(t);
   if (sections & kModules) t.header("Modules");
-  if (sections & kCommandstats) t.header("Commandstats");
-  if (sections & kErrorstats) t.header("Errorstats");
-  if (sections & kLatencystats) t.header("Latencystats");
+  if (sections & kCommandstats) commandstats_section(t, shard);
+  if (sections & kErrorstats) errorstats_section(t, shard);
+  if (sections & kLatencystats) latencystats_section(t, shard);
   if (sections & kCluster) {
     t.header("Cluster");
     t.field("cluster_enabled", ctx.client.cluster_mode ? 1 : 0);

@@ -250,16 +250,19 @@ void reply_docs(Context& ctx, const CommandDef& def, const CommandDef* parent) {
   const CommandDecl& decl = *def.decl;
   out.bulk(full_name(def, parent));
   const bool subs = !def.subcommands.empty();
-  out.map(4 + (decl.doc_flags != 0) + !decl.deprecated_since.empty() + !decl.replaced_by.empty() +
-          !decl.history.empty() + !decl.args.empty() + subs);
+  // LOLWUT declares no complexity, and Redis then sends none.
+  out.map(3 + !def.complexity.empty() + (decl.doc_flags != 0) + !decl.deprecated_since.empty() +
+          !decl.replaced_by.empty() + !decl.history.empty() + !decl.args.empty() + subs);
   out.bulk("summary");
   out.bulk(def.summary);
   out.bulk("since");
   out.bulk(def.since);
   out.bulk("group");
   out.bulk(def.group);
-  out.bulk("complexity");
-  out.bulk(def.complexity);
+  if (!def.complexity.empty()) {
+    out.bulk("complexity");
+    out.bulk(def.complexity);
+  }
   if (decl.doc_flags != 0) {
     out.bulk("doc_flags");
     reply_flags(out, decl.doc_flags, kDocFlagNames);

@@ -162,7 +162,7 @@ const CommandDef kConfigSubs[] = {
      "2.0.0", "O(N) when N is the number of configuration parameters provided", "admin slow dangerous"},
     {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, &decl::config_resetstat, config_resetstat, "server",
      "Reset the stats returned by INFO",
-     "2.0.0", "O(1)", "admin slow dangerous"},
+     "2.0.0", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kFirstError}},
     {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, &decl::config_rewrite, config_rewrite, "server",
      "Rewrite the configuration file with the in memory configuration",
      "2.8.0", "O(1)", "admin slow dangerous"},

@@ -2,6 +2,11 @@
 // family's one declaration table). Private to worker/commands.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "worker/commands/context.hpp"
 
 namespace ruvio::worker::srvfam {
@@ -25,7 +30,11 @@ void cmd_config(Context& ctx);
 void config_get(Context& ctx);
 void config_set(Context& ctx);
 void config_resetstat(Context& ctx);
-void config_rewrite(Context& ctx);
+void config_rewrite(Context& ctx);  // config_rewrite.cpp
+// The current value of a parameter CONFIG SET can change (nullopt: none such), and the
+// names CONFIG SET changed since start, for CONFIG REWRITE.
+std::optional<std::string> settable_value(Shard& shard, std::string_view name);
+const std::vector<std::string>& changed_params();
 void config_help(Context& ctx);
 
 }  // namespace ruvio::worker::srvfam

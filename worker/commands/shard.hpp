@@ -39,6 +39,8 @@ struct Stats {
   std::uint64_t net_output_bytes = 0;
   std::uint64_t unexpected_error_replies = 0;
   std::uint64_t instantaneous_ops_per_sec = 0;  // sampled by the server once a second
+  std::uint64_t reads_processed = 0;            // read callbacks that brought bytes (Redis's field)
+  std::uint64_t writes_processed = 0;           // flushes that wrote bytes
 };
 
 // Per-connection state that commands read and change (CLIENT, SELECT, HELLO, AUTH...).

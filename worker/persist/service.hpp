@@ -26,6 +26,9 @@ class Service {
   // acknowledged writes may have waited for their fsync (0 under always, or nothing pending).
   virtual std::uint64_t wal_bytes() const = 0;
   virtual std::uint64_t wal_lag_ms(std::int64_t now_ms) const = 0;
+  // WAITAOF: what was logged so far is written and fsynced now. false when there is no WAL
+  // or the disk refused.
+  virtual bool sync_now() { return false; }
 };
 
 }  // namespace ruvio::persist

@@ -1,10 +1,14 @@
 #include "worker/route/info_merge.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "proto/reply_scan.hpp"
 
@@ -35,6 +39,11 @@ const std::set<std::string_view, std::less<>> kSummed = {
     "pubsub_patterns",
     "total_error_replies",
     "unexpected_error_replies",
+    "total_reads_processed",
+    "total_writes_processed",
+    "allocator_allocated",
+    "allocator_active",
+    "allocator_resident",
 };
 
 struct Db {
@@ -77,6 +86,66 @@ void for_each_line(std::string_view text, Fn fn) {
   }
 }
 
+// Per-command and per-error lines ("cmdstat_get:calls=3,usec=9,usec_per_call=3.00,…",
+// "errorstat_ERR:count=2"): every worker's counters added field by field; usec_per_call is
+// recomputed from the sums.
+class CounterLines {
+ public:
+  static bool wanted(std::string_view key) {
+    return key.starts_with("cmdstat_") || key.starts_with("errorstat_");
+  }
+  void add(std::string_view key, std::string_view value) {
+    auto& fields = lines_[std::string(key)];
+    while (!value.empty()) {
+      const std::size_t comma = value.find(',');
+      const std::string_view kv = value.substr(0, comma);
+      const std::size_t eq = kv.find('=');
+      if (eq != std::string_view::npos) {
+        const std::string_view k = kv.substr(0, eq);
+        auto it =
+            std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == k; });
+        if (it == fields.end()) {
+          fields.emplace_back(std::string(k), 0);
+          it = fields.end() - 1;
+        }
+        it->second += to_int(kv.substr(eq + 1));
+      }
+      if (comma == std::string_view::npos) break;
+      value.remove_prefix(comma + 1);
+    }
+  }
+  // The lines of one section (by key prefix), sorted by name.
+  void write(std::string& out, std::string_view prefix) const {
+    for (const auto& [key, fields] : lines_) {
+      if (!std::string_view(key).starts_with(prefix)) continue;
+      out.append(key).append(":");
+      std::int64_t calls = 0, usec = 0;
+      for (const auto& [k, v] : fields) {
+        if (k == "calls") calls = v;
+        if (k == "usec") usec = v;
+      }
+      bool first = true;
+      for (const auto& [k, v] : fields) {
+        if (!first) out.append(",");
+        first = false;
+        out.append(k).append("=");
+        if (k == "usec_per_call") {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%.2f",
+                        calls == 0 ? 0.0 : static_cast<double>(usec) / static_cast<double>(calls));
+          out.append(buf);
+        } else {
+          out.append(std::to_string(v));
+        }
+      }
+      out.append("\r\n");
+    }
+  }
+
+ private:
+  std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>, std::less<>> lines_;
+};
+
 }  // namespace
 
 std::string merge_info(const std::vector<std::string>& parts, std::size_t self, bool per_worker) {
@@ -84,6 +153,7 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
   for (const std::string& p : parts) texts.push_back(reply_string(p).value_or(""));
   std::map<std::string, std::int64_t, std::less<>> sums;
   std::map<int, Db> keyspace;
+  CounterLines counters;
   std::vector<std::int64_t> worker_keys(texts.size(), 0);
   std::vector<std::int64_t> worker_memory(texts.size(), 0);
   std::vector<std::int64_t> worker_clients(texts.size(), 0);
@@ -94,6 +164,7 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
       if (colon == std::string_view::npos) return;
       std::string_view key = line.substr(0, colon), value = line.substr(colon + 1);
       if (kSummed.count(key)) sums[std::string(key)] += to_int(value);
+      if (CounterLines::wanted(key)) counters.add(key, value);
       if (key == "used_memory") worker_memory[w] = to_int(value);
       if (key == "connected_clients") worker_clients[w] = to_int(value);
       if (key == "process_id") worker_pid[w] = to_int(value);
@@ -121,6 +192,12 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
     if (!line.empty() && line[0] == '#') in_keyspace = false;
     if (in_keyspace && line.substr(0, 2) == "db") return;
     std::size_t colon = line.find(':');
+    if (colon != std::string_view::npos && CounterLines::wanted(line.substr(0, colon))) return;
+    if (line == "# Commandstats" || line == "# Errorstats") {
+      out.append(line).append("\r\n");
+      counters.write(out, line == "# Commandstats" ? "cmdstat_" : "errorstat_");
+      return;
+    }
     if (colon != std::string_view::npos) {
       auto it = sums.find(line.substr(0, colon));
       if (it != sums.end()) {

@@ -1,5 +1,6 @@
 #include "worker/route/router.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <map>
@@ -533,6 +534,36 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
         proto::ReplyWriter w(reply, resp);
         w.verbatim(text);
         out = std::move(reply);
+      };
+      break;
+    }
+    case Merge::kSlowlog: {
+      // Each worker answered its own newest entries (up to the count asked): the client gets
+      // the newest of all of them, as one server's slow log would read.
+      std::int64_t count = 10;
+      if (args.size() == 3) count = parse_int64(args[2]).value_or(10);
+      merge = [count](std::vector<std::string>& parts, std::string& out) {
+        if (const std::string* e = first_error(parts)) {
+          out = *e;
+          return;
+        }
+        std::vector<std::pair<std::int64_t, std::string_view>> all;
+        for (const std::string& p : parts) {
+          std::vector<std::string_view> entries;
+          elements(p, entries);
+          for (std::string_view e : entries) {
+            std::vector<std::string_view> fields;
+            elements(e, fields);
+            all.emplace_back(fields.size() > 1 ? reply_integer(fields[1]).value_or(0) : 0, e);
+          }
+        }
+        std::stable_sort(all.begin(), all.end(),
+                         [](const auto& a, const auto& b) { return a.first > b.first; });
+        if (count >= 0 && static_cast<std::size_t>(count) < all.size()) {
+          all.resize(static_cast<std::size_t>(count));
+        }
+        out = "*" + std::to_string(all.size()) + "\r\n";
+        for (const auto& [t, e] : all) out.append(e);
       };
       break;
     }

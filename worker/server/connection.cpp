@@ -133,6 +133,7 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   c->in_.commit(static_cast<std::size_t>(nread));
   Shard& shard = c->server_.shard();
   shard.stats().net_input_bytes += static_cast<std::uint64_t>(nread);
+  shard.stats().reads_processed++;
   if (c->in_.size() > shard.config().client_query_buffer_limit) [[unlikely]] {
     std::string ci;
     c->update_buffer_stats();
@@ -248,6 +249,7 @@ void Connection::flush() {
     return;
   }
   server_.shard().stats().net_output_bytes += static_cast<std::uint64_t>(n);
+  if (n > 0) server_.shard().stats().writes_processed++;
   if (close_if_over_output_limit()) return;
   if (out_.idle() && outstanding() == 0) {
     if (close_after_flush_) {

@@ -334,6 +334,16 @@ void Persistence::on_sync_timer(uv_timer_t* t) {
   }
 }
 
+bool Persistence::sync_now() {
+  if (!journaling_ || !writer_->writable()) return false;
+  if (writer_->needs_sync() && !(writer_->flush() && writer_->sync())) {
+    set_writable_state(false);
+    return false;
+  }
+  last_sync_ms_ = wall_ms();
+  return true;
+}
+
 void Persistence::on_tick(uv_timer_t* t) {
   static_cast<Persistence*>(t->data)->tick();
 }

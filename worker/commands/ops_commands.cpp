@@ -1,0 +1,415 @@
+// The operations family: SLOWLOG, LATENCY, ROLE, WAIT, WAITAOF, REPLICAOF/SLAVEOF, LOLWUT —
+// what an operator or a client library asks a standalone redis-server without replicas. The
+// figures come from the executor's CommandStats / SlowLog / LatencyMonitor (command_stats.hpp).
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <string>
+
+#include "worker/commands/command.hpp"
+#include "worker/commands/command_table.hpp"
+#include "worker/commands/common.hpp"
+#include "worker/commands/context.hpp"
+#include "worker/commands/decls/ops_decls.hpp"
+#include "worker/commands/executor.hpp"
+#include "worker/commands/subcommand.hpp"
+#include "worker/persist/service.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+constexpr CommandDecl kWaitaofDecl{};
+constexpr std::string_view kVersionLine = "Redis ver. 7.0.15\n";
+
+Executor& executor(Context& ctx) {
+  return *ctx.shard.executor;
+}
+
+// ---- SLOWLOG --------------------------------------------------------------------------------
+
+void slowlog_get(Context& ctx) {
+  std::int64_t count = 10;
+  if (ctx.argc() > 3) {
+    // addReplySubcommandSyntaxError: the subcommand as sent, cut at 128 bytes.
+    std::string msg = "ERR unknown subcommand or wrong number of arguments for '";
+    msg.append(ctx.args[1].substr(0, 128)).append("'. Try SLOWLOG HELP.");
+    ctx.out.error(msg);
+    return;
+  }
+  if (ctx.argc() == 3) {
+    // getRangeLongFromObjectOrReply with its own message: for a non-number too.
+    const auto n = parse_int64(ctx.args[2]);
+    if (!n || *n < -1) {
+      ctx.out.error("ERR count should be greater than or equal to -1");
+      return;
+    }
+    count = *n;
+  }
+  const auto& entries = executor(ctx).slowlog().entries();
+  std::size_t n = entries.size();
+  if (count >= 0 && static_cast<std::uint64_t>(count) < n) n = static_cast<std::size_t>(count);
+  ctx.out.array(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SlowLog::Entry& e = entries[i];
+    ctx.out.array(6);
+    ctx.out.integer(static_cast<std::int64_t>(e.id));
+    ctx.out.integer(e.time);
+    ctx.out.integer(e.usec);
+    ctx.out.array(e.args.size());
+    for (const std::string& a : e.args) ctx.out.bulk(a);
+    ctx.out.bulk(e.addr);
+    ctx.out.bulk(e.name);
+  }
+}
+
+void slowlog_len(Context& ctx) {
+  ctx.out.integer(static_cast<std::int64_t>(executor(ctx).slowlog().entries().size()));
+}
+
+void slowlog_reset(Context& ctx) {
+  executor(ctx).slowlog().reset();
+  ctx.out.ok();
+}
+
+void slowlog_help(Context& ctx) {
+  reply_help(ctx, "SLOWLOG",
+             {"GET [<count>]",
+              "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+              "    Entries are made of:",
+              "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+              "    client name", "LEN", "    Return the length of the slowlog.", "RESET",
+              "    Reset the slowlog."});
+}
+
+// ---- LATENCY --------------------------------------------------------------------------------
+
+void latency_latest(Context& ctx) {
+  const auto& series = executor(ctx).latency().series();
+  ctx.out.array(series.size());
+  for (const LatencyMonitor::Series& s : series) {
+    ctx.out.array(4);
+    ctx.out.bulk(s.event);
+    ctx.out.integer(s.samples.empty() ? 0 : s.samples.back().time);
+    ctx.out.integer(s.samples.empty() ? 0 : s.samples.back().latency);
+    ctx.out.integer(s.max);
+  }
+}
+
+void latency_history(Context& ctx) {
+  const LatencyMonitor::Series* s = executor(ctx).latency().find(ctx.args[2]);
+  if (s == nullptr) {
+    ctx.out.array(0);
+    return;
+  }
+  ctx.out.array(s->samples.size());
+  for (const LatencyMonitor::Sample& x : s->samples) {
+    ctx.out.array(2);
+    ctx.out.integer(x.time);
+    ctx.out.integer(x.latency);
+  }
+}
+
+void latency_reset(Context& ctx) {
+  const std::size_t n = executor(ctx).latency().reset(ctx.args.subspan(2));
+  ctx.out.integer(static_cast<std::int64_t>(n));
+}
+
+// Redis's latencyCommandGenSparkeline is a chart of the samples; the header lines and the
+// refusal of an unknown event are Redis's, the chart below is a plain list of the samples.
+void latency_graph(Context& ctx) {
+  const LatencyMonitor::Series* s = executor(ctx).latency().find(ctx.args[2]);
+  if (s == nullptr || s->samples.empty()) {
+    std::string msg = "ERR No samples available for event '";
+    msg.append(ctx.args[2]).append("'");
+    ctx.out.error(msg);
+    return;
+  }
+  std::uint32_t low = s->samples.front().latency;
+  std::uint32_t high = low;
+  for (const auto& x : s->samples) {
+    low = std::min(low, x.latency);
+    high = std::max(high, x.latency);
+  }
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "%s - high %" PRIu32 " ms, low %" PRIu32 " ms (all time high %" PRIu32 " ms)\n",
+                s->event.c_str(), high, low, s->max);
+  std::string text = line;
+  text.append(80, '-').append("\n");
+  for (const auto& x : s->samples) {
+    std::snprintf(line, sizeof line, "%" PRId64 " %" PRIu32 "ms\n", x.time, x.latency);
+    text.append(line);
+  }
+  ctx.out.verbatim(text);
+}
+
+void latency_doctor(Context& ctx) {
+  const auto& series = executor(ctx).latency().series();
+  std::string text;
+  if (ctx.shard.config().latency_monitor_threshold == 0) {
+    text =
+        "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis "
+        "instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order "
+        "to enable it. If we weren't in a deep space mission I'd suggest to take a look at "
+        "https://redis.io/topics/latency-monitor.\n";
+  } else if (series.empty()) {
+    text =
+        "Dave, no latency spike was observed during the lifetime of this Redis instance, not in "
+        "the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, "
+        "and think things over.\n";
+  } else {
+    text =
+        "Dave, I have observed latency spikes in this Redis instance. You don't mind talking "
+        "about it, do you Dave?\n\n";
+    int i = 1;
+    char line[256];
+    for (const auto& s : series) {
+      std::uint64_t sum = 0;
+      for (const auto& x : s.samples) sum += x.latency;
+      std::snprintf(line, sizeof line,
+                    "%d. %s: %zu latency spikes (average %" PRIu64
+                    "ms, mean deviation 0ms, "
+                    "period 0 sec). Worst all time event %" PRIu32 "ms.\n",
+                    i++, s.event.c_str(), s.samples.size(),
+                    s.samples.empty() ? 0 : sum / s.samples.size(), s.max);
+      text.append(line);
+    }
+    text.append(
+        "\nI have a few advices for you:\n\n- Check your system for slow commands with SLOWLOG "
+        "GET, and consider setting latency-monitor-threshold accordingly.\n");
+  }
+  ctx.out.verbatim(text);
+}
+
+// Redis's fillCommandCDF: {calls, histogram_usec: {bucket µs: cumulative count}} with a
+// bucket only where the cumulative count grew.
+void reply_histogram(Context& ctx, const CommandDef& def, std::span<const std::uint64_t> h) {
+  std::uint64_t total = 0;
+  std::size_t steps = 0;
+  for (std::uint64_t n : h) {
+    total += n;
+    steps += n != 0;
+  }
+  ctx.out.bulk(def.name);
+  ctx.out.map(2);
+  ctx.out.bulk("calls");
+  ctx.out.integer(static_cast<std::int64_t>(total));
+  ctx.out.bulk("histogram_usec");
+  ctx.out.map(steps);
+  std::uint64_t cumulative = 0;
+  for (std::size_t b = 0; b < h.size(); ++b) {
+    if (h[b] == 0) continue;
+    cumulative += h[b];
+    ctx.out.integer(static_cast<std::int64_t>(CommandStats::bucket_usec(b)));
+    ctx.out.integer(static_cast<std::int64_t>(cumulative));
+  }
+}
+
+bool has_samples(std::span<const std::uint64_t> h) {
+  for (std::uint64_t n : h) {
+    if (n != 0) return true;
+  }
+  return false;
+}
+
+void latency_histogram(Context& ctx) {
+  const CommandStats& stats = executor(ctx).command_stats();
+  const CommandTable& table = command_table();
+  std::vector<const CommandDef*> shown;
+  auto add = [&](const CommandDef* def) {
+    if (def == nullptr || !has_samples(stats.histogram(def->id))) return;
+    if (std::find(shown.begin(), shown.end(), def) == shown.end()) shown.push_back(def);
+  };
+  if (ctx.argc() == 2) {
+    for (std::size_t id = 0; id < table.ids(); ++id) add(table.by_id(id));
+  } else {
+    for (std::size_t i = 2; i < ctx.argc(); ++i) {
+      // "config|get" names a subcommand, as Redis's lookupCommandBySds.
+      const std::string_view name = ctx.args[i];
+      const std::size_t bar = name.find('|');
+      const CommandDef* def = table.find(name.substr(0, bar));
+      if (def != nullptr && bar != std::string_view::npos) {
+        def = CommandTable::find_sub(*def, name.substr(bar + 1));
+      }
+      add(def);
+    }
+  }
+  ctx.out.map(shown.size());
+  for (const CommandDef* def : shown) reply_histogram(ctx, *def, stats.histogram(def->id));
+}
+
+void latency_help(Context& ctx) {
+  reply_help(ctx, "LATENCY",
+             {"DOCTOR", "    Return a human readable latency analysis report.", "GRAPH <event>",
+              "    Return an ASCII latency graph for the <event> class.", "HISTORY <event>",
+              "    Return time-latency samples for the <event> class.", "LATEST",
+              "    Return the latest latency samples for all events.", "RESET [<event> ...]",
+              "    Reset latency data of one or more <event> classes.",
+              "    (default: reset all data for all event classes)", "HISTOGRAM [COMMAND ...]",
+              "    Return a cumulative distribution of latencies in the format of a histogram "
+              "for the specified command names.",
+              "    If no commands are specified then all histograms are replied."});
+}
+
+// ---- replication answers of a server without replicas ------------------------------------------
+
+void cmd_role(Context& ctx) {
+  ctx.out.array(3);
+  ctx.out.bulk("master");
+  ctx.out.integer(0);
+  ctx.out.array(0);
+}
+
+void cmd_wait(Context& ctx) {
+  if (!parse_int64(ctx.args[1])) {
+    ctx.out.error(err::kNotInt);
+    return;
+  }
+  const auto timeout = parse_int64(ctx.args[2]);
+  if (!timeout) {
+    ctx.out.error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (*timeout < 0) {
+    ctx.out.error("ERR timeout is negative");
+    return;
+  }
+  ctx.out.integer(0);
+}
+
+// Redis 7.2's WAITAOF numlocal numreplicas timeout: [local fsynced, replicas]. With the WAL
+// on (everysec/always) the worker fsyncs what it logged before answering 1.
+void cmd_waitaof(Context& ctx) {
+  const auto numlocal = parse_int64(ctx.args[1]);
+  const auto numreplicas = parse_int64(ctx.args[2]);
+  if (!numlocal || !numreplicas) {
+    ctx.out.error(err::kNotInt);
+    return;
+  }
+  const auto timeout = parse_int64(ctx.args[3]);
+  if (!timeout) {
+    ctx.out.error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (*timeout < 0) {
+    ctx.out.error("ERR timeout is negative");
+    return;
+  }
+  const bool wal = ctx.shard.config().durability != Durability::kMemory;
+  if (*numlocal != 0 && !wal) {
+    ctx.out.error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
+    return;
+  }
+  bool synced = false;
+  if (wal && ctx.shard.persistence != nullptr) synced = ctx.shard.persistence->sync_now();
+  ctx.out.array(2);
+  ctx.out.integer(synced ? 1 : 0);
+  ctx.out.integer(0);
+}
+
+// REPLICAOF NO ONE: already a master. Ruvio does not replicate from a redis-server.
+void cmd_replicaof(Context& ctx) {
+  if (iequals(ctx.args[1], "no") && iequals(ctx.args[2], "one")) {
+    ctx.out.ok();
+    return;
+  }
+  const auto port = parse_int64(ctx.args[2]);
+  if (!port || *port < 0 || *port > 65535) {
+    ctx.out.error("ERR Invalid master port");
+    return;
+  }
+  ctx.out.error("ERR REPLICAOF host port is not supported by Ruvio: only REPLICAOF NO ONE");
+}
+
+// LOLWUT [VERSION v]: redis-server 7.0 draws art only for versions 5 and 6; every other
+// version (its own default among them) answers the version line alone, which is what Ruvio
+// answers for every version.
+void cmd_lolwut(Context& ctx) {
+  if (ctx.argc() >= 3 && iequals(ctx.args[1], "version")) {
+    if (!parse_int64(ctx.args[2])) {
+      ctx.out.error(err::kNotInt);
+      return;
+    }
+  }
+  ctx.out.verbatim(kVersionLine);
+}
+
+// clang-format off
+// Subcommands in redis-server 7.0's order (COMMAND INFO lists them so).
+const CommandDef kSlowlogSubs[] = {
+    {"slowlog|reset", 2, kAdmin | kLoading | kStale, &decl::slowlog_reset, slowlog_reset, "server",
+     "Clear all entries from the slow log",
+     "2.2.12", "O(N) where N is the number of entries in the slowlog", "admin slow dangerous"},
+    {"slowlog|len", 2, kAdmin | kLoading | kStale, &decl::slowlog_len, slowlog_len, "server",
+     "Get the slow log's length",
+     "2.2.12", "O(1)", "admin slow dangerous"},
+    {"slowlog|help", 2, kLoading | kStale, &decl::slowlog_help, slowlog_help, "server",
+     "Show helpful text about the different subcommands",
+     "6.2.0", "O(1)", "slow"},
+    {"slowlog|get", -2, kAdmin | kLoading | kStale, &decl::slowlog_get, slowlog_get, "server",
+     "Get the slow log's entries",
+     "2.2.12", "O(N) where N is the number of entries returned", "admin slow dangerous",
+     {}, {Where::kAllWorkers, Merge::kSlowlog}},
+};
+
+const CommandDef kLatencySubs[] = {
+    {"latency|histogram", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_histogram, latency_histogram, "server",
+     "Return the cumulative distribution of latencies of a subset of commands or all.",
+     "7.0.0", "O(N) where N is the number of commands with latency information being retrieved.", "admin slow dangerous"},
+    {"latency|doctor", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_doctor, latency_doctor, "server",
+     "Return a human readable latency analysis report.",
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
+    {"latency|reset", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_reset, latency_reset, "server",
+     "Reset latency data for one or more events.",
+     "2.8.13", "O(1)", "admin slow dangerous"},
+    {"latency|graph", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_graph, latency_graph, "server",
+     "Return a latency graph for the event.",
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
+    {"latency|help", 2, kLoading | kStale, &decl::latency_help, latency_help, "server",
+     "Show helpful text about the different subcommands.",
+     "2.8.13", "O(1)", "slow"},
+    {"latency|latest", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_latest, latency_latest, "server",
+     "Return the latest latency samples for all events.",
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kConcat}},
+    {"latency|history", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_history, latency_history, "server",
+     "Return timestamp-latency samples for the event.",
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kConcat}},
+};
+
+const CommandDef kOpsCommands[] = {
+    {"slowlog", -2, 0, &decl::slowlog, nullptr, "server",
+     "A container for slow log commands",
+     "2.2.12", "Depends on subcommand.", "slow", kSlowlogSubs},
+    {"latency", -2, 0, &decl::latency, nullptr, "server",
+     "A container for latency diagnostics commands",
+     "2.8.13", "Depends on subcommand.", "slow", kLatencySubs},
+    {"role", 1, kNoScript | kLoading | kStale | kFast, &decl::role, cmd_role, "server",
+     "Return the role of the instance in the context of replication",
+     "2.8.12", "O(1)", "admin fast dangerous"},
+    {"wait", 3, kNoScript, &decl::wait, cmd_wait, "generic",
+     "Wait for the synchronous replication of all the write commands sent in the context of the current connection",
+     "3.0.0", "O(1)", "slow connection"},
+    {"replicaof", 3, kAdmin | kNoScript | kStale | kNoAsyncLoading, &decl::replicaof, cmd_replicaof, "server",
+     "Make the server a replica of another instance, or promote it as master.",
+     "5.0.0", "O(1)", "admin slow dangerous"},
+    {"slaveof", 3, kAdmin | kNoScript | kStale | kNoAsyncLoading, &decl::slaveof, cmd_replicaof, "server",
+     "Make the server a replica of another instance, or promote it as master.",
+     "1.0.0", "O(1)", "admin slow dangerous"},
+    {"lolwut", -1, kReadonly | kFast, &decl::lolwut, cmd_lolwut, "server",
+     "Display some computer art and the Redis version",
+     "5.0.0", "", "read fast"},
+    // WAITAOF is Redis 7.2's: redis-server 7.0 has no declaration to generate it from.
+    {"waitaof", 4, kNoScript, &kWaitaofDecl, cmd_waitaof, "generic",
+     "Wait for all write commands sent by the client to be appended to the AOF of the master and its replicas",
+     "7.2.0", "O(1)", "slow connection", {}, {Where::kAllWorkers, Merge::kFirstError}},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const CommandDef> ops_commands() {
+  return kOpsCommands;
+}
+
+}  // namespace ruvio::worker
