@@ -64,6 +64,12 @@ struct Config {
   // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
   // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
   int busy_reply_threshold = 5000;
+  // Eviction (maxmemory-samples, maxmemory-eviction-tenacity 0..100, lfu-log-factor,
+  // lfu-decay-time in minutes: Redis's defaults).
+  int maxmemory_samples = 5;
+  int maxmemory_eviction_tenacity = 10;
+  int lfu_log_factor = 10;
+  int lfu_decay_time = 1;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -75,7 +81,8 @@ struct Config {
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
-       stream_node_max_entries, busy_reply_threshold);
+       stream_node_max_entries, busy_reply_threshold, maxmemory_samples,
+       maxmemory_eviction_tenacity, lfu_log_factor, lfu_decay_time);
   }
 };
 

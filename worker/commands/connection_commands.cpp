@@ -11,6 +11,13 @@
 #include "worker/commands/decls/connection_decls.hpp"
 
 namespace ruvio::worker {
+
+namespace decl {
+// CLIENT NO-TOUCH is Redis 7.2's (the generator's 7.0.15 does not know it): its arguments
+// have the shape of NO-EVICT's, written here so a re-generation keeps it.
+inline constexpr CommandDecl client_no_touch{.args = client_no_evict_args};
+}  // namespace decl
+
 namespace {
 
 constexpr std::string_view kRedisVersion = "7.0.15";  // what clients see, for compatibility
@@ -184,6 +191,8 @@ void reset(Context& ctx) {
   ctx.client.resp = 2;
   ctx.out.set_protocol(2);
   ctx.client.name.clear();
+  ctx.client.no_evict = false;
+  ctx.client.no_touch = false;
   ctx.client.authenticated = ctx.shard.config().requirepass.empty();
   ctx.out.simple("RESET");
 }
@@ -215,6 +224,25 @@ void client_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
 
 // CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends the wait of a client blocked on this worker (every
 // worker is asked on the proxy port; the one where it waits answers 1).
+// CLIENT NO-EVICT / NO-TOUCH on|off: the client's flag (Redis's text for anything else).
+void client_flag(Context& ctx, bool ClientInfo::*flag) {
+  if (iequals(ctx.args[2], "on")) {
+    ctx.client.*flag = true;
+  } else if (iequals(ctx.args[2], "off")) {
+    ctx.client.*flag = false;
+  } else {
+    ctx.out.error(err::kSyntax);
+    return;
+  }
+  ctx.out.ok();
+}
+void client_no_evict(Context& ctx) {
+  client_flag(ctx, &ClientInfo::no_evict);
+}
+void client_no_touch(Context& ctx) {
+  client_flag(ctx, &ClientInfo::no_touch);
+}
+
 void client_unblock(Context& ctx) {
   if (ctx.argc() > 4) {
     ctx.out.error("ERR unknown subcommand or wrong number of arguments for '" +
@@ -437,6 +465,13 @@ const CommandDef kClientSubcommands[] = {
      "admin slow dangerous connection",
      {},
      {Where::kAllWorkers, Merge::kSum}},
+    {"client|no-evict", 3, kAdmin | kConn, &decl::client_no_evict, client_no_evict, "connection",
+     "Set client eviction mode for the current connection", "7.0.0", "O(1)",
+     "admin slow dangerous connection"},
+    {"client|no-touch", 3, kConn, &decl::client_no_touch, client_no_touch, "connection",
+     "Controls whether commands sent by the client will alter the LRU/LFU of the keys they "
+     "access.",
+     "7.2.0", "O(1)", "slow connection"},
     {"client|help", 2, kLoading | kStale, &decl::client_help, client_help, "connection",
      "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
 };

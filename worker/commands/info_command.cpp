@@ -26,7 +26,7 @@ constexpr std::string_view kRedisVersion = "7.0.15";
 constexpr std::string_view kRuvioVersion = "0.1.0";
 // Bytes the process holds outside the keyspace (tables of commands, buffers), reported on
 // top of the databases so an empty server does not claim 0 bytes.
-constexpr std::size_t kBaseMemory = 1024 * 1024;
+constexpr std::size_t kBaseMemory = Shard::kBaseMemory;
 
 // Process-wide samples for figures the loop does not track (one shard per process).
 struct Samples {
@@ -145,7 +145,7 @@ double seconds(const timeval& tv) {
 }
 
 std::size_t used_memory(Shard& shard) {
-  return shard.used_memory() + kBaseMemory;
+  return shard.counted_memory();
 }
 
 void server_section(Text& t, Shard& shard) {
@@ -217,11 +217,12 @@ void memory_section(Text& t, Shard& shard) {
   std::snprintf(perc, sizeof perc, "%.2f%%",
                 100.0 * static_cast<double>(used) / static_cast<double>(g_samples.peak_memory));
   t.field("used_memory_peak_perc", perc);
-  t.field_u("used_memory_overhead", kBaseMemory);
+  const std::size_t overhead = kBaseMemory + shard.client_memory;
+  t.field_u("used_memory_overhead", overhead);
   t.field_u("used_memory_startup", kBaseMemory);
-  t.field_u("used_memory_dataset", used - kBaseMemory);
+  t.field_u("used_memory_dataset", used - overhead);
   std::snprintf(perc, sizeof perc, "%.2f%%",
-                100.0 * static_cast<double>(used - kBaseMemory) / static_cast<double>(used));
+                100.0 * static_cast<double>(used - overhead) / static_cast<double>(used));
   t.field("used_memory_dataset_perc", perc);
   const auto total = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                      static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
@@ -323,7 +324,7 @@ void stats_section(Text& t, Shard& shard) {
   t.field("instantaneous_output_kbps", "0.00");
   t.field_u("rejected_connections", s.rejected_connections);
   t.field_u("expired_keys", expired);
-  t.field("evicted_keys", 0);
+  t.field_u("evicted_keys", s.evicted_keys);
   t.field_u("keyspace_hits", s.keyspace_hits);
   t.field_u("keyspace_misses", s.keyspace_misses);
   t.field("pubsub_channels", 0);

@@ -179,19 +179,27 @@ void Connection::on_written(void* self, int status) {
     return;
   }
   c->server_.shard().stats().net_output_bytes += c->out_.last_async_bytes();
+  if (!c->closing_) c->update_buffer_stats();
   c->mark_dirty();
 }
 
 void Connection::update_buffer_stats() {
+  // maxmemory counts client buffers (Shard::counted_memory): the shard's sum follows this one.
+  std::size_t& total = server_.shard().client_memory;
+  total -= info_.query_buffer_bytes + info_.query_buffer_free + info_.output_buffer_bytes;
   info_.query_buffer_bytes = in_.size();
   info_.query_buffer_free = in_.free_space();
   info_.output_buffer_bytes = out_.queued();
+  total += info_.query_buffer_bytes + info_.query_buffer_free + info_.output_buffer_bytes;
   info_.output_list_length = outstanding() + (out_.write_pending() ? 1 : 0);
 }
 
 void Connection::close() {
   if (closing_) return;
   closing_ = true;
+  server_.shard().client_memory -=
+      info_.query_buffer_bytes + info_.query_buffer_free + info_.output_buffer_bytes;
+  info_.query_buffer_bytes = info_.query_buffer_free = info_.output_buffer_bytes = 0;
   server_.on_connection_closed(this);
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
 }

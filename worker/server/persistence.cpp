@@ -157,6 +157,7 @@ std::optional<std::string> Persistence::recover() {
   // Replay: each record runs through the command table as it ran live, on its own clock.
   worker::ClientInfo replayer;
   replayer.name = "wal-replay";
+  replayer.obey = true;
   std::string scratch;
   proto::ReplyWriter out(scratch);
   std::uint64_t errors = 0;

@@ -88,6 +88,15 @@ inline constexpr Arg client_unblock_args[] = {
 };
 inline constexpr CommandDecl client_unblock{.args = client_unblock_args};
 
+inline constexpr Arg client_no_evict_args_0[] = {
+    {.name = "on", .type = ArgType::kPureToken, .token = "ON"},
+    {.name = "off", .type = ArgType::kPureToken, .token = "OFF"},
+};
+inline constexpr Arg client_no_evict_args[] = {
+    {.name = "enabled", .type = ArgType::kOneof, .args = client_no_evict_args_0},
+};
+inline constexpr CommandDecl client_no_evict{.args = client_no_evict_args};
+
 inline constexpr CommandDecl client_help{};
 
 inline constexpr Tip ping_tips[] = {Tip::kRequestAllShards, Tip::kResponseAllSucceeded};
