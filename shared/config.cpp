@@ -126,7 +126,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 57> kOptions = {{
+const std::array<OptionSpec, 61> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -413,6 +413,14 @@ const std::array<OptionSpec, 57> kOptions = {{
        }
        return std::nullopt;
      }},
+    {"maxmemory-samples", "N", "keys sampled per eviction (default 5)",
+     apply_int<&Config::maxmemory_samples, 1>},
+    {"maxmemory-eviction-tenacity", "N", "eviction effort per command, 0..100 (default 10)",
+     apply_int<&Config::maxmemory_eviction_tenacity, 0>},
+    {"lfu-log-factor", "N", "LFU counter's logarithm factor (default 10)",
+     apply_int<&Config::lfu_log_factor, 0>},
+    {"lfu-decay-time", "MIN", "LFU counter decay period in minutes (default 1)",
+     apply_int<&Config::lfu_decay_time, 0>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

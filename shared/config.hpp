@@ -104,6 +104,12 @@ struct Config {
   // shows (latency-tracking-info-percentiles "50 99 99.9").
   bool latency_tracking = true;
   std::vector<double> latency_tracking_percentiles = {50.0, 99.0, 99.9};
+  // Eviction (maxmemory-samples, maxmemory-eviction-tenacity 0..100, lfu-log-factor,
+  // lfu-decay-time in minutes: Redis's defaults).
+  int maxmemory_samples = 5;
+  int maxmemory_eviction_tenacity = 10;
+  int lfu_log_factor = 10;
+  int lfu_decay_time = 1;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -119,7 +125,8 @@ struct Config {
        obuf_limits[2], client_query_buffer_limit, proto_max_bulk_len, maxclients, timeout,
        tcp_keepalive, aclfile, acl_users, protected_mode, admin_token, slowlog_log_slower_than,
        slowlog_max_len, latency_monitor_threshold, latency_tracking,
-       latency_tracking_percentiles);
+       latency_tracking_percentiles, maxmemory_samples, maxmemory_eviction_tenacity,
+       lfu_log_factor, lfu_decay_time);
   }
 };
 

@@ -298,6 +298,25 @@ void client_reply(Context& ctx) {
   }
 }
 
+// CLIENT NO-EVICT / NO-TOUCH on|off: the client's flag (Redis's text for anything else).
+void client_flag(Context& ctx, bool ClientInfo::*flag) {
+  if (iequals(ctx.args[2], "on")) {
+    ctx.client.*flag = true;
+  } else if (iequals(ctx.args[2], "off")) {
+    ctx.client.*flag = false;
+  } else {
+    ctx.out.error(err::kSyntax);
+    return;
+  }
+  ctx.out.ok();
+}
+void client_no_evict(Context& ctx) {
+  client_flag(ctx, &ClientInfo::no_evict);
+}
+void client_no_touch(Context& ctx) {
+  client_flag(ctx, &ClientInfo::no_touch);
+}
+
 // CLIENT SETINFO LIB-NAME|LIB-VER value (Redis 7.2's texts; 7.0 does not have it).
 void client_setinfo(Context& ctx) {
   const std::string_view attr = ctx.args[2];
@@ -471,6 +490,13 @@ const CommandDef kClientSubcommands[] = {
      "slow connection",
      {},
      {Where::kHere}},
+    {"client|no-evict", 3, kAdmin | kConn, &decl::client_no_evict, client_no_evict, "connection",
+     "Set client eviction mode for the current connection", "7.0.0", "O(1)",
+     "admin slow dangerous connection"},
+    {"client|no-touch", 3, kConn, &decl::client_no_touch, client_no_touch, "connection",
+     "Controls whether commands sent by the client will alter the LRU/LFU of the keys they "
+     "access.",
+     "7.2.0", "O(1)", "slow connection"},
     {"client|help", 2, kLoading | kStale, &decl::client_help, client_help, "connection",
      "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
 };

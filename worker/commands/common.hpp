@@ -22,6 +22,7 @@ inline constexpr std::string_view kWrongType =
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndex = "ERR DB index is out of range";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 }  // namespace err
 
 // Redis's string2ll: optional '-', no '+', no spaces, no leading zeros ("0" alone is fine),

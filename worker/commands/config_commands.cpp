@@ -51,7 +51,10 @@ std::optional<std::string> set_policy(Shard& s, std::string_view v, bool apply) 
       "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
   for (std::string_view p : kPolicies) {
     if (iequals(p, v)) {
-      if (apply) s.config().maxmemory_policy = std::string(p);
+      if (apply) {
+        s.config().maxmemory_policy = std::string(p);
+        s.apply_maxmemory_policy();
+      }
       return std::nullopt;
     }
   }
@@ -242,6 +245,17 @@ std::optional<std::string> set_percentiles(Shard& s, std::string_view v, bool ap
   std::vector<double> list;
   if (auto why = parse_percentiles(std::string(v), list)) return why;
   if (apply) s.config().latency_tracking_percentiles = std::move(list);
+std::optional<std::string> set_lfu_log_factor(Shard& s, std::string_view v, bool apply) {
+  auto why = set_int<&Config::lfu_log_factor, 0>(s, v, apply);
+  if (!why && apply) s.apply_maxmemory_policy();
+  return why;
+}
+
+std::optional<std::string> set_tenacity(Shard& s, std::string_view v, bool apply) {
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0 || *n > 100) return std::string("argument must be between 0 and 100 inclusive");
+  if (apply) s.config().maxmemory_eviction_tenacity = static_cast<int>(*n);
   return std::nullopt;
 }
 
@@ -264,7 +278,8 @@ const Param kParams[] = {
     {"dir", [](Shard& s) { return s.config().dir; }, nullptr},
     {"maxmemory", [](Shard& s) { return std::to_string(s.config().maxmemory); }, set_maxmemory},
     {"maxmemory-policy", [](Shard& s) { return s.config().maxmemory_policy; }, set_policy},
-    {"maxmemory-samples", [](Shard&) { return fixed("5"); }, nullptr},
+    {"maxmemory-samples", get_int<&Config::maxmemory_samples>,
+     set_int<&Config::maxmemory_samples, 1>},
     {"maxmemory-clients", [](Shard&) { return fixed("0"); }, nullptr},
     {"requirepass", [](Shard& s) { return s.config().requirepass; }, set_requirepass},
     {"proto-max-bulk-len", get_u64<&Config::proto_max_bulk_len>,
@@ -292,8 +307,9 @@ const Param kParams[] = {
      set_lazyfree<&Config::lazyfree_lazy_user_del>},
     {"lazyfree-lazy-user-flush", get_yes_no<&Config::lazyfree_lazy_user_flush>,
      set_lazyfree<&Config::lazyfree_lazy_user_flush>},
-    {"lfu-log-factor", [](Shard&) { return fixed("10"); }, nullptr},
-    {"lfu-decay-time", [](Shard&) { return fixed("1"); }, nullptr},
+    {"lfu-log-factor", get_int<&Config::lfu_log_factor>, set_lfu_log_factor},
+    {"lfu-decay-time", get_int<&Config::lfu_decay_time>, set_int<&Config::lfu_decay_time, 0>},
+    {"maxmemory-eviction-tenacity", get_int<&Config::maxmemory_eviction_tenacity>, set_tenacity},
     {"hash-max-listpack-entries", get_size<&Config::hash_max_listpack_entries>,
      set_size<&Config::hash_max_listpack_entries>},
     {"hash-max-ziplist-entries", get_size<&Config::hash_max_listpack_entries>,

@@ -13,6 +13,7 @@
 #include "worker/commands/decls/connection_decls.hpp"
 
 namespace ruvio::worker {
+
 namespace {
 
 constexpr std::string_view kRedisVersion = "7.0.15";  // what clients see, for compatibility
@@ -171,6 +172,8 @@ void reset(Context& ctx) {
   ctx.out.set_protocol(2);
   ctx.client.name.clear();
   ctx.client.reply_mode = ClientInfo::kReplyOn;
+  ctx.client.no_evict = false;
+  ctx.client.no_touch = false;
   ctx.client.user = ctx.shard.acl().default_user();
   ctx.client.authenticated = ctx.shard.acl().default_open();
   ctx.out.simple("RESET");

@@ -87,6 +87,17 @@ std::int64_t clock_usec() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
 }
 
+template <typename Commands>
+bool any_denyoom(const Commands& commands) {
+  for (const auto& cmd : commands) {
+    if (cmd.empty()) continue;
+    std::vector<std::string_view> views(cmd.begin(), cmd.end());
+    const CommandDef* def = resolve(views);
+    if (def != nullptr && (def->flags & kDenyOom)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void Executor::rejected(const CommandDef& def) {
@@ -313,6 +324,16 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
       return;
     }
   }
+  // maxmemory: one predictable test when no limit is set (Redis's processCommand order: after
+  // the busy check, before the command runs).
+  if (shard_.config().maxmemory != 0 && depth_ == 0) [[unlikely]] {
+    if (!admit(client, *def, out)) return;
+  }
+  // CLIENT NO-TOUCH holds for the client's command and what it runs (EXEC, a script), but
+  // TOUCH itself touches, as Redis 7.2.
+  if ((client.no_touch || shard_.no_touch()) && depth_ == 0) [[unlikely]] {
+    shard_.set_no_touch(client.no_touch && def->name != "touch");
+  }
   out.set_protocol(client.resp);
   Context ctx{args, out, client, shard_, def};
   client.last_command = def->name;
@@ -324,7 +345,9 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   }
   const int db = client.db;
   const std::int64_t start = clock_usec();
+  ++depth_;
   def->handler(ctx);
+  --depth_;
   account(*def, client, args, clock_usec() - start);
   if (journal != nullptr) journal->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
@@ -335,6 +358,20 @@ void Executor::run_transaction(ClientInfo& client,
                                const std::vector<std::vector<std::string_view>>& commands,
                                proto::ReplyWriter& out) {
   std::uint64_t watcher = shard_.watcher_of(client);
+  // EXEC over the limit: evicts first (before the WATCH check, as Redis's processCommand), and
+  // refuses the whole transaction when a queued command is denyoom and memory could not be
+  // freed, in execCommandAbort's words.
+  if (shard_.config().maxmemory != 0 && depth_ == 0 && !client.obey) [[unlikely]] {
+    const bool oom = !perform_evictions();
+    oom_at_start_ = oom;
+    if (oom && any_denyoom(commands)) {
+      shard_.unwatch(watcher);
+      out.error("EXECABORT Transaction discarded because of: " + std::string(err::kOom));
+      return;
+    }
+  }
+  if (client.no_touch || shard_.no_touch()) [[unlikely]]
+    shard_.set_no_touch(client.no_touch);
   const bool aborted = shard_.watch_dirty(watcher);
   shard_.unwatch(watcher);
   if (aborted) {
@@ -344,7 +381,9 @@ void Executor::run_transaction(ClientInfo& client,
   out.array(commands.size());
   if (journal_ != nullptr) journal_->begin_batch();
   in_exec_ = true;  // ACL is checked again: the rules may have changed since queueing
+  ++depth_;
   for (const auto& cmd : commands) execute(client, cmd, out);
+  --depth_;
   in_exec_ = false;
   if (journal_ != nullptr) journal_->end_batch();
 }

@@ -100,10 +100,32 @@ class Executor {
   bool acl_refuses(ClientInfo& client, std::span<const std::string_view> args,
                    proto::ReplyWriter& out, bool queued);
 
+  // maxmemory (maxmemory.cpp), Redis's performEvictions: while this worker counts more than
+  // its share, evicts keys by maxmemory-policy (each a WAL deletion, INFO evicted_keys, the
+  // "evicted" key event), for at most about 500 µs (maxmemory-eviction-tenacity 10). False
+  // when still over the share with nothing left to evict, or under noeviction (EVICT_FAIL).
+  // True when under it, or when the time ran out (the server's timer goes on evicting).
+  bool perform_evictions();
+  // Whether the last top-level command found the worker out of memory (Redis's
+  // pre_command_oom_state): scripts refuse their first denyoom call then.
+  bool oom_at_start() const { return oom_at_start_; }
+  // MULTI: true (the error written) when queueing must be refused for memory, as Redis
+  // refuses every queued command but EXEC/DISCARD/QUIT/RESET while out of memory.
+  bool refuses_queueing(const ClientInfo& client, proto::ReplyWriter& out);
+  // True while an eviction pass ran out of time and the timer should continue it.
+  bool eviction_pending() const { return eviction_pending_; }
+
  private:
   // The check without a reply or a log entry (CLIENT PAUSE and blocking decide before it).
   bool acl_denies(const ClientInfo& client, const CommandDef& def,
                   std::span<const std::string_view> args) const;
+  // Before a top-level command while maxmemory is set: evicts; false (the error written)
+  // when the command must be refused with -OOM.
+  bool admit(const ClientInfo& client, const CommandDef& def, proto::ReplyWriter& out);
+  int depth_ = 0;  // > 0 inside a command (EXEC's, a script's calls): no eviction there
+  bool oom_at_start_ = false;
+  bool eviction_pending_ = false;
+
   Shard& shard_;
   Journal* journal_ = nullptr;
   std::unique_ptr<script::Engine> scripts_;

@@ -92,7 +92,7 @@ void expire_generic(Context& ctx, std::int64_t basetime, bool seconds) {
 enum class TtlForm { kSeconds, kMillis, kAtSeconds, kAtMillis };
 
 void ttl_generic(Context& ctx, TtlForm form) {
-  const store::Entry e = lookup_read(ctx, ctx.args[1]);
+  const store::Entry e = lookup_read_notouch(ctx, ctx.args[1]);
   if (!e) return ctx.out.integer(-2);
   const std::int64_t at = e.expire_at();
   if (at == store::kNoExpire) return ctx.out.integer(-1);

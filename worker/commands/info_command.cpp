@@ -29,7 +29,7 @@ constexpr std::string_view kRedisVersion = "7.0.15";
 constexpr std::string_view kRuvioVersion = "0.1.0";
 // Bytes the process holds outside the keyspace (tables of commands, buffers), reported on
 // top of the databases so an empty server does not claim 0 bytes.
-constexpr std::size_t kBaseMemory = 1024 * 1024;
+constexpr std::size_t kBaseMemory = Shard::kBaseMemory;
 
 // Process-wide samples for figures the loop does not track (one shard per process).
 struct Samples {
@@ -148,7 +148,7 @@ double seconds(const timeval& tv) {
 }
 
 std::size_t used_memory(Shard& shard) {
-  return shard.used_memory() + kBaseMemory + shard.client_buffer_bytes;
+  return shard.counted_memory();
 }
 
 void server_section(Text& t, Shard& shard) {
@@ -220,11 +220,12 @@ void memory_section(Text& t, Shard& shard) {
   std::snprintf(perc, sizeof perc, "%.2f%%",
                 100.0 * static_cast<double>(used) / static_cast<double>(g_samples.peak_memory));
   t.field("used_memory_peak_perc", perc);
-  t.field_u("used_memory_overhead", kBaseMemory);
+  const std::size_t overhead = kBaseMemory + shard.client_buffer_bytes;
+  t.field_u("used_memory_overhead", overhead);
   t.field_u("used_memory_startup", kBaseMemory);
-  t.field_u("used_memory_dataset", used - kBaseMemory);
+  t.field_u("used_memory_dataset", used - overhead);
   std::snprintf(perc, sizeof perc, "%.2f%%",
-                100.0 * static_cast<double>(used - kBaseMemory) / static_cast<double>(used));
+                100.0 * static_cast<double>(used - overhead) / static_cast<double>(used));
   t.field("used_memory_dataset_perc", perc);
   // mimalloc's view as Redis reports jemalloc's: what the heap accounting holds, and the
   // resident pages that back it.
@@ -376,7 +377,7 @@ void stats_section(Text& t, Shard& shard) {
   t.field("expired_stale_perc", "0.00");
   t.field("expired_time_cap_reached_count", 0);
   t.field("expire_cycle_cpu_milliseconds", 0);
-  t.field("evicted_keys", 0);
+  t.field_u("evicted_keys", s.evicted_keys);
   t.field("evicted_clients", 0);
   t.field("total_eviction_exceeded_time", 0);
   t.field("current_eviction_exceeded_time", 0);

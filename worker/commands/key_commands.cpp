@@ -61,13 +61,13 @@ void cmd_unlink(Context& ctx) {
 void cmd_exists(Context& ctx) {
   std::int64_t n = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
-    if (lookup_read(ctx, ctx.args[i])) ++n;
+    if (lookup_read_notouch(ctx, ctx.args[i])) ++n;
   }
   ctx.out.integer(n);
 }
 
 void cmd_type(Context& ctx) {
-  const store::Entry e = lookup_read(ctx, ctx.args[1]);
+  const store::Entry e = lookup_read_notouch(ctx, ctx.args[1]);
   ctx.out.simple(e ? e.type_name() : "none");
 }
 

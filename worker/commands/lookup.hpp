@@ -31,6 +31,17 @@ inline store::Entry lookup(Context& ctx, std::string_view key, Access access) {
 inline store::Entry lookup_read(Context& ctx, std::string_view key) {
   return lookup(ctx, key, Access::kRead);
 }
+// TYPE, TTL & co., EXISTS: a read (hits and misses count) that does not touch the LRU/LFU
+// clock, as Redis's LOOKUP_NOTOUCH.
+inline store::Entry lookup_read_notouch(Context& ctx, std::string_view key) {
+  store::Entry e = ctx.db().find_notouch(key, ctx.now_ms());
+  if (e) {
+    ++ctx.shard.stats().keyspace_hits;
+  } else {
+    ++ctx.shard.stats().keyspace_misses;
+  }
+  return e;
+}
 inline store::Entry lookup_write(Context& ctx, std::string_view key) {
   return lookup(ctx, key, Access::kWrite);
 }

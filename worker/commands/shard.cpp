@@ -23,11 +23,12 @@ std::int64_t wall_clock_ms() {
 Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(worker_id) {
   types::register_builtin_types();
   start_ms_ = wall_clock_ms();
-  now_ms_ = start_ms_;
+  set_now_ms(start_ms_);
   const int n = config_.databases > 0 ? config_.databases : 1;
   dbs_.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>(&events_));
   apply_lazyfree();
+  apply_maxmemory_policy();
   types::SetLimits& sets = types::set_limits();
   sets.max_intset_entries = config_.set_max_intset_entries;
   sets.max_listpack_entries = config_.set_max_listpack_entries;

@@ -20,6 +20,7 @@
 #include "worker/commands/client_pause.hpp"
 #include "worker/commands/watch_registry.hpp"
 #include "worker/store/db.hpp"
+#include "worker/store/evict.hpp"
 
 namespace ruvio::persist {
 class Service;
@@ -41,6 +42,7 @@ struct Stats {
   std::uint64_t instantaneous_ops_per_sec = 0;  // sampled by the server once a second
   std::uint64_t reads_processed = 0;            // read callbacks that brought bytes (Redis's field)
   std::uint64_t writes_processed = 0;           // flushes that wrote bytes
+  std::uint64_t evicted_keys = 0;               // keys deleted under maxmemory
 };
 
 // Per-connection state that commands read and change (CLIENT, SELECT, HELLO, AUTH...).
@@ -58,6 +60,9 @@ struct ClientInfo {
   std::shared_ptr<acl::User> user;
   bool close_after_reply = false;  // QUIT
   bool cluster_mode = false;       // accepted on the direct (Redis Cluster) port
+  bool obey = false;               // WAL replay: runs as logged (no eviction, no -OOM)
+  bool no_evict = false;           // CLIENT NO-EVICT on
+  bool no_touch = false;           // CLIENT NO-TOUCH on: reads leave the LRU/LFU clock alone
   bool blocked = false;  // parked (CLIENT PAUSE, a blocking command) or awaiting a blocking
                          // command forwarded to its owner (flags=b)
   // Pub/sub subscriptions held (a RESP2 client with any is in subscribed mode).
@@ -117,6 +122,15 @@ class PubSub {
 // instructions) so the worker keeps answering its other clients; implemented by the server,
 // which reads what they sent and runs it. Commands then answer -BUSY unless declared
 // allow_busy (SCRIPT KILL, SHUTDOWN NOSAVE, ...), so none touches the keyspace meanwhile.
+// Keyspace events of keys the server deletes by itself (eviction now; expiry later), for the
+// keyspace notifications (notify-keyspace-events). Null until that engine installs one.
+class KeyEventHook {
+ public:
+  virtual ~KeyEventHook() = default;
+  // `event` is Redis's event name ("evicted"); `key` is gone from database `db`.
+  virtual void key_deleted(int db, std::string_view event, std::string_view key) = 0;
+};
+
 class BusyService {
  public:
   virtual ~BusyService() = default;
@@ -152,7 +166,8 @@ class Shard final : public store::KeyspaceListener {
   // deletions they decide themselves); DEL and FLUSH* read config() directly.
   void apply_lazyfree() {
     for (auto& db : dbs_)
-      db->set_lazyfree({config_.lazyfree_lazy_expire, config_.lazyfree_lazy_server_del});
+      db->set_lazyfree({config_.lazyfree_lazy_expire, config_.lazyfree_lazy_server_del,
+                        config_.lazyfree_lazy_eviction});
   }
   // Values waiting in the databases' lazy free queues (INFO lazyfree_pending_objects).
   std::size_t lazyfree_pending() const {
@@ -165,7 +180,13 @@ class Shard final : public store::KeyspaceListener {
 
   // Cached clock: refreshed by the loop once per turn (and before each command batch).
   std::int64_t now_ms() const { return now_ms_; }
-  void set_now_ms(std::int64_t t) { now_ms_ = t; }
+  // CLIENT NO-TOUCH for the command about to run (its lookups leave the clock byte alone).
+  bool no_touch() const { return events_.no_touch; }
+  void set_no_touch(bool on) { events_.no_touch = on; }
+  void set_now_ms(std::int64_t t) {
+    now_ms_ = t;
+    events_.clock_ms = t;
+  }
   std::int64_t start_ms() const { return start_ms_; }
   int tcp_port() const { return config_.port; }
 
@@ -199,6 +220,28 @@ class Shard final : public store::KeyspaceListener {
 
   // Allocator-usable bytes of every database (INFO used_memory, MEMORY STATS).
   std::size_t used_memory() const;
+  // What a worker counts against maxmemory, as INFO used_memory shows it: the databases, the
+  // fixed start-up overhead and the clients' query and output buffers (as Redis counts them).
+  static constexpr std::size_t kBaseMemory = 1024 * 1024;
+  std::size_t counted_memory() const {
+    return used_memory() + kBaseMemory + client_buffer_bytes;
+  }
+  // This worker's share of maxmemory (INTERFACE.md: the total split evenly); 0 = no limit.
+  std::uint64_t maxmemory_share() const {
+    const int n = config_.workers > 0 ? config_.workers : 1;
+    return config_.maxmemory / static_cast<std::uint64_t>(n);
+  }
+  // maxmemory-policy as parsed, and what follows from it (the clock byte's LRU/LFU meaning,
+  // the eviction pool). Call after config().maxmemory_policy changes.
+  store::EvictPolicy evict_policy() const { return policy_; }
+  void apply_maxmemory_policy() {
+    policy_ = store::parse_evict_policy(config_.maxmemory_policy)
+                  .value_or(store::EvictPolicy::kNoEviction);
+    for (auto& db : dbs_) db->set_lfu_mode(store::is_lfu(policy_), config_.lfu_log_factor);
+    evictor.reset();
+  }
+  store::Evictor evictor;
+  KeyEventHook* key_events = nullptr;  // set by the keyspace-notification engine
   // Returns freed pages to the OS (after FLUSHALL / FLUSHDB).
   void release_memory();
 
@@ -283,6 +326,7 @@ class Shard final : public store::KeyspaceListener {
   Stats stats_;
   std::int64_t now_ms_ = 0;
   std::int64_t start_ms_ = 0;
+  store::EvictPolicy policy_ = store::EvictPolicy::kNoEviction;
   std::vector<std::unique_ptr<store::Db>> dbs_;
   WatchRegistry watches_;
   Blocking blocking_;

@@ -101,6 +101,12 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     client.multi_failed = true;
     return;
   }
+  // Over maxmemory with nothing to evict, queueing is refused as Redis does (-OOM, and EXEC
+  // then answers EXECABORT).
+  if (executor_.refuses_queueing(client, c.local_writer())) {
+    client.multi_failed = true;
+    return;
+  }
   client.queued.emplace_back(args.begin(), args.end());
   c.local_writer().simple("QUEUED");
 }

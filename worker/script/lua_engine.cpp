@@ -328,7 +328,15 @@ void Engine::eval(Context& ctx, bool by_sha, bool read_only) {
       out.error("ERR Can not execute a script with write flag using *_ro command.");
       return;
     }
+    // Redis 7.0 gives a shebang script that may write and lacks allow-oom the denyoom flag:
+    // over the limit it is refused as any denyoom command.
+    if (!(s->flags & (kAllowOom | kNoWrites)) && shard_.config().maxmemory != 0 &&
+        executor_.oom_at_start()) {
+      out.error(err::kOom);
+      return;
+    }
   }
+  allow_oom_ = !(s->flags & kCompat) && (s->flags & kAllowOom);
   const std::size_t nk = static_cast<std::size_t>(*numkeys);
   set_array_global("KEYS", args.subspan(3, nk));
   set_array_global("ARGV", args.subspan(3 + nk));
@@ -458,8 +466,15 @@ bool Engine::call(std::span<const std::string_view> args) {
       error_ = "Write commands are not allowed from read-only scripts.";
       return false;
     }
-    wrote_ = true;
   }
+  // scriptVerifyOOM: over maxmemory at the script's start, its first write may not be a
+  // denyoom one (later ones run: a script is not stopped half-way).
+  if ((def->flags & kDenyOom) && !allow_oom_ && !wrote_ && shard_.config().maxmemory != 0 &&
+      executor_.oom_at_start()) {
+    error_ = "-" + std::string(err::kOom);
+    return false;
+  }
+  if (def->flags & kWrite) wrote_ = true;
   // A script runs on one worker: a key owned by another (a key it did not declare, or keys
   // declared over several workers reached through the direct port) cannot be touched here.
   if (shard_.topology != nullptr) {

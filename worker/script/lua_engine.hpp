@@ -147,6 +147,7 @@ class Engine {
   bool running_ = false;
   bool read_only_ = false;
   bool wrote_ = false;
+  bool allow_oom_ = false;  // the running script declared allow-oom
   bool timed_out_ = false;
   bool killed_ = false;
   bool function_ = false;  // the running script is a function (FCALL)

@@ -272,6 +272,7 @@ void Connection::on_written(void* self, int status) {
     return;
   }
   c->server_.shard().stats().net_output_bytes += c->out_.last_async_bytes();
+  if (!c->closing_) c->update_buffer_stats();
   c->mark_dirty();
 }
 
@@ -280,7 +281,8 @@ void Connection::update_buffer_stats() {
   info_.query_buffer_free = in_.free_space();
   info_.output_buffer_bytes = out_.queued();
   info_.output_list_length = outstanding() + (out_.write_pending() ? 1 : 0);
-  // INFO mem_clients_normal / used_memory: what client buffers hold now.
+  // INFO mem_clients_normal / used_memory / maxmemory (Shard::counted_memory): what client
+  // buffers hold now.
   const std::size_t now = info_.output_buffer_bytes + info_.query_buffer_bytes;
   Shard& shard = server_.shard();
   shard.client_buffer_bytes += now;

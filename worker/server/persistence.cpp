@@ -171,6 +171,7 @@ std::optional<std::string> Persistence::recover() {
   // Replay: each record runs through the command table as it ran live, on its own clock.
   worker::ClientInfo replayer;
   replayer.name = "wal-replay";
+  replayer.obey = true;
   std::string scratch;
   proto::ReplyWriter out(scratch);
   // The snapshot's function libraries load first, as FUNCTION LOAD (without its timeout:

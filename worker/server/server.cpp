@@ -33,6 +33,7 @@ constexpr std::size_t kExpireBudget = 200;
 constexpr std::size_t kHashFieldSweepKeys = 1000;
 constexpr std::uint64_t kExpireTimeLimitNs = 25'000'000;
 constexpr std::size_t kMassExpiry = 1000;  // keys expired in one tick
+constexpr std::size_t kLfuDecayKeysPerTick = 20000;
 // Idle-time resize work, on top of what each write does, so a table that stops being written
 // still finishes growing or shrinking.
 constexpr std::size_t kRehashBucketsPerTick = 1024;
@@ -538,7 +539,13 @@ void Server::housekeeping() {
       if (n < kExpireBudget / 10 || uv_hrtime() > deadline) break;
     }
     db.rehash_step(kRehashBucketsPerTick);
+    // LFU decay (lfu-decay-time, minutes): a bounded slice of the pass each tick.
+    db.lfu_decay_step(now, std::int64_t{shard_.config().lfu_decay_time} * 60 * 1000,
+                      kLfuDecayKeysPerTick);
   }
+  // maxmemory: go on with an eviction that ran out of time, or catch up after CONFIG SET
+  // lowered the limit, without waiting for the next command (Redis's eviction time proc).
+  if (shard_.config().maxmemory != 0 && !frozen) executor_.perform_evictions();
   if (!frozen) hash_field_expire_step(shard_, now, kHashFieldSweepKeys, executor_.journal());
   if (shard_.lazyfree_pending() > 0 &&
       !uv_is_active(reinterpret_cast<uv_handle_t*>(&lazyfree_timer_))) {

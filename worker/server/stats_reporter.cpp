@@ -64,6 +64,7 @@ std::optional<control::Message> handle_ops_message(Shard& shard, const control::
     }
     config.maxmemory = update->maxmemory;
     config.maxmemory_policy = update->maxmemory_policy;
+    shard.apply_maxmemory_policy();
     // New connections and AUTH see the new password; authenticated connections stay so,
     // as after CONFIG SET requirepass in Redis.
     if (config.requirepass != update->requirepass) {

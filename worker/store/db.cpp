@@ -9,7 +9,9 @@
 //     OBJECT IDLETIME = (now tick - stored tick) mod 256 seconds: exact up to 255 s, then it
 //     wraps. One byte cannot hold more without a sweep re-encoding old keys.
 //   LFU mode (*-lfu): Redis's logarithmic counter (LFU_INIT_VAL 5, lfu-log-factor 10). There
-//     is no room for Redis's decay timestamp, so the counter does not decay with time.
+//     is no room for Redis's 16-bit decay timestamp: lfu_decay_step() instead walks the table
+//     once per lfu-decay-time period and takes 1 from every counter, which is what Redis's
+//     LFUDecrAndReturn computes for a key at its next access (one per period elapsed).
 #include "worker/store/db.hpp"
 
 #include <charconv>
@@ -25,8 +27,6 @@
 namespace ruvio::store {
 
 namespace {
-
-constexpr int kLfuLogFactor = 10;
 
 std::uint8_t lru_tick(std::int64_t now_ms) {
   return static_cast<std::uint8_t>(static_cast<std::uint64_t>(now_ms / 1000) & 0xFF);
@@ -108,6 +108,10 @@ struct Db::Impl {
   std::uint64_t expired_total = 0;
   std::int64_t now = 0;
   bool lfu = false;
+  int lfu_log_factor = 10;
+  std::int64_t decay_started = 0;  // when the current (or last) decay pass began
+  std::size_t decay_pos = 0;       // walk position of the pass in progress
+  bool decaying = false;
   std::uint64_t rng = std::random_device{}() | 1;
   KeyObserver observer = nullptr;
   void* observer_context = nullptr;
@@ -219,17 +223,20 @@ struct Db::Impl {
     return z ^ (z >> 31);
   }
 
-  std::uint8_t fresh_clock() const { return lfu ? kLfuInitVal : lru_tick(now); }
+  std::int64_t clock_now() const { return ev->clock_ms != 0 ? ev->clock_ms : now; }
+  std::uint8_t fresh_clock() const { return lfu ? kLfuInitVal : lru_tick(clock_now()); }
 
   void touch(Record* r) {
+    if (ev->no_touch) [[unlikely]]
+      return;
     if (!lfu) {
-      r->set_clock(lru_tick(now));
+      r->set_clock(lru_tick(clock_now()));
       return;
     }
     std::uint8_t c = r->clock();
     if (c == 255) return;
     double base = c > kLfuInitVal ? c - kLfuInitVal : 0;
-    double p = 1.0 / (base * kLfuLogFactor + 1);
+    double p = 1.0 / (base * lfu_log_factor + 1);
     double x = static_cast<double>(next_rand() >> 11) * (1.0 / 9007199254740992.0);
     if (x < p) r->set_clock(static_cast<std::uint8_t>(c + 1));
   }
@@ -433,8 +440,62 @@ Db::~Db() {
   delete impl_;
 }
 
-void Db::set_lfu_mode(bool lfu) {
+void Db::set_lfu_mode(bool lfu, int log_factor) {
   impl_->lfu = lfu;
+  impl_->lfu_log_factor = log_factor;
+}
+
+bool Db::lfu_mode() const {
+  return impl_->lfu;
+}
+
+bool Db::lfu_decay_step(std::int64_t now_ms, std::int64_t period_ms, std::size_t budget) {
+  Impl& d = *impl_;
+  if (!d.lfu || period_ms <= 0) return false;
+  if (!d.decaying) {
+    if (d.decay_started == 0) d.decay_started = now_ms;  // the first period starts now
+    if (now_ms - d.decay_started < period_ms) return false;
+    d.decaying = true;
+    d.decay_started = now_ms;
+    d.decay_pos = 0;
+  }
+  // A resize during the pass shifts positions: a few keys are then decayed twice or not at
+  // all in this period, which the next period evens out.
+  d.decaying = d.main.walk(&d.decay_pos, budget, [](Record* r) {
+    const std::uint8_t c = r->clock();
+    if (c > 0) r->set_clock(static_cast<std::uint8_t>(c - 1));
+  });
+  return d.decaying;
+}
+
+std::size_t Db::sample(bool from_expires, std::size_t want, Entry* out) {
+  Impl& d = *impl_;
+  const Table& t = from_expires ? d.expires : d.main;
+  std::size_t n = 0;
+  Record* recs[Table::kSlotsPerBucket];
+  for (int picks = 0; picks < 64 && n < want && t.size() > 0; ++picks) {
+    const std::size_t got = t.sample_bucket(d.next_rand(), recs);
+    for (std::size_t i = 0; i < got && n < want; ++i) out[n++] = Entry(recs[i]);
+  }
+  if (n == 0 && t.size() > 0) {  // a nearly empty table: what one scan step finds
+    t.scan(d.next_rand(), [&](Record* r) {
+      if (n < want) out[n++] = Entry(r);
+    });
+  }
+  return n;
+}
+
+std::size_t Db::evict(std::string_view key) {
+  Impl& d = *impl_;
+  const std::uint64_t h = d.main.hash(key);
+  Table::Ref ref = d.main.find(key, h);
+  if (!ref) return 0;
+  const std::size_t before = d.heap.used;
+  const std::size_t queued = d.lazy_values.size();
+  const std::size_t usage = d.lazy_policy.eviction ? ref.get()->memory_usage() : 0;
+  d.remove(key, h, d.lazy_policy.eviction);
+  if (d.lazy_values.size() != queued) return usage;
+  return before > d.heap.used ? before - d.heap.used : 0;
 }
 
 Entry Db::find(std::string_view key, std::int64_t now_ms) {
@@ -445,6 +506,14 @@ Entry Db::find(std::string_view key, std::int64_t now_ms) {
   if (r == nullptr) return Entry();
   d.touch(r);
   return Entry(r);
+}
+
+Entry Db::find_notouch(std::string_view key, std::int64_t now_ms) {
+  Impl& d = *impl_;
+  d.now = now_ms;
+  Table::Ref ref;
+  Record* r = d.lookup(key, d.main.hash(key), &ref);
+  return r != nullptr ? Entry(r) : Entry();
 }
 
 Entry Db::peek(std::string_view key) const {

@@ -106,6 +106,12 @@ struct KeyspaceEvents {
   // around a write command to learn whether there is an effect to log.
   std::uint64_t mutations = 0;
   KeyspaceListener* listener = nullptr;
+  // The shard's cached clock (ms), for the LRU clock byte of writes that take no time argument
+  // (SET): 0 = not kept, the Db's last lookup time is used.
+  std::int64_t clock_ms = 0;
+  // CLIENT NO-TOUCH: while set, lookups leave the clock byte alone (the executor sets it for
+  // the commands of such a client, TOUCH excepted).
+  bool no_touch = false;
 };
 
 // Lazy free (Redis's lazyfree-lazy-*): which deletions that the Db decides itself hand
@@ -113,6 +119,7 @@ struct KeyspaceEvents {
 struct LazyFreePolicy {
   bool expire = false;      // lazyfree-lazy-expire
   bool server_del = false;  // lazyfree-lazy-server-del: overwrites, RENAME's destination
+  bool eviction = false;    // lazyfree-lazy-eviction: keys evicted under maxmemory
 };
 
 // How Db::open found the key.
@@ -262,6 +269,9 @@ class Db {
 
   // Lookup with lazy expiry: an expired key is deleted and reported missing.
   Entry find(std::string_view key, std::int64_t now_ms);
+  // Lookup with lazy expiry that leaves the access clock alone (TYPE, TTL, EXISTS: Redis's
+  // LOOKUP_NOTOUCH).
+  Entry find_notouch(std::string_view key, std::int64_t now_ms);
   // Lookup without touching access time or expiring (used by SCAN filters, tests).
   Entry peek(std::string_view key) const;
   bool exists(std::string_view key, std::int64_t now_ms) { return bool(find(key, now_ms)); }
@@ -323,7 +333,21 @@ class Db {
 
   // The record's clock byte is an LRU clock (default: noeviction, *-lru) or Redis's LFU
   // counter (*-lfu policies). Set it when maxmemory-policy changes.
-  void set_lfu_mode(bool lfu);
+  // `log_factor`: lfu-log-factor (how slowly the counter grows).
+  void set_lfu_mode(bool lfu, int log_factor = 10);
+  bool lfu_mode() const;
+  // LFU decay (lfu-decay-time, minutes; 0 = never): every period, one pass over the keys
+  // takes 1 from each counter, done `budget` keys per call from the server's timer. That is
+  // Redis's "counter - periods since last access" with no per-key timestamp (the clock byte is
+  // all a key pays). Returns true while a pass is in progress.
+  bool lfu_decay_step(std::int64_t now_ms, std::int64_t period_ms, std::size_t budget);
+
+  // Eviction (evict.hpp). Up to `want` (at most 64) random keys of the main table, or of the
+  // expiry index when `from_expires`; returns how many were written to `out`.
+  std::size_t sample(bool from_expires, std::size_t want, Entry* out);
+  // Deletes an evicted key (lazily when the policy's `eviction` says so) and returns the
+  // bytes that frees (a lazily queued value counts at its MEMORY USAGE), 0 when missing.
+  std::size_t evict(std::string_view key);
 
   // FLUSHDB: frees everything (the caller calls mi_collect). `async`: the keys are gone at
   // once, their memory is freed by lazyfree_step() in bounded steps.

@@ -146,6 +146,15 @@ inline constexpr Arg client_reply_args[] = {
 };
 inline constexpr CommandDecl client_reply{.args = client_reply_args};
 
+inline constexpr Arg client_no_evict_args_0[] = {
+    {.name = "on", .type = ArgType::kPureToken, .token = "ON"},
+    {.name = "off", .type = ArgType::kPureToken, .token = "OFF"},
+};
+inline constexpr Arg client_no_evict_args[] = {
+    {.name = "enabled", .type = ArgType::kOneof, .args = client_no_evict_args_0},
+};
+inline constexpr CommandDecl client_no_evict{.args = client_no_evict_args};
+
 inline constexpr CommandDecl client_help{};
 
 }  // namespace ruvio::worker::decl

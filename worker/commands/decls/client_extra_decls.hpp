@@ -3,6 +3,7 @@
 #pragma once
 
 #include "worker/commands/command.hpp"
+#include "worker/commands/decls/client_decls.hpp"
 
 namespace ruvio::worker::decl {
 
@@ -14,5 +15,8 @@ inline constexpr Arg client_setinfo_args[] = {
     {.name = "attr", .type = ArgType::kOneof, .args = client_setinfo_args_0},
 };
 inline constexpr CommandDecl client_setinfo{.args = client_setinfo_args};
+
+// CLIENT NO-TOUCH (7.2): its arguments have the shape of NO-EVICT's.
+inline constexpr CommandDecl client_no_touch{.args = client_no_evict_args};
 
 }  // namespace ruvio::worker::decl

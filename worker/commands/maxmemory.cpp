@@ -1,0 +1,94 @@
+// maxmemory enforcement on the command path (Redis's performEvictions and the OOM part of
+// processCommand). Which key goes is the store's business (worker/store/evict.hpp); this file
+// decides when, logs each eviction as a WAL deletion, counts it and tells the key event hook.
+//
+// Redis evicts before every command while over the limit, not only before denyoom ones, and
+// refuses with -OOM only the denyoom commands (and, inside MULTI, the queueing of anything but
+// EXEC/DISCARD/QUIT/RESET) when nothing could be freed.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "worker/commands/command_table.hpp"
+#include "worker/commands/common.hpp"
+#include "worker/commands/executor.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+// Redis's evictionTimeLimitUs: 50 µs per point of maxmemory-eviction-tenacity up to 10 (the
+// default: 500 µs), then +15% per point; 100 means no limit.
+std::chrono::microseconds eviction_time_limit(int tenacity) {
+  if (tenacity <= 10) return std::chrono::microseconds(50 * std::max(tenacity, 0));
+  if (tenacity < 100) {
+    return std::chrono::microseconds(static_cast<long>(500.0 * std::pow(1.15, tenacity - 10)));
+  }
+  return std::chrono::microseconds::max();
+}
+
+}  // namespace
+
+bool Executor::perform_evictions() {
+  const std::uint64_t limit = shard_.maxmemory_share();
+  eviction_pending_ = false;
+  if (limit == 0) return true;
+  std::size_t used = shard_.counted_memory();
+  if (used <= limit) return true;
+  const store::EvictPolicy policy = shard_.evict_policy();
+  if (policy == store::EvictPolicy::kNoEviction) return false;
+  const std::size_t to_free = used - limit;
+  std::size_t freed = 0, keys = 0;
+  store::Db* dbs[256];
+  const auto n = static_cast<std::size_t>(std::min(shard_.databases(), 256));
+  for (std::size_t i = 0; i < n; ++i) dbs[i] = &shard_.db(static_cast<int>(i));
+  const auto start = std::chrono::steady_clock::now();
+  const auto time_limit = eviction_time_limit(shard_.config().maxmemory_eviction_tenacity);
+  const auto samples = static_cast<std::size_t>(std::max(shard_.config().maxmemory_samples, 1));
+  std::string unused;
+  proto::ReplyWriter sink(unused);
+  while (freed < to_free) {
+    store::EvictionCandidate c;
+    if (!shard_.evictor.pick(std::span<store::Db* const>(dbs, n), policy, samples, shard_.now_ms(),
+                             &c)) {
+      break;  // nothing evictable left
+    }
+    const std::string_view del[] = {"DEL", c.key};
+    // The deletion is logged as DEL would be; a WAL that refuses it stops the eviction (the
+    // key stays, and the command gets -OOM as it would with nothing to evict).
+    if (journal_ != nullptr && !journal_->before_write(del, sink)) break;
+    freed += dbs[c.db]->evict(c.key);
+    if (journal_ != nullptr) journal_->after_write(c.db, del);
+    ++shard_.stats().evicted_keys;
+    if (shard_.key_events != nullptr) shard_.key_events->key_deleted(c.db, "evicted", c.key);
+    if (++keys % 16 == 0) {
+      // Lazily freed values leave the heap later: stop as soon as the count is under.
+      if (shard_.config().lazyfree_lazy_eviction && shard_.counted_memory() <= limit) break;
+      if (std::chrono::steady_clock::now() - start > time_limit) {
+        eviction_pending_ = true;
+        return true;  // EVICT_RUNNING: the command runs, the timer evicts on
+      }
+    }
+  }
+  return freed >= to_free || shard_.counted_memory() <= limit;
+}
+
+bool Executor::admit(const ClientInfo& client, const CommandDef& def, proto::ReplyWriter& out) {
+  if (client.obey) return true;
+  const bool oom = !perform_evictions();
+  oom_at_start_ = oom;
+  if (!oom || !(def.flags & kDenyOom)) return true;
+  out.error(err::kOom);
+  return false;
+}
+
+bool Executor::refuses_queueing(const ClientInfo& client, proto::ReplyWriter& out) {
+  if (shard_.config().maxmemory == 0 || client.obey) return false;
+  const bool oom = !perform_evictions();
+  oom_at_start_ = oom;
+  if (!oom) return false;
+  out.error(err::kOom);
+  return true;
+}
+
+}  // namespace ruvio::worker

@@ -1,0 +1,138 @@
+// The eviction pool (evict.hpp draws the scores). Follows Redis's evictionPoolPopulate /
+// performEvictions key choice: the pool is ordered by idle score, ascending, so the best
+// candidate is the last filled slot; a sampled key enters when there is room or it beats the
+// worst one kept.
+#include "worker/store/evict.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <utility>
+
+namespace ruvio::store {
+namespace {
+
+constexpr std::string_view kPolicyNames[] = {
+    "noeviction",   "allkeys-lru",  "allkeys-lfu",     "allkeys-random",
+    "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+};
+
+bool iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
+  }
+  return true;
+}
+
+std::uint8_t lru_tick(std::int64_t now_ms) {
+  return static_cast<std::uint8_t>(static_cast<std::uint64_t>(now_ms / 1000) & 0xFF);
+}
+
+}  // namespace
+
+std::optional<EvictPolicy> parse_evict_policy(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kPolicyNames); ++i) {
+    if (iequal(name, kPolicyNames[i])) return static_cast<EvictPolicy>(i);
+  }
+  return std::nullopt;
+}
+
+Evictor::Evictor() {
+  for (Slot& s : pool_) s.key.reserve(kCachedKey);
+  picked_.reserve(kCachedKey);
+}
+
+void Evictor::reset() {
+  for (Slot& s : pool_) s.db = -1;
+}
+
+void Evictor::insert(std::uint64_t idle, int db, std::string_view key) {
+  // The first slot that is empty or scores higher than this key.
+  std::size_t k = 0;
+  while (k < kPoolSize && pool_[k].db >= 0 && pool_[k].idle < idle) ++k;
+  if (k == 0 && pool_[kPoolSize - 1].db >= 0) return;  // worse than everything kept
+  // Swaps, not copies, so every slot keeps its reserved string.
+  if (k < kPoolSize && pool_[k].db < 0) {
+    // An empty slot: take it.
+  } else if (pool_[kPoolSize - 1].db < 0) {
+    // Room at the right: shift right from k (the empty last slot lands at k).
+    for (std::size_t j = kPoolSize - 1; j > k; --j) std::swap(pool_[j], pool_[j - 1]);
+  } else {
+    // Full: drop the lowest score on the left, shift left up to k - 1.
+    --k;
+    for (std::size_t j = 0; j < k; ++j) std::swap(pool_[j], pool_[j + 1]);
+  }
+  pool_[k].idle = idle;
+  pool_[k].db = db;
+  pool_[k].key.assign(key);
+}
+
+void Evictor::populate(int db_index, Db& db, bool from_expires, EvictPolicy policy,
+                       std::size_t samples, std::int64_t now_ms) {
+  Entry got[kMaxSamples];
+  const std::size_t n = db.sample(from_expires, std::min(samples, kMaxSamples), got);
+  const std::uint8_t tick = lru_tick(now_ms);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Entry& e = got[i];
+    std::uint64_t idle;
+    switch (policy) {
+      case EvictPolicy::kAllKeysLfu:
+      case EvictPolicy::kVolatileLfu:
+        idle = 255u - e.lfu();
+        break;
+      case EvictPolicy::kVolatileTtl:
+        idle =
+            std::numeric_limits<std::uint64_t>::max() - static_cast<std::uint64_t>(e.expire_at());
+        break;
+      default:
+        idle = static_cast<std::uint8_t>(tick - e.lfu());  // the clock byte as LRU ticks
+        break;
+    }
+    insert(idle, db_index, e.key());
+  }
+}
+
+bool Evictor::pick(std::span<Db* const> dbs, EvictPolicy policy, std::size_t samples,
+                   std::int64_t now_ms, EvictionCandidate* out) {
+  const bool from_expires = is_volatile(policy);
+  if (policy == EvictPolicy::kAllKeysRandom || policy == EvictPolicy::kVolatileRandom) {
+    for (std::size_t i = 0; i < dbs.size(); ++i) {
+      const unsigned d = next_db_++ % static_cast<unsigned>(dbs.size());
+      Entry e;
+      if (dbs[d]->sample(from_expires, 1, &e) == 0) continue;
+      picked_.assign(e.key());
+      out->db = static_cast<int>(d);
+      out->key = picked_;
+      return true;
+    }
+    return false;
+  }
+  // Ghosts (pooled keys deleted or changed since) are dropped; a few rounds always find a key
+  // while one exists.
+  for (int round = 0; round < 100; ++round) {
+    std::size_t keys = 0;
+    for (std::size_t d = 0; d < dbs.size(); ++d) {
+      const std::size_t n = from_expires ? dbs[d]->expires_size() : dbs[d]->size();
+      if (n == 0) continue;
+      keys += n;
+      populate(static_cast<int>(d), *dbs[d], from_expires, policy, samples, now_ms);
+    }
+    if (keys == 0) return false;
+    for (std::size_t k = kPoolSize; k-- > 0;) {
+      Slot& s = pool_[k];
+      if (s.db < 0) continue;
+      const Entry e = dbs[static_cast<std::size_t>(s.db)]->peek(s.key);
+      const int db = s.db;
+      s.db = -1;  // out of the pool either way
+      if (!e || (from_expires && e.expire_at() == kNoExpire)) continue;
+      picked_.swap(s.key);
+      out->db = db;
+      out->key = picked_;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace ruvio::store

@@ -1,0 +1,87 @@
+// Eviction under maxmemory (Redis's evict.c): which key goes when a worker is over its share.
+//
+// Policies are Redis's eight. The LRU/LFU/TTL ones sample `samples` keys per database (from
+// the main table, or the expiry index for volatile-*) and keep the best candidates seen so far
+// in a pool of 16 ordered by "idle" score, so repeated calls converge on the truly oldest keys
+// without a full scan; the random ones take one random key. The scores, all "higher goes
+// first", come from the record's one clock byte (record.hpp) and its expiry:
+//
+//   *-lru         idle seconds: (now tick - clock) mod 256    (Redis: 24-bit clock, 1 s resolution)
+//   *-lfu         255 - LFU counter (already decayed by lfu_decay_step, see db.cpp)
+//   volatile-ttl  UINT64_MAX - expire_at (soonest expiry first)
+//
+// The pool keeps its key copies in strings reserved once (Redis's EVPOOL_CACHED_SDS_SIZE), so
+// a sampling round does not allocate for keys up to that length.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "worker/store/db.hpp"
+
+namespace ruvio::store {
+
+enum class EvictPolicy : std::uint8_t {
+  kNoEviction,
+  kAllKeysLru,
+  kAllKeysLfu,
+  kAllKeysRandom,
+  kVolatileLru,
+  kVolatileLfu,
+  kVolatileRandom,
+  kVolatileTtl,
+};
+
+// Redis's names ("allkeys-lru"), case-insensitive; nullopt when unknown.
+std::optional<EvictPolicy> parse_evict_policy(std::string_view name);
+constexpr bool is_lfu(EvictPolicy p) {
+  return p == EvictPolicy::kAllKeysLfu || p == EvictPolicy::kVolatileLfu;
+}
+constexpr bool is_volatile(EvictPolicy p) {
+  return p == EvictPolicy::kVolatileLru || p == EvictPolicy::kVolatileLfu ||
+         p == EvictPolicy::kVolatileRandom || p == EvictPolicy::kVolatileTtl;
+}
+
+// The key an Evictor chose: still in its database, to be deleted by the caller (which logs the
+// deletion, counts it and tells the notification hook).
+struct EvictionCandidate {
+  int db = -1;
+  std::string_view key;  // valid until the next pick()
+};
+
+class Evictor {
+ public:
+  static constexpr std::size_t kPoolSize = 16;    // EVPOOL_SIZE
+  static constexpr std::size_t kCachedKey = 255;  // EVPOOL_CACHED_SDS_SIZE
+  static constexpr std::size_t kMaxSamples = 64;  // maxmemory-samples' upper bound here
+
+  Evictor();
+
+  // Chooses the next key to evict from `dbs` under `policy` (not kNoEviction), sampling
+  // `samples` keys per database. False when no database holds an evictable key.
+  bool pick(std::span<Db* const> dbs, EvictPolicy policy, std::size_t samples, std::int64_t now_ms,
+            EvictionCandidate* out);
+  // Forgets the pool (policy change, FLUSHALL): its scores are in another unit.
+  void reset();
+
+ private:
+  struct Slot {
+    std::uint64_t idle = 0;
+    int db = -1;  // -1: empty
+    std::string key;
+  };
+  void populate(int db_index, Db& db, bool from_expires, EvictPolicy policy, std::size_t samples,
+                std::int64_t now_ms);
+  void insert(std::uint64_t idle, int db, std::string_view key);
+
+  std::array<Slot, kPoolSize> pool_;
+  std::string picked_;
+  unsigned next_db_ = 0;  // the random policies visit the databases in turn, as Redis
+};
+
+}  // namespace ruvio::store
