@@ -245,6 +245,9 @@ std::optional<std::string> set_percentiles(Shard& s, std::string_view v, bool ap
   std::vector<double> list;
   if (auto why = parse_percentiles(std::string(v), list)) return why;
   if (apply) s.config().latency_tracking_percentiles = std::move(list);
+  return std::nullopt;
+}
+
 std::optional<std::string> set_lfu_log_factor(Shard& s, std::string_view v, bool apply) {
   auto why = set_int<&Config::lfu_log_factor, 0>(s, v, apply);
   if (!why && apply) s.apply_maxmemory_policy();
