@@ -64,6 +64,12 @@ struct Config {
   // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
   // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
   int busy_reply_threshold = 5000;
+  // enable-debug-command no|yes|local (Redis 7's default no: DEBUG is refused; local: only
+  // from a loopback connection). Immutable at run time, as in Redis.
+  std::string enable_debug_command = "no";
+  // sanitize-dump-payload no|yes|clients: accepted for Redis's sake; RESTORE always checks
+  // payloads deeply here.
+  std::string sanitize_dump_payload = "no";
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -75,7 +81,7 @@ struct Config {
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
-       stream_node_max_entries, busy_reply_threshold);
+       stream_node_max_entries, busy_reply_threshold, enable_debug_command, sanitize_dump_payload);
   }
 };
 

@@ -308,6 +308,8 @@ std::span<const CommandDef> geo_commands();
 std::span<const CommandDef> bitmap_commands();
 std::span<const CommandDef> hll_commands();
 std::span<const CommandDef> stream_commands();
+std::span<const CommandDef> dump_commands();
+std::span<const CommandDef> debug_commands();
 std::span<const CommandDef> script_commands();
 
 }  // namespace ruvio::worker

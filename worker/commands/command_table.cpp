@@ -38,7 +38,8 @@ CommandTable::CommandTable() {
            persist_commands(),    cluster_commands(), pubsub_commands(), transaction_commands(),
            zset_commands(),       set_commands(),     hash_commands(),   hash_ttl_commands(),
            list_commands(),       sort_commands(),    geo_commands(),    bitmap_commands(),
-           hll_commands(),        stream_commands(),  script_commands(),
+           hll_commands(),        stream_commands(),  script_commands(), dump_commands(),
+           debug_commands(),
        }) {
     for (const CommandDef& def : family) all_.push_back(&def);
   }
