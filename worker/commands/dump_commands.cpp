@@ -98,8 +98,7 @@ void cmd_restore(Context& ctx) {
     return;
   }
   persist::rdb::Loaded v;
-  if (!persist::rdb::decode_value(db.heap(), payload.substr(0, payload.size() - 10),
-                                  rdb_limits(ctx), v)) {
+  if (!persist::rdb::decode_value(db.heap(), payload, rdb_limits(ctx), v)) {
     ctx.out.error(kBadData);
     return;
   }

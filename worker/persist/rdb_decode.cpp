@@ -243,16 +243,10 @@ class Loader {
     if (!r_.u8(type)) return false;
     if (type == kString) {
       out.is_string = true;
-      return r_.string(out.str) && r_.done();
+      return r_.string(out.str);
     }
-    types::Object* o = load(type);
-    if (o == nullptr) return false;
-    if (!r_.done()) {  // trailing bytes: not what any DUMP writes
-      destroy(heap_, o);
-      return false;
-    }
-    out.obj = o;
-    return true;
+    out.obj = load(type);
+    return out.obj != nullptr;
   }
 
  private:

@@ -184,10 +184,13 @@ bool Reader::string(std::string& out) {
       if (!len(clen) || !len(ulen) || clen > remaining() || !raw(clen, s)) return false;
       // LZF expands at most ~88x (a 3-byte back reference yields 264 bytes): a larger claimed
       // length is corrupt, and must not make us allocate it.
-      if (ulen == 0 || ulen > clen * 90 + 16) return false;
+      if (ulen > clen * 90 + 16) return false;
+      // A claimed length of 0 passes as Redis lets it: lzf_decompress then yields 0 == len.
       out.resize(static_cast<std::size_t>(ulen));
-      const unsigned got = lzf_decompress(s.data(), static_cast<unsigned>(clen), out.data(),
-                                          static_cast<unsigned>(ulen));
+      char none = 0;
+      const unsigned got =
+          lzf_decompress(s.data(), static_cast<unsigned>(clen), ulen != 0 ? out.data() : &none,
+                         static_cast<unsigned>(ulen));
       return got == ulen;
     }
     default:

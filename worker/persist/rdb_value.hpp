@@ -19,7 +19,7 @@
 //   RESTORE also reads what 7.0 reads of older servers: LIST, ZSET (text doubles), the
 //   ziplist types 10/12/13, LIST_QUICKLIST 14 (ziplist nodes), HASH_ZIPMAP 9. Everything is
 //   checked deeply (sanitize-dump-payload yes, always): blob integrity, even field/value
-//   counts, duplicate members, NaN scores, empty values, trailing bytes. The value is rebuilt
+//   counts, duplicate members, NaN scores, empty values. The value is rebuilt
 //   through the types' own operations, so it lands in the encoding this server's thresholds
 //   choose (as 7.0 converts a loaded listpack that is past them).
 #pragma once
@@ -56,8 +56,10 @@ struct Loaded {
   std::string str;
   types::Object* obj = nullptr;
 };
-// Decodes [type byte][body] that make up all of `in` (a verified payload without its
-// 10-byte footer); false on any malformation (nothing is left allocated then).
+// Decodes [type byte][body] from the start of `in`: the whole verified payload, footer
+// included, as restoreCommand hands rdbLoadObject the whole buffer (so a short body reads
+// into the footer, and bytes left over are not looked at, exactly as in Redis). False on any
+// malformation (nothing is left allocated then).
 bool decode_value(store::Heap& heap, std::string_view in, const BuildLimits& lim, Loaded& out);
 
 }  // namespace ruvio::persist::rdb
