@@ -307,9 +307,7 @@ void cmd_debug(Context& ctx) {
   } else if (iequals(sub, "stringmatch-test") && argc == 2) {
     debug_stringmatch(ctx);
   } else if (iequals(sub, "error") && argc == 3) {
-    // addReplyError: "-ERR " unless the text brings its own code after a '-'.
-    const std::string_view t = ctx.args[2];
-    ctx.out.error(t.starts_with('-') ? std::string(t.substr(1)) : "ERR " + std::string(t));
+    ctx.out.error(ctx.args[2]);  // as given, no "ERR " added (addReplyErrorSds)
   } else if ((iequals(sub, "log") && argc == 3) || (iequals(sub, "change-repl-id") && argc == 2) ||
              iequals(sub, "jmap")) {
     ctx.out.ok();
