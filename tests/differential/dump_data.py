@@ -52,7 +52,7 @@ def _score(rng):
 
 def make_key(rng, i):
     """One (key, type, commands) with a random size class: small (compact encoding) or big."""
-    t = rng.choice(["string", "list", "set", "intset", "zset", "hash"])
+    t = rng.choice(["string", "list", "set", "intset", "zset", "hash", "stream"])
     key = f"k:{i}:{t}".encode()
     big = rng.random() < 0.25
     n = rng.randrange(130, 700) if big else rng.randrange(1, 40)
@@ -70,32 +70,88 @@ def make_key(rng, i):
         for _ in range(n):
             args += [repr(_score(rng)).encode(), _text(rng)]
         cmds.append(("ZADD", key, *args))
-    else:
+    elif t == "hash":
         args = []
         for _ in range(n):
             args += [_text(rng), _text(rng)]
         cmds.append(("HSET", key, *args))
+    else:
+        n = min(n, 220)  # past two Redis nodes (100 entries each) is enough; XADD is per entry
+        ms = rng.randrange(1, 10**12)
+        fields = [_text(rng) for _ in range(rng.randrange(1, 4))]
+        ids = []
+        for j in range(n):
+            ms += rng.choice([0, 1, 1000])
+            ids.append(f"{ms}-{j}".encode())
+            own = fields if rng.random() < 0.7 else [_text(rng) for _ in range(rng.randrange(1, 4))]
+            fv = []
+            for f in own:
+                fv += [f, _text(rng)]
+            cmds.append(("XADD", key, ids[-1], *fv))
+        for j in rng.sample(range(n), min(n - 1, rng.randrange(0, 4))):
+            cmds.append(("XDEL", key, ids[j]))
+        if rng.random() < 0.5:
+            cmds.append(("XGROUP", "CREATE", key, "g1", "0"))
+            cmds.append(("XREADGROUP", "GROUP", "g1", "c1", "COUNT", "3", "STREAMS", key, ">"))
+            cmds.append(("XGROUP", "CREATECONSUMER", key, "g1", "c2"))
+            cmds.append(("XGROUP", "CREATE", key, "g0", "$"))
     if rng.random() < 0.2:
         cmds.append(("PEXPIRE", key, str(rng.randrange(10**6, 10**8)).encode()))
     return key, cmds
 
 
-def read_key(r, key):
-    """Everything observable of a key's value, order-normalized where the type is unordered."""
-    t = r.type(key)
+_LAYOUT = {b"radix-tree-keys", b"radix-tree-nodes"}
+
+
+def _queue_read(p, t, key):
     if t == b"string":
-        v = r.get(key)
+        p.get(key)
     elif t == b"list":
-        v = r.lrange(key, 0, -1)
+        p.lrange(key, 0, -1)
     elif t == b"set":
-        v = sorted(r.smembers(key))
+        p.smembers(key)
     elif t == b"zset":
-        v = r.zrange(key, 0, -1, withscores=True)
+        p.zrange(key, 0, -1, withscores=True)
     elif t == b"hash":
-        v = sorted(r.hgetall(key).items())
-    else:
-        v = None
-    return t, v, r.pttl(key) > 0
+        p.hgetall(key)
+    elif t == b"stream":
+        p.xrange(key)
+        p.execute_command("XINFO", "STREAM", key, "FULL")
+    p.pttl(key)
+
+
+def read_keys(r, keys):
+    """Everything observable of each key's value (two pipelined rounds), order-normalized
+    where the type is unordered; a stream's node layout (how entries are split into
+    listpacks) is not data and is left out."""
+    p = r.pipeline(transaction=False)
+    for k in keys:
+        p.type(k)
+    types = p.execute()
+    p = r.pipeline(transaction=False)
+    for k, t in zip(keys, types):
+        _queue_read(p, t, k)
+    out = iter(p.execute())
+    res = []
+    for t in types:
+        if t == b"stream":
+            rng, full = next(out), next(out)
+            full = [x for i, x in enumerate(full) if full[i - (i % 2)] not in _LAYOUT]
+            v = (rng, full)
+        elif t in (b"string", b"list", b"zset"):
+            v = next(out)
+        elif t == b"set":
+            v = sorted(next(out))
+        elif t == b"hash":
+            v = sorted(next(out).items())
+        else:
+            v = None
+        res.append((t, v, next(out) > 0))
+    return res
+
+
+def read_key(r, key):
+    return read_keys(r, [key])[0]
 
 
 def populate(r, rng, count, start=0):

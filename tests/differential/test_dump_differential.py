@@ -75,9 +75,8 @@ class DumpDifferential(unittest.TestCase):
         self.rv.flushall()
 
     def compare(self, keys, seed_):
-        for k in keys:
-            self.assertEqual(dd.read_key(self.rv, k), dd.read_key(self.rr, k),
-                             f"key {k!r} seed {seed_}")
+        for k, mine, ref in zip(keys, dd.read_keys(self.rv, keys), dd.read_keys(self.rr, keys)):
+            self.assertEqual(mine, ref, f"key {k!r} seed {seed_}")
         if self.workers == 1:
             self.assertEqual(digests(self.rv, keys), digests(self.rr, keys), f"seed {seed_}")
             self.assertEqual(self.rv.execute_command("DEBUG", "DIGEST"),

@@ -2,6 +2,7 @@
 
 #include <nettle/sha1.h>
 
+#include <charconv>
 #include <cstdio>
 #include <string_view>
 #include <unordered_set>
@@ -42,8 +43,10 @@ void mix_u32(Digest& d, std::uint32_t v) {
 
 std::string_view entry_text(const Listpack::Entry& e, Listpack::IntBuf& buf) {
   if (!e.is_int) return e.str;
-  const int n = std::snprintf(buf.data(), buf.size(), "%lld", static_cast<long long>(e.i));
-  return {buf.data(), static_cast<std::size_t>(n)};
+  // IntBuf is exactly 20 bytes: to_chars, since snprintf would cut INT64_MIN's 20th digit
+  // for its NUL.
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), e.i);
+  return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
 }
 
 // One member/score or field/value pair, xored into the value digest.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "worker/persist/rdb_io.hpp"
+#include "worker/persist/rdb_stream.hpp"
 #include "worker/persist/rdb_value.hpp"
 #include "worker/types/intset/intset.hpp"
 #include "worker/types/list/list.hpp"
@@ -333,7 +334,10 @@ class Loader {
         if (!r_.string(blob) || !zipmap_elems(blob, el)) return nullptr;
         return build_hash(heap_, el, lim_);
       }
-      default:  // streams (15, 19) are not read yet; modules never
+      case kStreamListpacks:
+      case kStreamListpacks2:
+        return decode_stream(heap_, r_, type);
+      default:  // modules, and types of later versions (7.2's 20, 21)
         return nullptr;
     }
   }

@@ -4,6 +4,7 @@
 
 #include "worker/persist/crc64.hpp"
 #include "worker/persist/rdb_io.hpp"
+#include "worker/persist/rdb_stream.hpp"
 #include "worker/persist/rdb_value.hpp"
 #include "worker/types/hash/hash.hpp"
 #include "worker/types/list/list.hpp"
@@ -117,6 +118,9 @@ bool encode_value(const store::Entry& e, std::int64_t now_ms, std::string& out) 
       return true;
     case store::Type::kHash:
       encode_hash(e.object(), now_ms, out);
+      return true;
+    case store::Type::kStream:
+      encode_stream(e.object(), out);
       return true;
     default:
       return false;

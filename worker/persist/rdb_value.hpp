@@ -15,13 +15,13 @@
 //     zset skiplist      5  ZSET_2            [n]{member, binary double}, highest score first
 //     hash listpack      16 HASH_LISTPACK     the blob
 //     hash hashtable     4  HASH              [n]{field, value} (fields past their TTL left out)
-//     stream             19 STREAM_LISTPACKS_2 (not yet: DUMP of a stream answers an error)
+//     stream             19 STREAM_LISTPACKS_2 (rdb_stream.hpp: nodes rewritten in Redis's form)
 //   RESTORE also reads what 7.0 reads of older servers: LIST, ZSET (text doubles), the
-//   ziplist types 10/12/13, LIST_QUICKLIST 14 (ziplist nodes), HASH_ZIPMAP 9. Everything is
-//   checked deeply (sanitize-dump-payload yes, always): blob integrity, even field/value
-//   counts, duplicate members, NaN scores, empty values. The value is rebuilt
-//   through the types' own operations, so it lands in the encoding this server's thresholds
-//   choose (as 7.0 converts a loaded listpack that is past them).
+//   ziplist types 10/12/13, LIST_QUICKLIST 14 (ziplist nodes), HASH_ZIPMAP 9, STREAM_LISTPACKS 15.
+//   Everything is checked deeply (sanitize-dump-payload yes, always): blob integrity, even
+//   field/value counts, duplicate members, NaN scores, empty values. The value is rebuilt through
+//   the types' own operations, so it lands in the encoding this server's thresholds choose (as 7.0
+//   converts a loaded listpack that is past them).
 #pragma once
 
 #include <cstdint>
