@@ -52,4 +52,66 @@ inline constexpr Arg restore_args[] = {
 inline constexpr CommandDecl restore{
     .keys = restore_keys, .history = restore_history, .args = restore_args};
 
+inline constexpr KeySpec migrate_keys[] = {
+    {kKeyRW | kKeyAccess | kKeyDelete, bs_index(3), fk_range(0, 1, 0)},
+    {kKeyRW | kKeyAccess | kKeyDelete | kKeyIncomplete, bs_keyword("KEYS", -2), fk_range(-1, 1, 0)},
+};
+inline constexpr Tip migrate_tips[] = {Tip::kNondeterministicOutput};
+inline constexpr History migrate_history[] = {
+    {"3.0.0", "Added the `COPY` and `REPLACE` options."},
+    {"3.0.6", "Added the `KEYS` option."},
+    {"4.0.7", "Added the `AUTH` option."},
+    {"6.0.0", "Added the `AUTH2` option."},
+};
+inline constexpr Arg migrate_args_2[] = {
+    {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
+    {.name = "empty_string", .type = ArgType::kPureToken, .token = ""},
+};
+inline constexpr Arg migrate_args_7_1[] = {
+    {.name = "username", .type = ArgType::kString},
+    {.name = "password", .type = ArgType::kString},
+};
+inline constexpr Arg migrate_args_7[] = {
+    {.name = "password",
+     .type = ArgType::kString,
+     .token = "AUTH",
+     .since = "4.0.7",
+     .flags = kArgOptional},
+    {.name = "username_password",
+     .type = ArgType::kBlock,
+     .token = "AUTH2",
+     .since = "6.0.0",
+     .flags = kArgOptional,
+     .args = migrate_args_7_1},
+};
+inline constexpr Arg migrate_args[] = {
+    {.name = "host", .type = ArgType::kString},
+    {.name = "port", .type = ArgType::kInteger},
+    {.name = "key_or_empty_string", .type = ArgType::kOneof, .args = migrate_args_2},
+    {.name = "destination-db", .type = ArgType::kInteger},
+    {.name = "timeout", .type = ArgType::kInteger},
+    {.name = "copy",
+     .type = ArgType::kPureToken,
+     .token = "COPY",
+     .since = "3.0.0",
+     .flags = kArgOptional},
+    {.name = "replace",
+     .type = ArgType::kPureToken,
+     .token = "REPLACE",
+     .since = "3.0.0",
+     .flags = kArgOptional},
+    {.name = "authentication",
+     .type = ArgType::kOneof,
+     .flags = kArgOptional,
+     .args = migrate_args_7},
+    {.name = "key",
+     .type = ArgType::kKey,
+     .key_spec_index = 1,
+     .token = "KEYS",
+     .since = "3.0.6",
+     .flags = kArgOptional | kArgMultiple},
+};
+inline constexpr CommandDecl migrate{
+    .keys = migrate_keys, .tips = migrate_tips, .history = migrate_history, .args = migrate_args};
+
 }  // namespace ruvio::worker::decl
