@@ -240,7 +240,7 @@ void debug_reload(Context& ctx) {
 void debug_stringmatch(Context& ctx) {
   std::mt19937 rng(12345);
   std::string pat, str;
-  for (int i = 0; i < 100000; ++i) {
+  for (int i = 0; i < 20000; ++i) {
     pat.resize(rng() % 50);
     str.resize(rng() % 50);
     for (char& c : pat) c = "*?[]^-\\ab"[rng() % 9];

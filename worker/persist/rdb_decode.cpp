@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -178,6 +179,34 @@ types::Object* build_list(store::Heap& heap, const Elems& elems, const BuildLimi
   return ql.object();
 }
 
+// QUICKLIST_2 of packed nodes: each validated listpack becomes a node as it is, as 7.0's
+// quicklistAppendListpack adopts it (no element-by-element rebuild); empty nodes are skipped.
+types::Object* build_list_nodes(store::Heap& heap, const std::vector<std::string>& blobs,
+                                const BuildLimits& lim) {
+  types::ListObject* o = types::Quicklist::create(heap, lim.list_depth);
+  types::Quicklist ql(heap, o, lim.list_fill);
+  for (const std::string& b : blobs) {
+    std::size_t count = 0;
+    if (!Listpack::validate(bytes_of(b), &count) || count > UINT32_MAX) {
+      types::Quicklist::destroy(heap, o);
+      return nullptr;
+    }
+    if (count == 0) continue;
+    std::optional<Listpack> lp = Listpack::load(heap, bytes_of(b));
+    if (!lp) {
+      types::Quicklist::destroy(heap, o);
+      return nullptr;
+    }
+    ql.append_node(*lp, static_cast<std::uint32_t>(count));
+  }
+  if (o->count == 0) {
+    types::Quicklist::destroy(heap, o);
+    return nullptr;
+  }
+  ql.compress_inner();
+  return o;
+}
+
 types::Object* build_set(store::Heap& heap, const Elems& elems) {
   if (elems.empty()) return nullptr;
   types::SetObject* s = types::set::create(heap, elems[0], elems.size());
@@ -269,6 +298,33 @@ class Loader {
     return ziplist ? ziplist_elems(blob, out) : listpack_elems(blob, out);
   }
 
+  // All packed nodes (what 7.0 writes): adopted whole. A plain node (an element of 1 GB or
+  // more) mixes in single elements: then everything is rebuilt element by element.
+  types::Object* quicklist2(std::uint64_t n) {
+    std::vector<std::string> blobs;
+    std::vector<bool> plain_at;
+    bool plain = false;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint64_t container = 0;
+      if (!r_.len(container) || (container != kNodePlain && container != kNodePacked) ||
+          !r_.string(blobs.emplace_back())) {
+        return nullptr;
+      }
+      plain_at.push_back(container == kNodePlain);
+      plain = plain || container == kNodePlain;
+    }
+    if (!plain) return build_list_nodes(heap_, blobs, lim_);
+    Elems el;
+    for (std::size_t i = 0; i < blobs.size(); ++i) {
+      if (plain_at[i]) {
+        el.push_back(std::move(blobs[i]));
+      } else if (!listpack_elems(blobs[i], el)) {
+        return nullptr;
+      }
+    }
+    return build_list(heap_, el, lim_);
+  }
+
   types::Object* load(std::uint8_t type) {
     Elems el;
     std::uint64_t n = 0;
@@ -279,17 +335,13 @@ class Loader {
       case kListZiplist:
         if (!blob_elems(el, true)) return nullptr;
         return build_list(heap_, el, lim_);
-      case kListQuicklist:
       case kListQuicklist2:
         if (!count(n, 2)) return nullptr;
+        return quicklist2(n);
+      case kListQuicklist:
+        if (!count(n, 2)) return nullptr;
         for (std::uint64_t i = 0; i < n; ++i) {
-          std::uint64_t container = kNodePacked;
-          if (type == kListQuicklist2 && !r_.len(container)) return nullptr;
-          if (container == kNodePlain) {
-            if (!r_.string(el.emplace_back())) return nullptr;
-          } else if (container != kNodePacked || !blob_elems(el, type == kListQuicklist)) {
-            return nullptr;
-          }
+          if (!blob_elems(el, true)) return nullptr;
         }
         return build_list(heap_, el, lim_);
       case kSet:
