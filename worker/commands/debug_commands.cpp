@@ -196,15 +196,8 @@ void debug_protocol(Context& ctx) {
 // Every key of every database serialized, then rebuilt from its bytes (values the codec has
 // no form for, streams, stay as they are).
 void debug_reload(Context& ctx) {
-  const persist::rdb::BuildLimits lim = [&] {
-    const Config& c = ctx.shard.config();
-    persist::rdb::BuildLimits l;
-    l.hash = {c.hash_max_listpack_entries, c.hash_max_listpack_value};
-    l.zset = {c.zset_max_listpack_entries, c.zset_max_listpack_value};
-    l.list_fill = c.list_max_listpack_size;
-    l.list_depth = c.list_compress_depth;
-    return l;
-  }();
+  const persist::rdb::BuildLimits lim = persist::rdb::build_limits(ctx.shard.config());
+
   struct Saved {
     std::string key, bytes;
     std::int64_t expire_at;

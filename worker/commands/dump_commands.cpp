@@ -15,16 +15,6 @@
 namespace ruvio::worker {
 namespace {
 
-persist::rdb::BuildLimits rdb_limits(Context& ctx) {
-  const Config& c = ctx.shard.config();
-  persist::rdb::BuildLimits lim;
-  lim.hash = {c.hash_max_listpack_entries, c.hash_max_listpack_value};
-  lim.zset = {c.zset_max_listpack_entries, c.zset_max_listpack_value};
-  lim.list_fill = c.list_max_listpack_size;
-  lim.list_depth = c.list_compress_depth;
-  return lim;
-}
-
 constexpr std::string_view kBadFooter = "ERR DUMP payload version or checksum are wrong";
 constexpr std::string_view kBadData = "ERR Bad data format";
 
@@ -102,7 +92,8 @@ void cmd_restore(Context& ctx) {
     return;
   }
   persist::rdb::Loaded v;
-  if (!persist::rdb::decode_value(db.heap(), payload, rdb_limits(ctx), v)) {
+  if (!persist::rdb::decode_value(db.heap(), payload,
+                                  persist::rdb::build_limits(ctx.shard.config()), v)) {
     ctx.out.error(kBadData);
     return;
   }

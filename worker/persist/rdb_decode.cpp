@@ -401,6 +401,15 @@ class Loader {
 
 }  // namespace
 
+BuildLimits build_limits(const Config& c) {
+  BuildLimits lim;
+  lim.hash = {c.hash_max_listpack_entries, c.hash_max_listpack_value};
+  lim.zset = {c.zset_max_listpack_entries, c.zset_max_listpack_value};
+  lim.list_fill = c.list_max_listpack_size;
+  lim.list_depth = c.list_compress_depth;
+  return lim;
+}
+
 bool decode_value(store::Heap& heap, std::string_view in, const BuildLimits& lim, Loaded& out) {
   out = Loaded{};
   return Loader(heap, in, lim).run(out);

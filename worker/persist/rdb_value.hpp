@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "shared/config.hpp"
 #include "worker/store/db.hpp"
 #include "worker/types/hash/hash.hpp"
 #include "worker/types/zset/zset.hpp"
@@ -41,6 +42,8 @@ struct BuildLimits {
   int list_fill = -2;  // list-max-listpack-size
   int list_depth = 0;  // list-compress-depth
 };
+// The thresholds of a worker's configuration.
+BuildLimits build_limits(const Config& c);
 
 // Appends [type byte][body] for the value of `e`; false when the type has no RDB form here.
 bool encode_value(const store::Entry& e, std::int64_t now_ms, std::string& out);
