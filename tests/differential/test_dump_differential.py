@@ -10,6 +10,8 @@ Env: RUVIO_DIFF_SEED (the seed, printed), RUVIO_DUMP_KEYS (keys per direction, d
 import os
 import random
 import sys
+import threading
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -127,6 +129,23 @@ class DumpDifferential(unittest.TestCase):
         self.assertEqual(self.rv.pexpiretime("e"), 10**13)
         self.assertIn(self.rv.restore("f", 5000, payload), (True, b"OK"))
         self.assertTrue(4000 < self.rv.pttl("f") <= 5000)
+
+    def test_restore_wakes_blocked_pop(self):
+        self.rv.rpush("src", "a", "b")
+        payload = self.rv.dump("src")
+        got = []
+        blocked = self.ruvio.client()
+        t = threading.Thread(target=lambda: got.append(blocked.blpop("dst", timeout=5)))
+        t.start()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not any(
+                c.get("cmd") == "blpop" for c in self.rv.client_list()):
+            time.sleep(0.01)
+        self.assertIn(self.rv.restore("dst", 0, payload), (True, b"OK"))
+        t.join(6)
+        blocked.close()
+        self.assertEqual(got, [(b"dst", b"a")])
+        self.assertEqual(self.rv.lrange("dst", 0, -1), [b"b"])
 
     @staticmethod
     def _call(r, *args):

@@ -50,28 +50,35 @@ class FuzzTargets(unittest.TestCase):
             self.assertIsNotNone(line, f"{name}: no '//   clang++ ...' build line in its header")
             self.assertIn("-fsanitize=fuzzer", line, name)
 
-    def test_targets_build_and_run(self):
+    def build_and_run(self, name):
         if shutil.which("clang++") is None:
             self.fail("clang++ is not installed (deploy/ruvio.sh installs clang)")
         with tempfile.TemporaryDirectory(prefix="ruvio-fuzz-") as tmp:
-            for name in targets():
-                with self.subTest(target=name):
-                    args = shlex.split(build_line(os.path.join(FUZZ, name)))
-                    out = os.path.join(tmp, name[:-4])
-                    args[args.index("-o") + 1] = out
-                    proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True,
-                                          timeout=600)
-                    self.assertEqual(proc.returncode, 0, f"{name} build:\n{proc.stderr[-3000:]}")
-                    corpus = os.path.join(tmp, name + ".corpus")
-                    os.mkdir(corpus)
-                    run = subprocess.run([out, f"-max_total_time={SECONDS}", "-timeout=10",
-                                          "-rss_limit_mb=2048", corpus],
-                                         cwd=tmp, capture_output=True, text=True,
-                                         timeout=SECONDS + 120)
-                    self.assertEqual(run.returncode, 0, f"{name} found something:\n"
-                                     f"{run.stderr[-4000:]}")
-                    self.assertRegex(run.stderr, r"Done \d+ runs")
+            args = shlex.split(build_line(os.path.join(FUZZ, name)))
+            out = os.path.join(tmp, name[:-4])
+            args[args.index("-o") + 1] = out
+            proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(proc.returncode, 0, f"{name} build:\n{proc.stderr[-3000:]}")
+            corpus = os.path.join(tmp, name + ".corpus")
+            os.mkdir(corpus)
+            run = subprocess.run([out, f"-max_total_time={SECONDS}", "-timeout=10",
+                                  "-rss_limit_mb=2048", corpus],
+                                 cwd=tmp, capture_output=True, text=True, timeout=SECONDS + 120)
+            self.assertEqual(run.returncode, 0, f"{name} found something:\n"
+                             f"{run.stderr[-4000:]}")
+            self.assertRegex(run.stderr, r"Done \d+ runs")
 
+
+# One test per target, so that each gets the suite's per-test time limit (tests/run.py) to
+# itself: with a dozen targets, building them all (ASan, -O1) in one test outgrew it.
+def _target_test(name):
+    def test(self):
+        self.build_and_run(name)
+    return test
+
+
+for _name in targets():
+    setattr(FuzzTargets, f"test_target_{_name[len('fuzz_'):-len('.cpp')]}", _target_test(_name))
 
 if __name__ == "__main__":
     unittest.main()

@@ -113,6 +113,8 @@ void cmd_restore(Context& ctx) {
     db.set_string(key, v.str, opt);
   } else {
     db.set_object(key, v.obj, opt);
+    // dbAdd's signalKeyAsReady: a client blocked on this list, zset or stream is served.
+    if (store::KeyspaceListener* l = db.events().listener) l->key_ready(db, key);
   }
   // The journal replays the restore itself, with the expiry made absolute (as Redis
   // propagates it) and REPLACE, which the replayed order makes harmless. IDLETIME/FREQ are
