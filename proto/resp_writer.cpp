@@ -171,6 +171,20 @@ void ReplyWriter::boolean(bool b) {
   }
 }
 
+void ReplyWriter::big_number(std::string_view digits) {
+  if (proto_ < 3) {
+    bulk(digits);
+    return;
+  }
+  out_->push_back('(');
+  out_->append(digits);
+  out_->append("\r\n");
+}
+
+void ReplyWriter::attribute(std::size_t pairs) {
+  if (proto_ >= 3) header('|', static_cast<std::int64_t>(pairs));
+}
+
 void ReplyWriter::verbatim(std::string_view s, std::string_view format) {
   if (proto_ < 3) {
     bulk(s);

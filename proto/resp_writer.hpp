@@ -49,6 +49,8 @@ class ReplyWriter {
   // A double already formatted (addReplyHumanLongDouble): RESP3 ,text ; RESP2 bulk text.
   void double_text(std::string_view text);
   void verbatim(std::string_view s, std::string_view format = "txt");  // RESP3 =, RESP2 bulk
+  void big_number(std::string_view digits);  // RESP3 (digits ; RESP2 bulk (addReplyBigNum)
+  void attribute(std::size_t pairs);         // RESP3 |n ; nothing in RESP2 (addReplyAttributeLen)
 
  private:
   void header(char prefix, std::int64_t n);

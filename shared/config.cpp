@@ -126,7 +126,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 61> kOptions = {{
+const std::array<OptionSpec, 63> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -421,6 +421,21 @@ const std::array<OptionSpec, 61> kOptions = {{
      apply_int<&Config::lfu_log_factor, 0>},
     {"lfu-decay-time", "MIN", "LFU counter decay period in minutes (default 1)",
      apply_int<&Config::lfu_decay_time, 0>},
+    {"enable-debug-command", "no|yes|local", "allow DEBUG (default no, as Redis 7)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto m = lowercase(v);
+       if (m != "no" && m != "yes" && m != "local") return "one of no, yes, local";
+       c.enable_debug_command = m;
+       return std::nullopt;
+     }},
+    {"sanitize-dump-payload", "no|yes|clients",
+     "accepted; RESTORE payloads are always checked deeply",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto m = lowercase(v);
+       if (m != "no" && m != "yes" && m != "clients") return "one of no, yes, clients";
+       c.sanitize_dump_payload = m;
+       return std::nullopt;
+     }},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -110,6 +110,12 @@ struct Config {
   int maxmemory_eviction_tenacity = 10;
   int lfu_log_factor = 10;
   int lfu_decay_time = 1;
+  // enable-debug-command no|yes|local (Redis 7's default no: DEBUG is refused; local: only
+  // from a loopback connection). Immutable at run time, as in Redis.
+  std::string enable_debug_command = "no";
+  // sanitize-dump-payload no|yes|clients: accepted for Redis's sake; RESTORE always checks
+  // payloads deeply here.
+  std::string sanitize_dump_payload = "no";
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -126,7 +132,7 @@ struct Config {
        tcp_keepalive, aclfile, acl_users, protected_mode, admin_token, slowlog_log_slower_than,
        slowlog_max_len, latency_monitor_threshold, latency_tracking,
        latency_tracking_percentiles, maxmemory_samples, maxmemory_eviction_tenacity,
-       lfu_log_factor, lfu_decay_time);
+       lfu_log_factor, lfu_decay_time, enable_debug_command, sanitize_dump_payload);
   }
 };
 

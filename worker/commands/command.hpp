@@ -313,6 +313,8 @@ std::span<const CommandDef> geo_commands();
 std::span<const CommandDef> bitmap_commands();
 std::span<const CommandDef> hll_commands();
 std::span<const CommandDef> stream_commands();
+std::span<const CommandDef> dump_commands();
+std::span<const CommandDef> debug_commands();
 std::span<const CommandDef> script_commands();
 std::span<const CommandDef> function_commands();
 std::span<const CommandDef> acl_commands();

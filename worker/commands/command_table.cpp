@@ -80,7 +80,7 @@ CommandTable::CommandTable() {
            zset_commands(),       set_commands(),     hash_commands(),   hash_ttl_commands(),
            list_commands(),       sort_commands(),    geo_commands(),    bitmap_commands(),
            hll_commands(),        stream_commands(),  script_commands(), function_commands(),
-           acl_commands(),        ops_commands(),
+           acl_commands(),        ops_commands(),     dump_commands(),   debug_commands(),
        }) {
     for (const CommandDef& def : family) all_.push_back(&def);
   }

@@ -131,6 +131,17 @@ std::optional<std::string> set_save(Shard&, std::string_view v, bool apply) {
   return std::nullopt;
 }
 
+// sanitize-dump-payload: an enum config (RESTORE checks deeply whatever it says).
+std::optional<std::string> set_sanitize(Shard& s, std::string_view v, bool apply) {
+  for (std::string_view m : {"no", "yes", "clients"}) {
+    if (iequals(m, v)) {
+      if (apply) s.config().sanitize_dump_payload = std::string(m);
+      return std::nullopt;
+    }
+  }
+  return std::string("argument(s) must be one of the following: no, yes, clients");
+}
+
 // Redis's bool configs: yes/no, any case.
 template <bool Config::*F>
 std::string get_yes_no(Shard& s) {
@@ -374,6 +385,9 @@ const Param kParams[] = {
     {"aclfile", [](Shard& s) { return s.config().aclfile; }, nullptr},
     {"acllog-max-len", [](Shard& s) { return std::to_string(s.acl().log_max_len); },
      set_acllog_max_len},
+    {"enable-debug-command", [](Shard& s) { return s.config().enable_debug_command; }, nullptr},
+    {"sanitize-dump-payload", [](Shard& s) { return s.config().sanitize_dump_payload; },
+     set_sanitize},
 };
 
 const Param* find_param(std::string_view name) {

@@ -214,7 +214,9 @@ void reply_args(proto::ReplyWriter& out, std::span<const Arg> args) {
   out.array(args.size());
   for (const Arg& a : args) {
     const bool nested = a.type == ArgType::kOneof || a.type == ArgType::kBlock;
-    out.map(2 + (a.key_spec_index >= 0) + !a.token.empty() + !a.summary.empty() + !a.since.empty() +
+    // A pure token always has its token, even an empty one (MIGRATE's "" for the key).
+    const bool has_token = !a.token.empty() || a.type == ArgType::kPureToken;
+    out.map(2 + (a.key_spec_index >= 0) + has_token + !a.summary.empty() + !a.since.empty() +
             !a.deprecated_since.empty() + (a.flags != 0) + nested);
     out.bulk("name");
     out.bulk(a.name);
@@ -229,7 +231,10 @@ void reply_args(proto::ReplyWriter& out, std::span<const Arg> args) {
       out.bulk(name);
       out.bulk(value);
     };
-    field("token", a.token);
+    if (has_token) {
+      out.bulk("token");
+      out.bulk(a.token);
+    }
     field("summary", a.summary);
     field("since", a.since);
     field("deprecated_since", a.deprecated_since);

@@ -302,6 +302,8 @@ class Shard final : public store::KeyspaceListener {
 
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
+  // DEBUG SET-ACTIVE-EXPIRE 0 stops the timer's expiry cycle (keys still expire on access).
+  bool active_expire_enabled = true;
 
   // The Redis Cluster topology of the direct ports (set by the server from WorkerInit;
   // null in unit tests) and this worker's node in it.

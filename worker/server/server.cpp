@@ -527,7 +527,7 @@ void Server::housekeeping() {
   std::int64_t now = shard_.now_ms();
   std::size_t expired = 0;
   // CLIENT PAUSE freezes the keyspace: no key expires while it holds (Redis 7.0).
-  const bool frozen = shard_.client_pause.paused(now);
+  const bool frozen = shard_.client_pause.paused(now) || !shard_.active_expire_enabled;
   // Like Redis's active expire cycle: keep sampling a database while more than a tenth of
   // what was sampled had expired, within a time limit per tick (a quarter of the tick).
   std::uint64_t deadline = uv_hrtime() + kExpireTimeLimitNs;
