@@ -64,6 +64,10 @@ struct Config {
   // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
   // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
   int busy_reply_threshold = 5000;
+  // notify-keyspace-events as NotifyClass bits (shared/notify_flags.hpp); 0 = off, Redis's default.
+  std::uint32_t notify_keyspace_events = 0;
+  // tracking-table-max-keys: keys the client-side caching table remembers (0 = no limit).
+  std::uint64_t tracking_table_max_keys = 1000000;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -75,7 +79,8 @@ struct Config {
        zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
        set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
        list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
-       stream_node_max_entries, busy_reply_threshold);
+       stream_node_max_entries, busy_reply_threshold, notify_keyspace_events,
+       tracking_table_max_keys);
   }
 };
 

@@ -32,6 +32,11 @@ struct Context {
   }
   // log_as for an effect of variable length (SPOP with a count: SREM of what was popped).
   void log_as(std::span<const std::string_view> effect) const { persist::effect().assign(effect); }
+  // A keyspace notification for `key` of the client's database (Redis's notifyKeyspaceEvent),
+  // for a change that does not go through a write handle. One branch when notifications are off.
+  void notify(std::uint32_t cls, std::string_view event, std::string_view key) {
+    db().notify(cls, event, key);
+  }
 };
 
 }  // namespace ruvio::worker

@@ -8,6 +8,7 @@
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/commands/keyspace_notify.hpp"
 #include "worker/commands/subcommand.hpp"
 #include "worker/script/lua_engine.hpp"
 
@@ -248,7 +249,15 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   Journal* journal = (def->flags & kWrite) ? journal_ : nullptr;
   if (journal != nullptr && !journal->before_write(args, out)) return;
   const int db = client.db;
-  def->handler(ctx);
+  store::KeyspaceEvents& events = shard_.events();
+  if (events.notifier != nullptr) [[unlikely]] {
+    const store::KeyspaceEvent outer = events.command;  // EXEC's, a script's: nested commands
+    events.command = declared_event(*def);
+    def->handler(ctx);
+    events.command = outer;
+  } else {
+    def->handler(ctx);
+  }
   if (journal != nullptr) journal->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
   shard_.stats().commands_processed++;

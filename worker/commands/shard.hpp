@@ -13,6 +13,7 @@
 #include "proto/resp_writer.hpp"
 #include "shared/config.hpp"
 #include "shared/control.hpp"
+#include "shared/notify_flags.hpp"
 #include "shared/topology.hpp"
 #include "worker/commands/blocking.hpp"
 #include "worker/commands/client_pause.hpp"
@@ -113,7 +114,7 @@ class BusyService {
 
 // The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched or a
 // client blocked: otherwise the store's listener pointer is null and a write pays one test.
-class Shard final : public store::KeyspaceListener {
+class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifier {
  public:
   Shard(const Config& config, int worker_id);
   Shard(const Shard&) = delete;  // the Dbs point at events_
@@ -223,6 +224,21 @@ class Shard final : public store::KeyspaceListener {
     if (i >= 0) blocking_.key_ready(i, key);
   }
 
+  // Keyspace notifications (keyspace_notify.cpp). The Shard is the keyspace's notifier only
+  // while notify-keyspace-events publishes something; apply_notify() after it changes.
+  void apply_notify() {
+    events_.notifier = notify_publishes(config_.notify_keyspace_events) ? this : nullptr;
+  }
+  store::KeyspaceEvents& events() { return events_; }
+  // store::KeyspaceNotifier: publishes on __keyspace@<db>__:<key> and __keyevent@<db>__:<event>
+  // to this worker's subscribers and, through publish_peers, to every other worker's.
+  void notify(store::Db& db, std::uint32_t cls, std::string_view event,
+              std::string_view key) override;
+  // Set by the server when there are other workers: hands a notification to each of them
+  // (over the mesh, as a PUBLISH the proxy fans out), so a subscriber on any worker of the
+  // proxy port hears every worker's events.
+  std::function<void(std::string_view channel, std::string_view message)> publish_peers;
+
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
 
@@ -244,6 +260,7 @@ class Shard final : public store::KeyspaceListener {
   }
 
   store::KeyspaceEvents events_;  // before dbs_: every Db points at it
+  std::string notify_channel_;    // reused: a notification's channel name
   Config config_;
   int worker_id_;
   Stats stats_;

@@ -57,6 +57,11 @@ Server::Server(const control::WorkerInit& init, int control_fd)
       router_(*this, executor_, init.id, init.worker_count, init.mesh_name, init_.topology),
       pubsub_(*this) {
   shard_.pubsub = &pubsub_;
+  if (init.worker_count > 1) {
+    shard_.publish_peers = [this](std::string_view channel, std::string_view message) {
+      router_.publish_peers(channel, message);
+    };
+  }
   shard_.busy_service = this;
   start_alloc_sampler(init.config);
   uv_loop_init(&loop_);
