@@ -138,7 +138,8 @@ def run_events(seed, count, workers):
         subs = [Subscriber(ref.port), Subscriber(cand.port)]
         rc, cc = RawConn(ref.port), RawConn(cand.port)
         mix = Mix(seed)
-        sent = crossslot = 0
+        sent = crossslot = marks = 0
+        checked = [0, 0]
         try:
             for c in (rc, cc):
                 c.call(b"FLUSHALL")
@@ -153,10 +154,22 @@ def run_events(seed, count, workers):
                     for _ in keep:
                         rc.read_reply()
                 sent += len(batch)
-            marks = 0
+                if workers == 1:
+                    # One worker: each batch's events are checked at once, naming the batch.
+                    marks += 1
+                    for c, sub in zip((rc, cc), subs):
+                        c.call(b"PUBLISH", b"notify-diff-mark", b"%d" % marks)
+                        sub.drain(marks)
+                    a, b = split(subs[0].events[checked[0]:]), split(subs[1].events[checked[1]:])
+                    if a[0] != b[0]:
+                        raise AssertionError(
+                            f"events differ seed={seed} (replay: RUVIO_DIFF_SEED={seed}) after "
+                            f"commands {[b' '.join(c.args)[:80] for c in keep]}:\n redis {a[0]}"
+                            f"\n ruvio {b[0]}")
+                    checked = [len(subs[0].events), len(subs[1].events)]
+            marks += 1
             for c in (rc, cc):
                 c.call(b"PUBLISH", b"notify-diff-mark", b"end")
-            marks += 1
             subs[0].drain(marks)
             subs[1].drain(marks, quiet=0.5 if workers > 1 else 0.0)
         finally:

@@ -37,6 +37,12 @@ struct Context {
   void notify(std::uint32_t cls, std::string_view event, std::string_view key) {
     db().notify(cls, event, key);
   }
+  // The command's own declared event (declared_event: "sinterstore", "zrangestore", ...).
+  void notify_declared(std::string_view key) {
+    const store::KeyspaceEvents& ev = shard.events();
+    if (ev.notifier != nullptr && !ev.command.name.empty()) [[unlikely]]
+      ev.notifier->notify(db(), ev.command.cls, ev.command.name, key);
+  }
 };
 
 }  // namespace ruvio::worker

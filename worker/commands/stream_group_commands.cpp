@@ -322,6 +322,7 @@ void xack(Context& ctx) {
     if (types::stream_pel_find(g0->pel, id) == nullptr) continue;
     if (g == nullptr) {
       h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+      h.notify_as(0, {});  // XACK publishes nothing
       g = types::stream_group_find(stream_of(h), ctx.args[2]);
     }
     types::stream_nack_remove(h.heap(), g, types::stream_pel_find(g->pel, id));
@@ -503,6 +504,7 @@ void xclaim(Context& ctx) {
     }
   }
   store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+  h.notify_as(0, {});  // XCLAIM / XAUTOCLAIM publish nothing in Redis 7.0
   const auto* cs = static_cast<const Stream*>(h.peek());
   StreamGroup* g = types::stream_group_find(cs, ctx.args[2]);
   if (last_id > g->last_id) {
@@ -602,6 +604,7 @@ void xautoclaim(Context& ctx) {
     return;
   }
   store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+  h.notify_as(0, {});  // XCLAIM / XAUTOCLAIM publish nothing in Redis 7.0
   const auto* cs = static_cast<const Stream*>(h.peek());
   StreamGroup* g = types::stream_group_find(cs, ctx.args[2]);
   const std::int64_t now = ctx.now_ms();
