@@ -250,6 +250,9 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   if (journal != nullptr && !journal->before_write(args, out)) return;
   const int db = client.db;
   store::KeyspaceEvents& events = shard_.events();
+  Tracking& tracking = shard_.tracking;
+  if (tracking.enabled()) [[unlikely]]
+    tracking.set_current(client.origin < 0 ? client.id : 0);
   if (events.notifier != nullptr) [[unlikely]] {
     const store::KeyspaceEvent outer = events.command;  // EXEC's, a script's: nested commands
     events.command = declared_event(*def);
@@ -257,6 +260,10 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     events.command = outer;
   } else {
     def->handler(ctx);
+  }
+  if (tracking.enabled()) [[unlikely]] {
+    tracking.after_command(client, *def, args, shard_.config().tracking_table_max_keys);
+    tracking.end_command();
   }
   if (journal != nullptr) journal->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one

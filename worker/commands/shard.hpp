@@ -17,6 +17,7 @@
 #include "shared/topology.hpp"
 #include "worker/commands/blocking.hpp"
 #include "worker/commands/client_pause.hpp"
+#include "worker/commands/tracking.hpp"
 #include "worker/commands/watch_registry.hpp"
 #include "worker/store/db.hpp"
 
@@ -190,7 +191,7 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   }
   void unwatch(std::uint64_t watcher) {
     watches_.unwatch(watcher);
-    if (watches_.empty() && blocking_.empty()) events_.listener = nullptr;
+    update_listener();
   }
   // Clients blocked on keys of this worker (blocking.hpp). The Shard listens to the keyspace
   // while one waits, as while a key is watched.
@@ -203,11 +204,21 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   }
   void unblock(std::uint64_t token) {
     if (!blocking_.remove(token)) return;
-    if (watches_.empty() && blocking_.empty()) events_.listener = nullptr;
+    update_listener();
   }
   bool watch_dirty(std::uint64_t watcher) const { return watches_.dirty(watcher); }
+  // Client-side caching (tracking.hpp): the Shard listens to the keyspace while a client
+  // tracks, as while a key is watched.
+  Tracking tracking;
+  void update_listener() {
+    const bool listen = !watches_.empty() || !blocking_.empty() || tracking.listening();
+    events_.listener = listen ? this : nullptr;
+  }
+
   // store::KeyspaceListener
   void on_change(store::Db& db, std::string_view key) override {
+    if (tracking.enabled()) [[unlikely]]
+      tracking.invalidate(key);
     const int i = index_of(db);
     if (i >= 0) watches_.touched(i, key);
     // A deleted stream wakes its XREADGROUP waiters (they answer -UNBLOCKED); for the other
@@ -216,6 +227,8 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   }
   // Before a whole-db change, so the keys are still there to tell which watched ones existed.
   void on_flush(store::Db& db) override {
+    if (tracking.enabled()) [[unlikely]]
+      tracking.invalidate_all();
     const int i = index_of(db);
     if (i >= 0) watches_.touched_all(i, [&](std::string_view k) { return bool(db.peek(k)); });
   }
