@@ -61,11 +61,18 @@ void setbit(Context& ctx) {
   }
   const std::size_t byte = static_cast<std::size_t>(*offset >> 3);
   const bool grows = !h || h.view().size() <= byte;
-  std::span<char> b = grows ? h.resize(byte + 1) : h.bytes();
   const unsigned shift = 7 - static_cast<unsigned>(*offset & 7);
+  if (!grows) {
+    // Redis writes (and signals: WATCH, tracking, "setbit", the WAL) only a bit that changes.
+    const bool was = (static_cast<std::uint8_t>(h.view()[byte]) >> shift) & 1;
+    if (was == (*on != 0)) {
+      ctx.out.integer(was ? 1 : 0);
+      return;
+    }
+  }
+  std::span<char> b = grows ? h.resize(byte + 1) : h.bytes();
   auto& c = reinterpret_cast<std::uint8_t&>(b[byte]);
   const bool old = (c >> shift) & 1;
-  if (!grows && old == (*on != 0)) h.notify_as(0, {});  // Redis: "setbit" only on a change
   c = static_cast<std::uint8_t>((c & ~(1u << shift)) | (static_cast<unsigned>(*on) << shift));
   ctx.out.integer(old ? 1 : 0);
 }

@@ -188,6 +188,8 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
 
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out) {
+  if (shard_.tracking.enabled() && client.origin < 0) [[unlikely]]
+    shard_.tracking.before_command(client.id);
   const CommandDef* def = command_table().find(args[0]);
   if (def == nullptr) {
     unknown_command(out, args);

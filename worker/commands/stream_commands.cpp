@@ -232,7 +232,9 @@ void xadd(Context& ctx) {
     ctx.out.error("ERR The stream has exhausted the last possible ID, unable to add more items");
     return;
   }
-  Stream* s = stream_of(h);
+  // Written through mut(): a refused append (an ID too small) changes nothing, so it must
+  // not count as a write (WATCH, client tracking, the WAL).
+  Stream* s = h.mut_as<Stream>();
   StreamID id;
   const auto r =
       types::stream_append(h.heap(), s, a.id_given ? &a.id : nullptr, ctx.args.subspan(field_pos),
@@ -251,6 +253,7 @@ void xadd(Context& ctx) {
     }
     return;
   }
+  h.changed();
   reply_stream_id(ctx, id);
   const bool trimmed =
       a.trim.strategy != StreamTrim::kNone && types::stream_trim(h.heap(), s, a.trim) != 0;

@@ -49,14 +49,12 @@ void Tracking::after_command(const ClientInfo& c, const CommandDef& def,
       evict_over(max_keys);
     }
   }
-  // resetClient: the CACHING flag covers the next command only (MULTI and CLIENT keep it).
-  if (!c.in_multi && !def.name.starts_with("client|")) t.flags &= ~kCaching;
 }
 
 void Tracking::invalidate(std::string_view key) {
   for (auto& [prefix, p] : prefixes_) {
     if (!key.starts_with(prefix)) continue;
-    p.keys.emplace_back(std::string(key), current_);
+    p.keys.insert_or_assign(std::string(key), current_);
     broadcast_dirty_ = true;
   }
   if (table_.empty()) return;

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +50,7 @@ class Tracking {
     std::uint32_t flags = 0;
     std::uint64_t redirect = 0;
     std::vector<std::string> prefixes;  // BCAST
+    bool caching_fresh = false;         // set by the command running now
   };
 
   // The server's side: a client's push stream and state by id (null: it left).
@@ -66,7 +68,21 @@ class Tracking {
   void enable(std::uint64_t id, std::uint64_t redirect, std::uint32_t options,
               std::span<const std::string_view> prefixes);
   void disable(std::uint64_t id);
-  void set_caching(std::uint64_t id) { clients_[id].flags |= kCaching; }
+  void set_caching(std::uint64_t id) {
+    clients_[id].flags |= kCaching;
+    clients_[id].caching_fresh = true;
+  }
+  // Before any command of a tracking client, refused ones too (Redis's resetClient): the
+  // CACHING flag covers exactly the command after CLIENT CACHING.
+  void before_command(std::uint64_t id) {
+    auto it = clients_.find(id);
+    if (it == clients_.end() || !(it->second.flags & kCaching)) return;
+    if (it->second.caching_fresh) {
+      it->second.caching_fresh = false;
+    } else {
+      it->second.flags &= ~kCaching;
+    }
+  }
 
   // After a command of a tracking client: remembers its keys (a read-only command, normal
   // mode, OPTIN/OPTOUT as CLIENT CACHING says) and clears the CACHING flag.
@@ -96,9 +112,10 @@ class Tracking {
   std::unordered_map<std::string, std::unordered_set<std::uint64_t>> table_;
   struct Prefix {
     std::unordered_set<std::uint64_t> clients;
-    std::vector<std::pair<std::string, std::uint64_t>> keys;  // changed key, by whom
+    // Changed keys, each once, in byte order (Redis's rax), with the client that changed it.
+    std::map<std::string, std::uint64_t> keys;
   };
-  std::unordered_map<std::string, Prefix> prefixes_;
+  std::map<std::string, Prefix> prefixes_;  // in byte order, as Redis walks its rax
   bool broadcast_dirty_ = false;
   std::uint64_t current_ = 0;
   bool flushed_ = false;  // this command already sent its null invalidations

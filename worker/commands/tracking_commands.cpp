@@ -109,7 +109,7 @@ void client_tracking(Context& ctx) {
       return;
     }
     if ((options & F::kOptin) && (options & F::kOptout)) {
-      ctx.out.error("ERR You can't use both OPTIN and OPTOUT");
+      ctx.out.error("ERR You can't specify both OPTIN mode and OPTOUT mode");
       return;
     }
     if (((options & F::kOptin) && (flags & F::kOptout)) ||
