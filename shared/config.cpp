@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "shared/log.hpp"
+#include "shared/notify_flags.hpp"
 #include "shared/slots.hpp"
 #include "shared/topology.hpp"
 
@@ -126,7 +127,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 63> kOptions = {{
+const std::array<OptionSpec, 65> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -436,6 +437,19 @@ const std::array<OptionSpec, 63> kOptions = {{
        c.sanitize_dump_payload = m;
        return std::nullopt;
      }},
+    {"notify-keyspace-events", "CLASSES",
+     "keyspace notification classes, Redis's letters K E g $ l s h z x e t m d n A (default "
+     "none)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto flags = parse_notify_flags(v);
+       if (!flags) return "made of the letters Ag$lshzxeKEtmdn";
+       c.notify_keyspace_events = *flags;
+       return std::nullopt;
+     }},
+    {"tracking-table-max-keys", "N",
+     "keys remembered for client-side caching before old ones are invalidated (default "
+     "1000000)",
+     apply_size<&Config::tracking_table_max_keys>},
 }};
 
 const OptionSpec* find_option(std::string_view name) {

@@ -116,6 +116,10 @@ struct Config {
   // sanitize-dump-payload no|yes|clients: accepted for Redis's sake; RESTORE always checks
   // payloads deeply here.
   std::string sanitize_dump_payload = "no";
+  // notify-keyspace-events as NotifyClass bits (shared/notify_flags.hpp); 0 = off, Redis's default.
+  std::uint32_t notify_keyspace_events = 0;
+  // tracking-table-max-keys: keys the client-side caching table remembers (0 = no limit).
+  std::uint64_t tracking_table_max_keys = 1000000;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -132,7 +136,8 @@ struct Config {
        tcp_keepalive, aclfile, acl_users, protected_mode, admin_token, slowlog_log_slower_than,
        slowlog_max_len, latency_monitor_threshold, latency_tracking,
        latency_tracking_percentiles, maxmemory_samples, maxmemory_eviction_tenacity,
-       lfu_log_factor, lfu_decay_time, enable_debug_command, sanitize_dump_payload);
+       lfu_log_factor, lfu_decay_time, enable_debug_command, sanitize_dump_payload,
+       notify_keyspace_events, tracking_table_max_keys);
   }
 };
 

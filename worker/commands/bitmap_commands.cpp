@@ -60,8 +60,17 @@ void setbit(Context& ctx) {
     return;
   }
   const std::size_t byte = static_cast<std::size_t>(*offset >> 3);
-  std::span<char> b = (!h || h.view().size() <= byte) ? h.resize(byte + 1) : h.bytes();
+  const bool grows = !h || h.view().size() <= byte;
   const unsigned shift = 7 - static_cast<unsigned>(*offset & 7);
+  if (!grows) {
+    // Redis writes (and signals: WATCH, tracking, "setbit", the WAL) only a bit that changes.
+    const bool was = (static_cast<std::uint8_t>(h.view()[byte]) >> shift) & 1;
+    if (was == (*on != 0)) {
+      ctx.out.integer(was ? 1 : 0);
+      return;
+    }
+  }
+  std::span<char> b = grows ? h.resize(byte + 1) : h.bytes();
   auto& c = reinterpret_cast<std::uint8_t&>(b[byte]);
   const bool old = (c >> shift) & 1;
   c = static_cast<std::uint8_t>((c & ~(1u << shift)) | (static_cast<unsigned>(*on) << shift));
@@ -320,7 +329,7 @@ void bitop(Context& ctx) {
   }
   std::string_view dest = ctx.args[2];
   if (maxlen == 0) {
-    ctx.db().erase(dest);
+    if (ctx.db().erase(dest)) ctx.notify(kNotifyGeneric, "del", dest);
     ctx.out.integer(0);
     return;
   }
@@ -329,6 +338,7 @@ void bitop(Context& ctx) {
   store::SetOptions opt;
   opt.as_text = true;  // Redis stores the result as a raw string, never as an integer
   ctx.db().set_string(dest, out, opt);
+  ctx.notify(kNotifyString, "set", dest);
   ctx.out.integer(static_cast<std::int64_t>(maxlen));
 }
 
@@ -371,13 +381,18 @@ void bitfield_generic(Context& ctx, bool read_only) {
     return;
   }
   store::StringHandle h = ctx.db().open_string(key, ctx.now_ms());
+  h.notify_as(kNotifyString, "setbit");  // BITFIELD's writes, as Redis
   if (h.wrong_type()) {
     ctx.out.error(err::kWrongType);
     return;
   }
   const std::size_t need = static_cast<std::size_t>(parsed.highest_write >> 3) + 1;
-  std::span<char> b = (!h || h.view().size() < need) ? h.resize(need) : h.bytes();
+  const bool grows = !h || h.view().size() < need;
+  std::span<char> b = grows ? h.resize(need) : h.bytes();
   auto* p = reinterpret_cast<std::uint8_t*>(b.data());
+  // Redis 7.0 publishes "setbit" only when a write ran (not an OVERFLOW FAIL) on a string that
+  // grew or changed that field's value.
+  bool changed = false;
   ctx.out.array(ops.size());
   for (const bitfield::Op& op : ops) {
     if (op.kind == bitfield::Kind::kGet) {
@@ -399,6 +414,7 @@ void bitfield_generic(Context& ctx, bool read_only) {
         continue;
       }
       ctx.out.integer(incr ? nv : old);
+      changed = changed || grows || nv != old;
       bm::set_bits(p, op.offset, op.bits, static_cast<std::uint64_t>(nv));
     } else {
       const std::uint64_t old = bm::get_unsigned(p, op.offset, op.bits);
@@ -413,9 +429,11 @@ void bitfield_generic(Context& ctx, bool read_only) {
         continue;
       }
       ctx.out.integer(static_cast<std::int64_t>(incr ? nv : old));
+      changed = changed || grows || nv != old;
       bm::set_bits(p, op.offset, op.bits, nv);
     }
   }
+  if (!changed) h.notify_as(0, {});
   // The effect: the bytes from the lowest to the highest one a write could touch.
   const std::size_t lo = static_cast<std::size_t>(parsed.lowest_write >> 3);
   char num[24];

@@ -13,6 +13,7 @@
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/client_decls.hpp"
 #include "worker/commands/decls/client_extra_decls.hpp"
+#include "worker/commands/tracking_commands.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -497,6 +498,17 @@ const CommandDef kClientSubcommands[] = {
      "Controls whether commands sent by the client will alter the LRU/LFU of the keys they "
      "access.",
      "7.2.0", "O(1)", "slow connection"},
+    {"client|tracking", -3, kConn, &decl::client_tracking, client_tracking, "connection",
+     "Enable or disable server assisted client side caching support", "6.0.0",
+     "O(1). Some options may introduce additional complexity.", "slow connection"},
+    {"client|caching", 3, kConn, &decl::client_caching, client_caching, "connection",
+     "Instruct the server about tracking or not keys in the next request", "6.0.0", "O(1)",
+     "slow connection"},
+    {"client|getredir", 2, kConn, &decl::client_getredir, client_getredir, "connection",
+     "Get tracking notifications redirection client ID if any", "6.0.0", "O(1)", "slow connection"},
+    {"client|trackinginfo", 2, kConn, &decl::client_trackinginfo, client_trackinginfo, "connection",
+     "Return information about server assisted client side caching for the current connection",
+     "6.2.0", "O(1)", "slow connection"},
     {"client|help", 2, kLoading | kStale, &decl::client_help, client_help, "connection",
      "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"},
 };

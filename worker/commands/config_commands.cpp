@@ -7,6 +7,7 @@
 
 #include "shared/config.hpp"
 #include "shared/glob.hpp"
+#include "shared/notify_flags.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/config_defaults.hpp"
@@ -74,6 +75,16 @@ std::optional<std::string> set_size(Shard& s, std::string_view v, bool apply) {
   if (!n) return std::string("argument couldn't be parsed into an integer");
   if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
   if (apply) s.config().*F = static_cast<std::size_t>(*n);
+  return std::nullopt;
+}
+
+std::optional<std::string> set_notify_keyspace_events(Shard& s, std::string_view v, bool apply) {
+  const auto flags = parse_notify_flags(v);
+  if (!flags) return std::string("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+  if (apply) {
+    s.config().notify_keyspace_events = *flags;
+    s.apply_notify();
+  }
   return std::nullopt;
 }
 
@@ -310,7 +321,9 @@ const Param kParams[] = {
     {"loglevel", [](Shard& s) { return s.config().log_level; }, nullptr},
     {"daemonize", [](Shard&) { return fixed("no"); }, nullptr},
     {"cluster-enabled", [](Shard&) { return fixed("no"); }, nullptr},
-    {"notify-keyspace-events", [](Shard&) { return fixed(""); }, nullptr},
+    {"notify-keyspace-events",
+     [](Shard& s) { return format_notify_flags(s.config().notify_keyspace_events); },
+     set_notify_keyspace_events},
     {"lazyfree-lazy-eviction", get_yes_no<&Config::lazyfree_lazy_eviction>,
      set_lazyfree<&Config::lazyfree_lazy_eviction>},
     {"lazyfree-lazy-expire", get_yes_no<&Config::lazyfree_lazy_expire>,
@@ -388,6 +401,8 @@ const Param kParams[] = {
     {"enable-debug-command", [](Shard& s) { return s.config().enable_debug_command; }, nullptr},
     {"sanitize-dump-payload", [](Shard& s) { return s.config().sanitize_dump_payload; },
      set_sanitize},
+    {"tracking-table-max-keys", get_size<&Config::tracking_table_max_keys>,
+     set_size<&Config::tracking_table_max_keys>},
 };
 
 const Param* find_param(std::string_view name) {

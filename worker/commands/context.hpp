@@ -41,6 +41,17 @@ struct Context {
   // The effect is what log_also adds from here on, possibly nothing (a write the WAL need not
   // keep: a consumer's seen-time refreshed by a read that delivered nothing).
   void log_begin() const { persist::effect().begin(); }
+  // A keyspace notification for `key` of the client's database (Redis's notifyKeyspaceEvent),
+  // for a change that does not go through a write handle. One branch when notifications are off.
+  void notify(std::uint32_t cls, std::string_view event, std::string_view key) {
+    db().notify(cls, event, key);
+  }
+  // The command's own declared event (declared_event: "sinterstore", "zrangestore", ...).
+  void notify_declared(std::string_view key) {
+    const store::KeyspaceEvents& ev = shard.events();
+    if (ev.notifier != nullptr && !ev.command.name.empty()) [[unlikely]]
+      ev.notifier->notify(db(), ev.command.cls, ev.command.name, key);
+  }
 };
 
 }  // namespace ruvio::worker

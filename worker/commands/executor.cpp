@@ -11,6 +11,7 @@
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
+#include "worker/commands/keyspace_notify.hpp"
 #include "worker/commands/subcommand.hpp"
 #include "worker/script/lua_engine.hpp"
 
@@ -254,6 +255,8 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out, const CommandDef* def) {
   out.set_error_sink(&stats_);
+  if (shard_.tracking.enabled() && client.origin < 0) [[unlikely]]
+    shard_.tracking.before_command(client.id);
   if (def == nullptr) {
     unknown_command(out, args);
     stats_.errors_since_last_check();
@@ -344,11 +347,26 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     return;
   }
   const int db = client.db;
+  store::KeyspaceEvents& events = shard_.events();
+  Tracking& tracking = shard_.tracking;
+  if (tracking.enabled()) [[unlikely]]
+    tracking.set_current(client.origin < 0 ? client.id : 0);
   const std::int64_t start = clock_usec();
   ++depth_;
-  def->handler(ctx);
+  if (events.notifier != nullptr) [[unlikely]] {
+    const store::KeyspaceEvent outer = events.command;  // EXEC's, a script's: nested commands
+    events.command = declared_event(*def);
+    def->handler(ctx);
+    events.command = outer;
+  } else {
+    def->handler(ctx);
+  }
   --depth_;
   account(*def, client, args, clock_usec() - start);
+  if (tracking.enabled()) [[unlikely]] {
+    tracking.after_command(client, *def, args, shard_.config().tracking_table_max_keys);
+    tracking.end_command();
+  }
   if (journal != nullptr) journal->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
   shard_.stats().commands_processed++;

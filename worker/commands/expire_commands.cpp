@@ -80,9 +80,11 @@ void expire_generic(Context& ctx, std::int64_t basetime, bool seconds) {
   if (when <= ctx.now_ms()) {
     // Already in the past: Redis deletes the key right away and still answers 1.
     db.erase_expired(key);
+    db.notify(kNotifyGeneric, "del", key);
     ctx.log_as({"DEL", key});
   } else {
     db.set_expire(key, when);
+    db.notify(kNotifyGeneric, "expire", key);
     char buf[24];
     ctx.log_as({"PEXPIREAT", key, format_int64(when, buf)});  // absolute, whatever the form
   }
@@ -141,7 +143,9 @@ void cmd_pexpiretime(Context& ctx) {
 void cmd_persist(Context& ctx) {
   store::Db& db = ctx.db();
   if (!db.find(ctx.args[1], ctx.now_ms())) return ctx.out.integer(0);
-  ctx.out.integer(db.persist(ctx.args[1]) ? 1 : 0);
+  const bool removed = db.persist(ctx.args[1]);
+  if (removed) db.notify(kNotifyGeneric, "persist", ctx.args[1]);
+  ctx.out.integer(removed ? 1 : 0);
 }
 
 }  // namespace ruvio::worker::keyfam

@@ -182,6 +182,7 @@ void geoadd(Context& ctx) {
 
   store::WriteHandle h;
   if (!open_or_reply(ctx, ctx.args[1], Type::kZSet, IfMissing::kNothing, h)) return;
+  h.notify_as(kNotifyZset, "zadd");  // GEOADD is ZADD in Redis
   if (!h) {
     if (xx) {
       ctx.out.integer(0);
@@ -405,7 +406,7 @@ void store_results(Context& ctx, const SearchArgs& a, const std::vector<geo::Geo
                    std::size_t n) {
   store::Db& db = ctx.db();
   if (n == 0) {
-    db.erase_server(a.store);
+    if (db.erase_server(a.store)) ctx.notify(kNotifyGeneric, "del", a.store);
     ctx.out.integer(0);
     return;
   }
@@ -428,6 +429,8 @@ void store_results(Context& ctx, const SearchArgs& a, const std::vector<geo::Geo
     types::zset_add(db.heap(), out, score, member, 0, &f, nullptr, lim);
   }
   db.set_object(a.store, out, store::SetOptions{});
+  ctx.notify(kNotifyZset,
+             ctx.command->name == "geosearchstore" ? "geosearchstore" : "georadiusstore", a.store);
   ctx.out.integer(static_cast<std::int64_t>(n));
 }
 
@@ -477,7 +480,7 @@ void search_generic(Context& ctx, std::size_t src, unsigned flags) {
 
   if (z == nullptr) {
     if (a.has_store) {
-      ctx.db().erase_server(a.store);
+      if (ctx.db().erase_server(a.store)) ctx.notify(kNotifyGeneric, "del", a.store);
       ctx.out.integer(0);
     } else {
       ctx.out.array(0);

@@ -52,6 +52,7 @@ void hash_purge(Context& ctx, std::string_view key) {
   if (!H::needs_purge(static_cast<const Hash*>(e.object()), ctx.now_ms())) return;
   store::WriteHandle w = ctx.db().open(key, Type::kHash, ctx.now_ms());
   if (!w) return;
+  w.notify_as(kNotifyHash, "hexpired");
   auto* h = w.as<Hash>();
   H::expire_fields(w.heap(), h, ctx.now_ms());
   if (H::length(h) == 0) w.remove();
@@ -114,6 +115,7 @@ void hset_generic(Context& ctx, bool reply_count) {
   }
   store::WriteHandle w;
   if (!open_or_create(ctx, ctx.args[1], w)) return;
+  w.notify_as(kNotifyHash, "hset");  // HMSET too
   auto* h = w.as<Hash>();
   const H::Limits lim = hash_limits(ctx);
   H::try_conversion(w.heap(), h, ctx.args.subspan(2), lim);
@@ -138,6 +140,7 @@ void hmset(Context& ctx) {
 void hsetnx(Context& ctx) {
   store::WriteHandle w;
   if (!open_or_create(ctx, ctx.args[1], w)) return;
+  w.notify_as(kNotifyHash, "hset");
   Listpack::IntBuf buf;
   if (H::get(peek_hash(w), ctx.args[2], buf, ctx.now_ms())) {
     ctx.out.integer(0);

@@ -100,12 +100,14 @@ void pfadd(Context& ctx) {
     const int r = hll::add(b, ctx.args[j], sparse_max(ctx));
     if (r < 0) {
       // Redis edits in place: what the elements before this one changed stays.
+      h.notify_as(0, {});
       ctx.out.error(kCorrupt);
       return;
     }
     updated += r;
   }
   if (updated != 0) hll::invalidate(b.data());
+  if (updated == 0) h.notify_as(0, {});  // "pfadd" only when a register changed
   ctx.out.integer(updated != 0 ? 1 : 0);
 }
 
@@ -176,6 +178,7 @@ void pfmerge(Context& ctx) {
     }
   }
   store::StringHandle h = ctx.db().open_string(ctx.args[1], ctx.now_ms());
+  h.notify_as(kNotifyString, "pfadd");  // as Redis's PFMERGE
   std::string& s = scratch();
   if (!h) {
     hll::make_empty(s);
@@ -198,6 +201,7 @@ void pfmerge(Context& ctx) {
 void pfdebug(Context& ctx) {
   std::string_view sub = ctx.args[1];
   store::StringHandle h = ctx.db().open_string(ctx.args[2], ctx.now_ms());
+  h.notify_as(0, {});  // TODENSE converts without an event, as Redis
   if (h.wrong_type()) {
     ctx.out.error(err::kWrongType);
     return;

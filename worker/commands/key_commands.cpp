@@ -46,7 +46,10 @@ void delete_keys(Context& ctx, bool lazy) {
   std::int64_t removed = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     // find() first so that a key that is already expired is not counted as deleted.
-    if (db.find(ctx.args[i], ctx.now_ms()) && db.erase(ctx.args[i], lazy)) ++removed;
+    if (db.find(ctx.args[i], ctx.now_ms()) && db.erase(ctx.args[i], lazy)) {
+      ++removed;
+      db.notify(kNotifyGeneric, "del", ctx.args[i]);
+    }
   }
   ctx.out.integer(removed);
 }
@@ -100,6 +103,8 @@ void rename_generic(Context& ctx, bool nx) {
     return;
   }
   db.rename(from, to);
+  db.notify(kNotifyGeneric, "rename_from", from);
+  db.notify(kNotifyGeneric, "rename_to", to);
   note_hash_field_ttls(ctx.shard, ctx.client.db, to);
   if (nx) {
     ctx.out.integer(1);
@@ -154,6 +159,7 @@ void cmd_copy(Context& ctx) {
   }
   // Looked up again: the erase above may have moved records of this very Db.
   from.copy_to(from.find(src, ctx.now_ms()), to, dst);
+  to.notify(kNotifyGeneric, "copy_to", dst);
   note_hash_field_ttls(ctx.shard, target, dst);
   ctx.out.integer(1);
 }
@@ -178,6 +184,8 @@ void cmd_move(Context& ctx) {
     return;
   }
   from.move_to(key, to);
+  from.notify(kNotifyGeneric, "move_from", key);
+  to.notify(kNotifyGeneric, "move_to", key);
   note_hash_field_ttls(ctx.shard, target, key);
   ctx.out.integer(1);
 }

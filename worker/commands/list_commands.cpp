@@ -116,10 +116,18 @@ void reply_range(Context& ctx, const Quicklist& ql, std::uint64_t first, std::ui
 
 // ---- pushes ---------------------------------------------------------------------------------
 
+std::string_view push_event(ListEnd end) {
+  return end == ListEnd::kHead ? "lpush" : "rpush";
+}
+std::string_view pop_event(ListEnd end) {
+  return end == ListEnd::kHead ? "lpop" : "rpop";
+}
+
 void push_generic(Context& ctx, ListEnd end, bool only_existing) {
   store::WriteHandle h;
   const IfMissing missing = only_existing ? IfMissing::kZero : IfMissing::kNothing;
   if (!open_or_reply(ctx, ctx.args[1], Type::kList, missing, h)) return;
+  h.notify_as(kNotifyList, push_event(end));  // LPUSHX too
   if (!h) h.set(new_list(ctx, h.heap()));
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   for (std::size_t j = 2; j < ctx.argc(); ++j) types::list_push(ql, end, ctx.args[j]);
@@ -145,6 +153,7 @@ void rpushx(Context& ctx) {
 // as an array (or, with `single`, the one entry as a bulk); deletes the key when emptied.
 void pop_and_reply(Context& ctx, store::WriteHandle& h, ListEnd end, std::uint64_t count,
                    bool single) {
+  h.notify_as(kNotifyList, pop_event(end));  // LMPOP, BLPOP ... too
   Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
   const std::uint64_t n = count > ql.size() ? ql.size() : count;
   if (single) {
@@ -443,8 +452,11 @@ void move_generic(Context& ctx, std::string_view src, std::string_view dst, List
   if (!lookup_or_wrongtype(ctx, dst, Type::kList, Access::kWrite, de)) return;
   // The moved entry, held across the two handles (a reused buffer: no allocation per call).
   static std::string moved;
+  bool emptied = false;
   {
     store::WriteHandle h = ctx.db().open(src, Type::kList, ctx.now_ms());
+    // Redis's order of events: the push on dst, then the pop on src, then src's "del".
+    h.notify_as(kNotifyList, src == dst ? push_event(to) : std::string_view());
     Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
     const ListPos p = from == ListEnd::kHead ? ql.first() : ql.last();
     const Listpack::Entry e = ql.get(p);
@@ -458,16 +470,24 @@ void move_generic(Context& ctx, std::string_view src, std::string_view dst, List
       ql.erase(p);
       types::list_push(ql, to, moved);
       ctx.out.bulk(moved);
+      h.release();
+      ctx.notify(kNotifyList, pop_event(from), src);
       return;
     }
     ql.erase(p);
-    if (ql.size() == 0) h.remove();
+    // An emptied source is deleted after the push (one command: nobody sees it empty).
+    emptied = ql.size() == 0;
   }
-  store::WriteHandle h = ctx.db().open(dst, Type::kList, ctx.now_ms());
-  if (!h) h.set(new_list(ctx, h.heap()));
-  Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
-  types::list_push(ql, to, moved);
-  ctx.out.bulk(moved);
+  {
+    store::WriteHandle h = ctx.db().open(dst, Type::kList, ctx.now_ms());
+    h.notify_as(kNotifyList, push_event(to));
+    if (!h) h.set(new_list(ctx, h.heap()));
+    Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
+    types::list_push(ql, to, moved);
+    ctx.out.bulk(moved);
+  }
+  ctx.notify(kNotifyList, pop_event(from), src);
+  if (emptied) ctx.db().open(src, Type::kList, ctx.now_ms()).remove();
 }
 
 // LMOVE source destination LEFT|RIGHT LEFT|RIGHT

@@ -23,6 +23,7 @@ inline store::Entry lookup(Context& ctx, std::string_view key, Access access) {
       ++ctx.shard.stats().keyspace_hits;
     } else {
       ++ctx.shard.stats().keyspace_misses;
+      ctx.notify(kNotifyKeyMiss, "keymiss", key);  // class m
     }
   }
   return e;

@@ -283,6 +283,7 @@ void cmd_smove(Context& ctx) {
   }
   {
     store::WriteHandle h = ctx.db().open(src, Type::kSet, ctx.now_ms());
+    h.notify_as(kNotifySet, "srem");
     auto* s = h.mut_as<SetObject>();
     if (!set::remove(h.heap(), s, member)) {
       ctx.out.integer(0);
@@ -292,6 +293,7 @@ void cmd_smove(Context& ctx) {
     if (set::size(s) == 0) h.remove();
   }
   store::WriteHandle h = ctx.db().open(dst, Type::kSet, ctx.now_ms());
+  h.notify_as(kNotifySet, "sadd");
   if (!h) h.set(set::create(h.heap(), member, 1));
   auto* d = h.mut_as<SetObject>();
   if (set::add(h.heap(), d, member)) h.changed();
@@ -323,11 +325,12 @@ void store_result(Context& ctx, std::string_view dst, SetObject* result) {
   const std::size_t n = result ? set::size(result) : 0;
   if (n == 0) {
     if (result) set::destroy(db.heap(), result);
-    db.erase_server(dst);
+    if (db.erase_server(dst)) ctx.notify(kNotifyGeneric, "del", dst);
     ctx.out.integer(0);
     return;
   }
   db.set_object(dst, result, store::SetOptions{});
+  ctx.notify_declared(dst);
   ctx.out.integer(static_cast<std::int64_t>(n));
 }
 
@@ -338,7 +341,7 @@ void sinter_generic(Context& ctx, std::size_t from, std::size_t n, std::string_v
   const bool empty = std::any_of(sets.begin(), sets.end(), [](auto* s) { return !s; });
   if (empty) {
     if (store) {
-      ctx.db().erase_server(dst);
+      if (ctx.db().erase_server(dst)) ctx.notify(kNotifyGeneric, "del", dst);
       ctx.out.integer(0);
     } else if (card_only) {
       ctx.out.integer(0);

@@ -29,6 +29,7 @@ Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(
   for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>(&events_));
   apply_lazyfree();
   apply_maxmemory_policy();
+  apply_notify();
   types::SetLimits& sets = types::set_limits();
   sets.max_intset_entries = config_.set_max_intset_entries;
   sets.max_listpack_entries = config_.set_max_listpack_entries;

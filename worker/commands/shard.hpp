@@ -14,10 +14,12 @@
 #include "proto/resp_writer.hpp"
 #include "shared/config.hpp"
 #include "shared/control.hpp"
+#include "shared/notify_flags.hpp"
 #include "shared/topology.hpp"
 #include "worker/commands/acl.hpp"
 #include "worker/commands/blocking.hpp"
 #include "worker/commands/client_pause.hpp"
+#include "worker/commands/tracking.hpp"
 #include "worker/commands/watch_registry.hpp"
 #include "worker/store/db.hpp"
 #include "worker/store/evict.hpp"
@@ -140,7 +142,7 @@ class BusyService {
 
 // The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched or a
 // client blocked: otherwise the store's listener pointer is null and a write pays one test.
-class Shard final : public store::KeyspaceListener {
+class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifier {
  public:
   Shard(const Config& config, int worker_id);
   Shard(const Shard&) = delete;  // the Dbs point at events_
@@ -266,7 +268,7 @@ class Shard final : public store::KeyspaceListener {
   }
   void unwatch(std::uint64_t watcher) {
     watches_.unwatch(watcher);
-    if (watches_.empty() && blocking_.empty()) events_.listener = nullptr;
+    update_listener();
   }
   // Clients blocked on keys of this worker (blocking.hpp). The Shard listens to the keyspace
   // while one waits, as while a key is watched.
@@ -279,11 +281,21 @@ class Shard final : public store::KeyspaceListener {
   }
   void unblock(std::uint64_t token) {
     if (!blocking_.remove(token)) return;
-    if (watches_.empty() && blocking_.empty()) events_.listener = nullptr;
+    update_listener();
   }
   bool watch_dirty(std::uint64_t watcher) const { return watches_.dirty(watcher); }
+  // Client-side caching (tracking.hpp): the Shard listens to the keyspace while a client
+  // tracks, as while a key is watched.
+  Tracking tracking;
+  void update_listener() {
+    const bool listen = !watches_.empty() || !blocking_.empty() || tracking.listening();
+    events_.listener = listen ? this : nullptr;
+  }
+
   // store::KeyspaceListener
   void on_change(store::Db& db, std::string_view key) override {
+    if (tracking.enabled()) [[unlikely]]
+      tracking.invalidate(key);
     const int i = index_of(db);
     if (i >= 0) watches_.touched(i, key);
     // A deleted stream wakes its XREADGROUP waiters (they answer -UNBLOCKED); for the other
@@ -292,6 +304,8 @@ class Shard final : public store::KeyspaceListener {
   }
   // Before a whole-db change, so the keys are still there to tell which watched ones existed.
   void on_flush(store::Db& db) override {
+    if (tracking.enabled()) [[unlikely]]
+      tracking.invalidate_all();
     const int i = index_of(db);
     if (i >= 0) watches_.touched_all(i, [&](std::string_view k) { return bool(db.peek(k)); });
   }
@@ -299,6 +313,21 @@ class Shard final : public store::KeyspaceListener {
     const int i = index_of(db);
     if (i >= 0) blocking_.key_ready(i, key);
   }
+
+  // Keyspace notifications (keyspace_notify.cpp). The Shard is the keyspace's notifier only
+  // while notify-keyspace-events publishes something; apply_notify() after it changes.
+  void apply_notify() {
+    events_.notifier = notify_publishes(config_.notify_keyspace_events) ? this : nullptr;
+  }
+  store::KeyspaceEvents& events() { return events_; }
+  // store::KeyspaceNotifier: publishes on __keyspace@<db>__:<key> and __keyevent@<db>__:<event>
+  // to this worker's subscribers and, through publish_peers, to every other worker's.
+  void notify(store::Db& db, std::uint32_t cls, std::string_view event,
+              std::string_view key) override;
+  // Set by the server when there are other workers: hands a notification to each of them
+  // (over the mesh, as a PUBLISH the proxy fans out), so a subscriber on any worker of the
+  // proxy port hears every worker's events.
+  std::function<void(std::string_view channel, std::string_view message)> publish_peers;
 
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
@@ -323,6 +352,7 @@ class Shard final : public store::KeyspaceListener {
   }
 
   store::KeyspaceEvents events_;  // before dbs_: every Db points at it
+  std::string notify_channel_;    // reused: a notification's channel name
   Config config_;
   int worker_id_;
   Stats stats_;

@@ -382,18 +382,24 @@ void sort_generic(Context& ctx, bool readonly) {
   }
   const std::string_view dst = *o.store;
   if (out.empty()) {
-    if (ctx.db().erase(dst, ctx.shard.config().lazyfree_lazy_server_del)) ctx.log_as({"DEL", dst});
+    if (ctx.db().erase(dst, ctx.shard.config().lazyfree_lazy_server_del)) {
+      ctx.notify(kNotifyGeneric, "del", dst);
+      ctx.log_as({"DEL", dst});
+    }
     ctx.out.integer(0);
     return;
   }
   // STORE writes a new list over whatever dst held (a missing GET stores ""). Logged as the
   // SORT itself, as Redis replicates it: replay sorts the same data to the same list.
-  ctx.db().erase(dst, ctx.shard.config().lazyfree_lazy_server_del);
-  store::WriteHandle h = ctx.db().open(dst, Type::kList, ctx.now_ms());
-  h.set(types::Quicklist::create(h.heap()));
-  types::Quicklist ql(h.heap(), h.as<types::ListObject>(),
-                      ctx.shard.config().list_max_listpack_size);
-  for (const auto& v : out) types::list_push(ql, types::ListEnd::kTail, v ? *v : std::string());
+  // Built apart and stored over dst (Redis's setKey: "new" only when dst did not exist).
+  store::Db& db = ctx.db();
+  auto* list = static_cast<types::ListObject*>(types::Quicklist::create(db.heap()));
+  {
+    types::Quicklist ql(db.heap(), list, ctx.shard.config().list_max_listpack_size);
+    for (const auto& v : out) types::list_push(ql, types::ListEnd::kTail, v ? *v : std::string());
+  }
+  db.set_object(dst, list, store::SetOptions{});
+  ctx.notify(kNotifyList, "sortstore", dst);
   ctx.out.integer(static_cast<std::int64_t>(out.size()));
 }
 

@@ -237,6 +237,7 @@ void xadd(Context& ctx) {
       types::stream_append(h.heap(), s, a.id_given ? &a.id : nullptr, ctx.args.subspan(field_pos),
                            stream_limits(ctx), ctx.now_ms(), &id);
   if (r != types::StreamAppend::kOk) {
+    h.notify_as(0, {});  // refused: nothing was added
     // A sequence that cannot grow past "<ms>-*": 7.0.15 picks its text by a stale errno
     // (EDOM if the last failure left it, else this one); a fresh connection gets this one.
     const bool seq_overflow = r == types::StreamAppend::kIdTooSmall && a.id_given &&
@@ -251,7 +252,8 @@ void xadd(Context& ctx) {
   }
   h.changed();
   reply_stream_id(ctx, id);
-  if (a.trim.strategy != StreamTrim::kNone) types::stream_trim(h.heap(), s, a.trim);
+  const bool trimmed =
+      a.trim.strategy != StreamTrim::kNone && types::stream_trim(h.heap(), s, a.trim) != 0;
 
   // The effect: the ID as generated, an approximate trim as the exact one it was.
   static thread_local std::vector<std::string_view> eff;
@@ -274,6 +276,8 @@ void xadd(Context& ctx) {
   const std::size_t shift = ctx.argc() - eff.size();
   eff[idpos - shift] = types::stream_id_format(id, idbuf);
   ctx.log_as(std::span<const std::string_view>(eff));
+  h.release();  // "xadd", then "xtrim" when the trim removed entries, as Redis
+  if (trimmed) ctx.notify(kNotifyStream, "xtrim", key);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -658,6 +662,7 @@ void xread_generic(Context& ctx, bool group_cmd) {
     ctx.out.bulk(key);
     if (have_group) {
       store::WriteHandle h = ctx.db().open(key, Type::kStream, ctx.now_ms());
+      h.notify_as(0, {});  // Redis 7.0's XREADGROUP publishes nothing (new consumers neither)
       xreadgroup_serve(ctx, key, h, groups[k], consumername, gt, history, served_count, noack);
     } else {
       StreamID start = gt;

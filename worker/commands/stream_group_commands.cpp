@@ -409,6 +409,7 @@ void xack(Context& ctx) {
     if (types::stream_pel_find(g0->pel, id) == nullptr) continue;
     if (g == nullptr) {
       h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+      h.notify_as(0, {});  // XACK publishes nothing
       g = types::stream_group_find(h.mut_as<Stream>(), ctx.args[2]);
     }
     types::stream_nack_remove(h.heap(), g, types::stream_pel_find(g->pel, id));
@@ -602,6 +603,7 @@ bool claim_target(Context& ctx, store::WriteHandle& h, StreamGroup*& g) {
     return false;
   }
   h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+  h.notify_as(0, {});  // XCLAIM / XAUTOCLAIM publish nothing in Redis 7.0
   g = types::stream_group_find(h.mut_as<Stream>(), ctx.args[2]);
   return true;
 }

@@ -233,6 +233,8 @@ void set(Context& ctx) {
     return;
   }
   ctx.db().set_string(key, ctx.args[2], opt);
+  ctx.notify(kNotifyString, "set", key);
+  if (ext.has_expire) ctx.notify(kNotifyGeneric, "expire", key);
   if (!with_get) ctx.out.ok();
   // Logged without GET/NX/XX (decided) and with an absolute expiry.
   if (ext.has_expire) {
@@ -253,6 +255,7 @@ void setnx(Context& ctx) {
     return;
   }
   ctx.db().set_string(ctx.args[1], ctx.args[2], SetOptions{});
+  ctx.notify(kNotifyString, "set", ctx.args[1]);
   ctx.out.integer(1);
 }
 
@@ -262,6 +265,8 @@ void setex_generic(Context& ctx, bool seconds, std::string_view command) {
   SetOptions opt;
   opt.expire_at = *at;
   ctx.db().set_string(ctx.args[1], ctx.args[3], opt);
+  ctx.notify(kNotifyString, "set", ctx.args[1]);
+  ctx.notify(kNotifyGeneric, "expire", ctx.args[1]);
   ctx.out.ok();
   char buf[24];
   ctx.log_as({"SET", ctx.args[1], ctx.args[3], "PXAT", format_int64(*at, buf)});
@@ -278,13 +283,15 @@ void getset(Context& ctx) {
   bool found = false;
   if (!get_generic(ctx, ctx.args[1], found)) return;
   ctx.db().set_string(ctx.args[1], ctx.args[2], SetOptions{});  // drops the TTL, as SET does
+  ctx.notify(kNotifyString, "set", ctx.args[1]);
   ctx.log_as({"SET", ctx.args[1], ctx.args[2]});
 }
 
 void getdel(Context& ctx) {
   bool found = false;
   if (!get_generic(ctx, ctx.args[1], found)) return;
-  if (found) ctx.db().erase(ctx.args[1], ctx.shard.config().lazyfree_lazy_user_del);
+  if (found && ctx.db().erase(ctx.args[1], ctx.shard.config().lazyfree_lazy_user_del))
+    ctx.notify(kNotifyGeneric, "del", ctx.args[1]);
   ctx.log_as({"DEL", ctx.args[1]});
 }
 
@@ -309,13 +316,15 @@ void getex(Context& ctx) {
 
   if ((ext.flags & (kExAt | kPxAt)) && at <= ctx.now_ms()) {
     ctx.db().erase_expired(key);  // an absolute time already past deletes the key
+    ctx.notify(kNotifyGeneric, "del", key);
     ctx.log_as({"DEL", key});
   } else if (ext.has_expire) {
     ctx.db().set_expire(key, at);
+    ctx.notify(kNotifyGeneric, "expire", key);
     char buf[24];
     ctx.log_as({"PEXPIREAT", key, format_int64(at, buf)});
   } else if (ext.flags & kPersist) {
-    ctx.db().persist(key);
+    if (ctx.db().persist(key)) ctx.notify(kNotifyGeneric, "persist", key);
     ctx.log_as({"PERSIST", key});
   }
 }
@@ -353,6 +362,7 @@ void mset_generic(Context& ctx, bool nx) {
   }
   for (std::size_t j = 1; j < ctx.argc(); j += 2) {
     ctx.db().set_string(ctx.args[j], ctx.args[j + 1], SetOptions{});
+    ctx.notify(kNotifyString, "set", ctx.args[j]);
   }
   if (nx) {
     ctx.out.integer(1);
@@ -384,6 +394,7 @@ void append(Context& ctx) {
     }
   }
   std::size_t len = ctx.db().append(key, tail, ctx.now_ms());
+  ctx.notify(kNotifyString, "append", key);
   ctx.out.integer(static_cast<std::int64_t>(len));
 }
 
@@ -463,6 +474,7 @@ void setrange(Context& ctx) {
     return;
   }
   std::size_t len = ctx.db().set_range(key, static_cast<std::size_t>(*offset), value, ctx.now_ms());
+  ctx.notify(kNotifyString, "setrange", key);
   ctx.out.integer(static_cast<std::int64_t>(len));
 }
 
@@ -495,6 +507,7 @@ void incr_decr(Context& ctx, std::int64_t delta) {
   SetOptions opt;
   opt.keep_ttl = true;
   ctx.db().set_int(key, value, opt);
+  ctx.notify(kNotifyString, "incrby", key);  // DECR and DECRBY too, as Redis
   ctx.out.integer(value);
 }
 
@@ -560,6 +573,7 @@ void incrbyfloat(Context& ctx) {
   opt.keep_ttl = true;
   opt.as_text = true;
   ctx.db().set_string(key, text, opt);
+  ctx.notify(kNotifyString, "incrbyfloat", key);
   ctx.out.bulk(text);
   ctx.log_as({"SET", key, text, "KEEPTTL"});  // the result, not a float sum to redo
 }

@@ -198,6 +198,7 @@ void zadd_generic(Context& ctx, unsigned flags) {
   std::string_view key = ctx.args[1];
   store::WriteHandle h;
   if (!open_or_reply(ctx, key, Type::kZSet, IfMissing::kNothing, h)) return;
+  h.notify_as(kNotifyZset, incr ? "zincr" : "zadd");  // ZINCRBY: "zincr"
   const types::ZSetLimits lim = limits(ctx);
   std::size_t added = 0, updated = 0, processed = 0;
   double score = 0;
@@ -531,7 +532,7 @@ void zrange_generic(Context& ctx, std::size_t argc_start, bool store, RangeType 
   // ZRANGESTORE: copy out before the destination (maybe the source itself) is written.
   std::string_view dst = ctx.args[1];
   if (cur.empty()) {
-    ctx.db().erase_server(dst);
+    if (ctx.db().erase_server(dst)) ctx.notify(kNotifyGeneric, "del", dst);
     ctx.out.integer(0);
     return;
   }
@@ -547,6 +548,7 @@ void zrange_generic(Context& ctx, std::size_t argc_start, bool store, RangeType 
     types::zset_add(db.heap(), out, it.score, it.member, 0, &flags, nullptr, lim);
   }
   db.set_object(dst, out, store::SetOptions{});
+  ctx.notify_declared(dst);
   ctx.out.integer(static_cast<std::int64_t>(items.size()));
 }
 
@@ -638,6 +640,7 @@ std::string_view zpop_generic(Context& ctx, std::span<const std::string_view> ke
   std::string_view key;
   for (std::string_view k : keys) {
     if (!open_or_reply(ctx, k, Type::kZSet, IfMissing::kNothing, h)) return {};
+    h.notify_as(kNotifyZset, max ? "zpopmax" : "zpopmin");  // ZMPOP, BZPOPMIN ... too
     if (h) {
       key = k;
       break;
@@ -1001,10 +1004,11 @@ void zsetop_generic(Context& ctx, std::size_t numkeys_idx, bool store, SetOp op,
     if (len != 0) {
       types::zset_to_listpack_if_needed(heap, dst, maxelelen, totelelen, lim);
       ctx.db().set_object(dstkey, dst, store::SetOptions{});
+      ctx.notify_declared(dstkey);
       ctx.out.integer(static_cast<std::int64_t>(len));
     } else {
       types::zset_destroy(heap, dst);
-      ctx.db().erase_server(dstkey);
+      if (ctx.db().erase_server(dstkey)) ctx.notify(kNotifyGeneric, "del", dstkey);
       ctx.out.integer(0);
     }
     return;

@@ -413,6 +413,13 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   return true;
 }
 
+void Router::publish_peers(std::string_view channel, std::string_view message) {
+  const std::string_view args[] = {"PUBLISH", channel, message};
+  for (auto& link : links_) {
+    if (link && link->up()) link->send(MeshKind::kCommand, self_, 0, 2, args, MeshWaiter{});
+  }
+}
+
 void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
                        std::span<const std::string_view> args) {
   ClientInfo& client = c.info();

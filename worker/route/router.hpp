@@ -70,6 +70,11 @@ class Router {
   void serve_while_busy(const ClientInfo* running) { listener_.serve_while_busy(running); }
   std::size_t parked_mesh_clients() const { return listener_.parked_clients(); }
 
+  // A keyspace notification of this worker for every other worker's subscribers: a PUBLISH
+  // sent to each peer whose link is up, its reply dropped (no client waits for it). Events of
+  // one key all leave from its owner over the same links, so each key's order holds.
+  void publish_peers(std::string_view channel, std::string_view message);
+
   // A connection closed: its WATCHes on other workers are dropped.
   void forget(RoutedClient& c);
 

@@ -59,6 +59,17 @@ Server::Server(const control::WorkerInit& init, int control_fd)
       router_(*this, executor_, init.id, init.worker_count, init.mesh_name, init_.topology),
       pubsub_(*this) {
   shard_.pubsub = &pubsub_;
+  shard_.tracking.writer = [this](std::uint64_t id, const ClientInfo** info) {
+    auto it = clients_.find(id);
+    if (it == clients_.end() || it->second->closing()) return (proto::ReplyWriter*)nullptr;
+    *info = &it->second->info();
+    return push_writer(id);
+  };
+  if (init.worker_count > 1) {
+    shard_.publish_peers = [this](std::string_view channel, std::string_view message) {
+      router_.publish_peers(channel, message);
+    };
+  }
   shard_.busy_service = this;
   start_alloc_sampler(init.config);
   uv_loop_init(&loop_);
@@ -420,6 +431,10 @@ void Server::on_connection_closed(Connection* c) {
   shard_.unblock(shard_.watcher_of(c->info()));
   pubsub_.forget(c->info());
   router_.forget(*c);
+  if (shard_.tracking.find(c->info().id) != nullptr) {
+    shard_.tracking.disable(c->info().id);
+    shard_.update_listener();
+  }
   clients_.erase(c->info().id);
   shard_.connected_clients = clients_.size();
 }
@@ -476,6 +491,8 @@ void Server::on_check(uv_check_t* h) {
   // is journaled below with the rest of the turn, before any reply leaves.
   self->check_pause();
   self->check_blocking();
+  // BCAST invalidations, once per loop turn as Redis's beforeSleep sends them.
+  if (self->shard_.tracking.has_broadcast()) self->shard_.tracking.flush_broadcast();
   if (self->persistence_) self->persistence_->on_turn();
   while (self->dirty_head_ != nullptr || self->mesh_dirty_) {
     if (self->mesh_dirty_) {

@@ -18,8 +18,10 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "shared/notify_flags.hpp"
 #include "worker/store/record.hpp"
 #include "worker/store/table.hpp"
 #include "worker/types/value.hpp"
@@ -260,6 +262,20 @@ struct Db::Impl {
     main.insert(r, h);
     notify(r->key(), 1);
     if (r->has_ttl()) expires.insert(r, h);
+    if (ev->notifier != nullptr) [[unlikely]]
+      ev->notifier->notify(*self, kNotifyNew, "new", r->key());
+  }
+
+  // Lazy or active expiry removed `key` (Redis's deleteExpiredKeyAndPropagate).
+  void expired_key(std::string_view key, std::uint64_t h) {
+    if (ev->notifier == nullptr) [[likely]] {
+      remove(key, h, lazy_policy.expire);
+    } else {
+      std::string name(key);  // the record's bytes go with it
+      remove(key, h, lazy_policy.expire);
+      ev->notifier->notify(*self, kNotifyExpired, "expired", name);
+    }
+    ++expired_total;
   }
 
   // The main slot `ref` held `old`; it now holds `nr` (same key). Keeps the expiry index in
@@ -288,8 +304,7 @@ struct Db::Impl {
     if (!*ref) return nullptr;
     Record* r = ref->get();
     if (expired(r, now)) {
-      remove(key, h, lazy_policy.expire);
-      ++expired_total;
+      expired_key(key, h);
       *ref = Table::Ref();
       return nullptr;
     }
@@ -756,8 +771,7 @@ Entry Db::random_entry(std::int64_t now_ms) {
       if (r == nullptr) continue;
     }
     if (Impl::expired(r, now_ms)) {
-      d.remove(r->key(), d.main.hash(r->key()), d.lazy_policy.expire);
-      ++d.expired_total;
+      d.expired_key(r->key(), d.main.hash(r->key()));
       continue;
     }
     return Entry(r);
@@ -776,8 +790,7 @@ std::size_t Db::expire_cycle(std::int64_t now_ms, std::size_t budget) {
     for (std::size_t i = 0; i < n; ++i) {
       ++samples;
       if (!Impl::expired(recs[i], now_ms)) continue;
-      d.remove(recs[i]->key(), d.main.hash(recs[i]->key()), d.lazy_policy.expire);
-      ++d.expired_total;
+      d.expired_key(recs[i]->key(), d.main.hash(recs[i]->key()));
       ++deleted;
     }
   }
@@ -850,6 +863,8 @@ WriteHandle Db::open(std::string_view key, Type type, std::int64_t now_ms) {
   WriteHandle h;
   h.key_ = key;
   h.hash_ = d.main.hash(key);
+  if (d.ev->notifier != nullptr) [[unlikely]]
+    h.event_ = d.ev->command;
   Table::Ref ref;
   Record* r = d.lookup(key, h.hash_, &ref);
   if (r == nullptr) {
@@ -881,6 +896,7 @@ WriteHandle& WriteHandle::operator=(WriteHandle&& o) noexcept {
     dirty_ = std::exchange(o.dirty_, false);
     stored_ = std::exchange(o.stored_, false);
     created_ = o.created_;
+    event_ = o.event_;
   }
   return *this;
 }
@@ -929,9 +945,22 @@ void WriteHandle::remove() {
     types::ops_of(obj_).destroy(heap(), obj_);  // a copy of an inline value: never stored
   }
   obj_ = nullptr;
-  db_->impl_->remove(key_, hash_, false);  // counts and signals the change itself
+  if (db_->impl_->ev->notifier == nullptr) [[likely]] {
+    db_->impl_->remove(key_, hash_, false);  // counts and signals the change itself
+  } else {
+    // The command's event for what it wrote, then "del", as Redis's emptied collections.
+    if (dirty_) publish_event();
+    std::string key(key_);  // key_ may point into the record
+    db_->impl_->remove(key_, hash_, false);
+    db_->impl_->ev->notifier->notify(*db_, kNotifyGeneric, "del", key);
+  }
   rec_ = nullptr;
   dirty_ = false;
+}
+
+void WriteHandle::publish_event() {
+  KeyspaceNotifier* n = db_->impl_->ev->notifier;
+  if (n != nullptr && !event_.name.empty()) n->notify(*db_, event_.cls, event_.name, key_);
 }
 
 Heap& WriteHandle::heap() {
@@ -980,6 +1009,7 @@ void WriteHandle::settle() {
 void WriteHandle::release() {
   if (db_ == nullptr) return;
   if (obj_ != nullptr && rec_ != nullptr) settle();
+  if (dirty_) publish_event();
   Db* db = std::exchange(db_, nullptr);
   if (dirty_) db->impl_->written(key_, rec_ != nullptr);
   dirty_ = false;
@@ -994,6 +1024,8 @@ StringHandle Db::open_string(std::string_view key, std::int64_t now_ms) {
   StringHandle h;
   h.key_ = key;
   h.hash_ = d.main.hash(key);
+  if (d.ev->notifier != nullptr) [[unlikely]]
+    h.event_ = d.ev->command;
   Table::Ref ref;
   Record* r = d.lookup(key, h.hash_, &ref);
   if (r == nullptr) {
@@ -1018,6 +1050,7 @@ StringHandle& StringHandle::operator=(StringHandle&& o) noexcept {
     hash_ = o.hash_;
     status_ = o.status_;
     dirty_ = std::exchange(o.dirty_, false);
+    event_ = o.event_;
   }
   return *this;
 }
@@ -1058,7 +1091,12 @@ std::span<char> StringHandle::resize(std::size_t n) {
 void StringHandle::release() {
   if (db_ == nullptr) return;
   Db* db = std::exchange(db_, nullptr);
-  if (dirty_) db->impl_->written(key_, rec_ != nullptr);
+  if (dirty_) {
+    KeyspaceNotifier* n = db->impl_->ev->notifier;
+    if (n != nullptr && !event_.name.empty()) [[unlikely]]
+      n->notify(*db, event_.cls, event_.name, key_);
+    db->impl_->written(key_, rec_ != nullptr);
+  }
   dirty_ = false;
 }
 

@@ -100,6 +100,22 @@ class KeyspaceListener {
   virtual void key_ready(Db& db, std::string_view key) = 0;
 };
 
+// Keyspace notifications (Redis's notify.c): an event class (shared/notify_flags.hpp) and its
+// name, "lpush", "expired", ... A null name: no event.
+struct KeyspaceEvent {
+  std::uint32_t cls = 0;
+  std::string_view name;
+};
+
+// Where the keyspace publishes its notifications (the Shard implements it: it knows the db
+// numbers, notify-keyspace-events and pub/sub). Installed only while notify-keyspace-events
+// publishes something, so with notifications off a write pays one null test.
+class KeyspaceNotifier {
+ public:
+  virtual ~KeyspaceNotifier() = default;
+  virtual void notify(Db& db, std::uint32_t cls, std::string_view event, std::string_view key) = 0;
+};
+
 // Shared by the Dbs of one shard (a Db made without one keeps its own).
 struct KeyspaceEvents {
   // Bumped by every change (writes, lazy and active expiry, flushes). The journal compares it
@@ -112,6 +128,11 @@ struct KeyspaceEvents {
   // CLIENT NO-TOUCH: while set, lookups leave the clock byte alone (the executor sets it for
   // the commands of such a client, TOUCH excepted).
   bool no_touch = false;
+  KeyspaceNotifier* notifier = nullptr;
+  // The running command's own event, from its declaration (set by the executor only while a
+  // notifier is installed): what a write handle publishes on release unless the command
+  // stated another (WriteHandle::notify_as).
+  KeyspaceEvent command;
 };
 
 // Lazy free (Redis's lazyfree-lazy-*): which deletions that the Db decides itself hand
@@ -182,16 +203,22 @@ class WriteHandle {
   // Stores `v` as the key's value (kMissing: creates the key, without TTL). The old value,
   // if any, must have been freed or reused by the caller (an encoding conversion).
   void set(types::Object* v);
-  // Deletes the key (an emptied collection, as Redis).
+  // Deletes the key (an emptied collection, as Redis): publishes the handle's event for what
+  // was written, then "del".
   void remove();
   Heap& heap();
   Db& db() { return *db_; }
+  // The event this handle publishes when it releases a change, instead of the command's
+  // declared one (LMOVE's source pops: "lpop"); an empty name publishes nothing.
+  void notify_as(std::uint32_t cls, std::string_view name) { event_ = {cls, name}; }
 
   void release();
 
  private:
   friend class Db;
   void settle();  // release(): fold back / store the value written
+  void publish_event();
+  KeyspaceEvent event_;
   Db* db_ = nullptr;
   Record* rec_ = nullptr;
   // The value object being written: the record's own (kObject), or a heap copy of an inline
@@ -233,11 +260,14 @@ class StringHandle {
   // Makes the value exactly `n` bytes: kept bytes stay, new ones are zero. Creates the key
   // (without TTL) when missing. Grows an external buffer geometrically, as sds does.
   std::span<char> resize(std::size_t n);
+  // As WriteHandle::notify_as (BITFIELD publishes "setbit", PFMERGE "pfadd").
+  void notify_as(std::uint32_t cls, std::string_view name) { event_ = {cls, name}; }
 
   void release();
 
  private:
   friend class Db;
+  KeyspaceEvent event_;
   Db* db_ = nullptr;
   Record* rec_ = nullptr;
   std::string_view key_;
@@ -363,6 +393,14 @@ class Db {
 
   KeyspaceEvents& events();
   std::uint64_t mutations() const;
+  // Publishes one keyspace notification for `key` of this Db (a command whose change does
+  // not go through a write handle: SET, DEL, EXPIRE, RENAME ...; eviction's "evicted").
+  // One branch when notifications are off.
+  void notify(std::uint32_t cls, std::string_view event, std::string_view key) {
+    KeyspaceNotifier* n = events().notifier;
+    if (n != nullptr) [[unlikely]]
+      n->notify(*this, cls, event, key);
+  }
 
   // Allocator-usable bytes held by this Db (records, value buffers, tables).
   std::size_t used_memory() const;

@@ -155,6 +155,37 @@ inline constexpr Arg client_no_evict_args[] = {
 };
 inline constexpr CommandDecl client_no_evict{.args = client_no_evict_args};
 
+inline constexpr Arg client_tracking_args_0[] = {
+    {.name = "on", .type = ArgType::kPureToken, .token = "ON"},
+    {.name = "off", .type = ArgType::kPureToken, .token = "OFF"},
+};
+inline constexpr Arg client_tracking_args[] = {
+    {.name = "status", .type = ArgType::kOneof, .args = client_tracking_args_0},
+    {.name = "client-id", .type = ArgType::kInteger, .token = "REDIRECT", .flags = kArgOptional},
+    {.name = "prefix",
+     .type = ArgType::kString,
+     .token = "PREFIX",
+     .flags = kArgOptional | kArgMultiple | kArgMultipleToken},
+    {.name = "bcast", .type = ArgType::kPureToken, .token = "BCAST", .flags = kArgOptional},
+    {.name = "optin", .type = ArgType::kPureToken, .token = "OPTIN", .flags = kArgOptional},
+    {.name = "optout", .type = ArgType::kPureToken, .token = "OPTOUT", .flags = kArgOptional},
+    {.name = "noloop", .type = ArgType::kPureToken, .token = "NOLOOP", .flags = kArgOptional},
+};
+inline constexpr CommandDecl client_tracking{.args = client_tracking_args};
+
+inline constexpr Arg client_caching_args_0[] = {
+    {.name = "yes", .type = ArgType::kPureToken, .token = "YES"},
+    {.name = "no", .type = ArgType::kPureToken, .token = "NO"},
+};
+inline constexpr Arg client_caching_args[] = {
+    {.name = "mode", .type = ArgType::kOneof, .args = client_caching_args_0},
+};
+inline constexpr CommandDecl client_caching{.args = client_caching_args};
+
+inline constexpr CommandDecl client_getredir{};
+
+inline constexpr CommandDecl client_trackinginfo{};
+
 inline constexpr CommandDecl client_help{};
 
 }  // namespace ruvio::worker::decl

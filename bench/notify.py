@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""Cost of keyspace notifications and client tracking, Ruvio against Debian's redis-server
+7.0.15 in the same run: a fresh pinned server per row and kind (bench/common.py's start),
+one pipelined raw-socket client (64 commands per write) on 10,000 keys, server CPU µs per
+request from /proc/<pid>/task/*/schedstat as the primary figure, req/s beside it, foreign CPU
+(everything on the machine but the server and this client) recorded per row.
+
+Rows (each relative to its baseline row of the same server):
+  SET / GET                      notify-keyspace-events "" (the baseline)
+  SET / GET KEA, no subscriber   notify-keyspace-events KEA, nobody listens
+  SET / GET KEA, 1 subscriber    KEA and one PSUBSCRIBE __key*@*__:* client draining
+  GET tracking                   the client runs CLIENT TRACKING ON (RESP3) first: every GET
+                                 remembers its key (the baseline is plain GET)
+
+A Python client is used (not redis-benchmark) because redis-benchmark cannot turn tracking
+on; the server's CPU per request is what is compared, the client's speed only sets req/s.
+
+Usage: bench/notify.py [--requests 200000] [--rounds 1] [--no-write]
+Writes bench/results/<date>-notify.json.
+"""
+
+import argparse
+import glob
+import os
+import socket
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+KEYS = 10000
+BATCH = 64
+
+
+def resp(*args):
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def on_cpu_ns(pid):
+    total = 0
+    for p in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+        with open(p) as f:
+            total += int(f.read().split()[0])
+    return total
+
+
+class Conn:
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def roundtrip(self, payload, replies):
+        """Sends, then reads until `replies` CRLF-terminated top-level replies arrived
+        (only simple replies and bulks of the bench: +OK, $5 value, pushes counted out)."""
+        self.s.sendall(payload)
+        buf = b""
+        need = replies
+        while True:
+            chunk = self.s.recv(1 << 20)
+            if not chunk:
+                raise RuntimeError("closed")
+            buf += chunk
+            n = buf.count(b"\r\n")
+            # +OK is one line, a bulk two: the bench's replies only
+            if n >= need:
+                return buf
+
+    def call(self, *args):
+        self.s.sendall(resp(*args))
+        time.sleep(0.02)
+        return self.s.recv(1 << 16)
+
+
+def drain(port, stop):
+    c = Conn(port)
+    c.s.sendall(resp("PSUBSCRIBE", "__key*@*__:*"))
+    c.s.settimeout(0.2)
+    while not stop.is_set():
+        try:
+            if not c.s.recv(1 << 20):
+                break
+        except socket.timeout:
+            pass
+    c.s.close()
+
+
+def load(port, verb, requests, tracking=False):
+    c = Conn(port)
+    if tracking:
+        c.call("HELLO", "3")
+        c.call("CLIENT", "TRACKING", "ON")
+    per_reply = 1 if verb == "SET" else 2
+    sent = 0
+    i = 0
+    while sent < requests:
+        cmds = []
+        for _ in range(BATCH):
+            k = b"key:%06d" % (i % KEYS)
+            i += 1
+            cmds.append(resp(b"SET", k, b"value") if verb == "SET" else resp(b"GET", k))
+        c.roundtrip(b"".join(cmds), BATCH * per_reply)
+        sent += BATCH
+    c.s.close()
+    return sent
+
+
+ROWS = [
+    ("SET", "SET", "", False, False),
+    ("SET KEA, no subscriber", "SET", "KEA", False, False),
+    ("SET KEA, 1 subscriber", "SET", "KEA", True, False),
+    ("GET", "GET", "", False, False),
+    ("GET KEA, no subscriber", "GET", "KEA", False, False),
+    ("GET KEA, 1 subscriber", "GET", "KEA", True, False),
+    ("GET tracking", "GET", "", False, True),
+]
+
+
+def run_row(kind, row, requests):
+    name, verb, flags, subscriber, tracking = row
+    srv, pid = common.start(kind)
+    stop = threading.Event()
+    th = None
+    try:
+        c = Conn(srv.port)
+        load(srv.port, "SET", KEYS)  # every key exists
+        if flags:
+            c.call("CONFIG", "SET", "notify-keyspace-events", flags)
+        if subscriber:
+            th = threading.Thread(target=drain, args=(srv.port, stop), daemon=True)
+            th.start()
+            time.sleep(0.2)
+        load(srv.port, verb, 20000, tracking)  # warm-up
+        cpu0, busy0, self0, t0 = (on_cpu_ns(pid), common.system_busy_seconds(),
+                                  time.process_time(), time.monotonic())
+        n = load(srv.port, verb, requests, tracking)
+        cpu1, busy1, self1, t1 = (on_cpu_ns(pid), common.system_busy_seconds(),
+                                  time.process_time(), time.monotonic())
+        server_s = (cpu1 - cpu0) / 1e9
+        foreign = max(0.0, (busy1 - busy0) - server_s - (self1 - self0))
+        return {"row": name, "server": kind, "requests": n,
+                "server_cpu_us_per_request": round(server_s * 1e6 / n, 3),
+                "requests_per_second": round(n / (t1 - t0)),
+                "foreign_cpu_seconds": round(foreign, 2), "wall_seconds": round(t1 - t0, 2)}
+    finally:
+        stop.set()
+        if th is not None:
+            th.join(timeout=2)
+        srv.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=200000)
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--no-write", action="store_true")
+    a = ap.parse_args()
+    results = []
+    for _ in range(a.rounds):
+        for row in ROWS:
+            for kind in ("redis", "ruvio"):
+                r = run_row(kind, row, a.requests)
+                results.append(r)
+                print(r, flush=True)
+    base = {}
+    for r in results:
+        if r["row"] in ("SET", "GET"):
+            base[(r["server"], r["row"])] = r["server_cpu_us_per_request"]
+    for r in results:
+        b = base.get((r["server"], r["row"].split()[0]))
+        r["relative_to_baseline"] = round(r["server_cpu_us_per_request"] / b, 3) if b else None
+    rows = []
+    for row in ROWS:
+        cells = [row[0]]
+        for kind in ("redis", "ruvio"):
+            rs = [r for r in results if r["row"] == row[0] and r["server"] == kind]
+            us = common.median([r["server_cpu_us_per_request"] for r in rs])
+            rel = common.median([r["relative_to_baseline"] for r in rs])
+            rps = common.median([r["requests_per_second"] for r in rs])
+            cells += [f"{us:.2f}", f"{rel:.2f}x", f"{rps:,}"]
+        rows.append(cells)
+    print(common.table(["row", "redis µs/req", "redis rel", "redis req/s", "ruvio µs/req",
+                        "ruvio rel", "ruvio req/s"], rows))
+    if not a.no_write:
+        path = common.write_result("notify", {
+            "command": " ".join(["bench/notify.py"] + sys.argv[1:]),
+            "servers": {k: common.server_command(k) for k in ("redis", "ruvio")},
+            "method": __doc__.strip().split("\n\n")[0], "results": results})
+        print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()
