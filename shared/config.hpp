@@ -134,10 +134,10 @@ struct Config {
        stream_node_max_entries, busy_reply_threshold, obuf_limits[0], obuf_limits[1],
        obuf_limits[2], client_query_buffer_limit, proto_max_bulk_len, maxclients, timeout,
        tcp_keepalive, aclfile, acl_users, protected_mode, admin_token, slowlog_log_slower_than,
-       slowlog_max_len, latency_monitor_threshold, latency_tracking,
-       latency_tracking_percentiles, maxmemory_samples, maxmemory_eviction_tenacity,
-       lfu_log_factor, lfu_decay_time, enable_debug_command, sanitize_dump_payload,
-       notify_keyspace_events, tracking_table_max_keys);
+       slowlog_max_len, latency_monitor_threshold, latency_tracking, latency_tracking_percentiles,
+       maxmemory_samples, maxmemory_eviction_tenacity, lfu_log_factor, lfu_decay_time,
+       enable_debug_command, sanitize_dump_payload, notify_keyspace_events,
+       tracking_table_max_keys);
   }
 };
 

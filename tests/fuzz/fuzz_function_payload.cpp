@@ -5,7 +5,7 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. -I/usr/include/liblzf \
 //       tests/fuzz/fuzz_function_payload.cpp worker/script/function_payload.cpp \
-//       -llzf -o fuzz_function_payload
+//       worker/persist/crc64.cpp worker/persist/rdb_io.cpp -llzf -o fuzz_function_payload
 //
 // Input: the payload bytes as FUNCTION DUMP returns them (seed with a redis-server DUMP).
 // They are tried as they are and, so that the fuzzer gets past the checksum, again as the
@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "worker/persist/crc64.hpp"
+#include "worker/persist/rdb_io.hpp"
 #include "worker/script/function_payload.hpp"
 
 using ruvio::worker::script::dump_functions;
@@ -48,9 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view input(reinterpret_cast<const char*>(data), size);
   check(input);
   std::string framed(input);
-  framed.push_back(static_cast<char>(ruvio::worker::script::kRdbVersion));
+  framed.push_back(static_cast<char>(ruvio::persist::rdb::kVersion));
   framed.push_back('\0');
-  const std::uint64_t crc = ruvio::worker::script::crc64(0, framed);
+  const std::uint64_t crc = ruvio::persist::crc64(0, framed);
   framed.append(reinterpret_cast<const char*>(&crc), 8);
   check(framed);
   return 0;

@@ -1,5 +1,5 @@
-// FUNCTION DUMP payloads: Redis's CRC64 check value, the round trip through LZF and plain
-// strings, and a snapshot carrying function libraries beside its keys.
+// FUNCTION DUMP payloads (their CRC64 is persist's, tested in test_rdb.cpp): the round trip through
+// LZF and plain strings, and a snapshot carrying function libraries beside its keys.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -11,11 +11,6 @@
 #include "worker/script/function_payload.hpp"
 
 using namespace ruvio::worker::script;
-
-TEST_CASE("function payload: crc64 is Redis's (Jones, reflected)") {
-  CHECK(crc64(0, "123456789") == 0xe9c6d914c4b8d9caull);
-  CHECK(crc64(0, "") == 0);
-}
 
 TEST_CASE("function payload: libraries round trip, short and long") {
   const std::string small = "#!lua name=a\nx";

@@ -60,7 +60,7 @@ bool Executor::perform_evictions() {
     freed += dbs[c.db]->evict(c.key);
     if (journal_ != nullptr) journal_->after_write(c.db, del);
     ++shard_.stats().evicted_keys;
-    if (shard_.key_events != nullptr) shard_.key_events->key_deleted(c.db, "evicted", c.key);
+    dbs[c.db]->notify(kNotifyEvicted, "evicted", c.key);  // keyspace notification
     if (++keys % 16 == 0) {
       // Lazily freed values leave the heap later: stop as soon as the count is under.
       if (shard_.config().lazyfree_lazy_eviction && shard_.counted_memory() <= limit) break;

@@ -124,15 +124,6 @@ class PubSub {
 // instructions) so the worker keeps answering its other clients; implemented by the server,
 // which reads what they sent and runs it. Commands then answer -BUSY unless declared
 // allow_busy (SCRIPT KILL, SHUTDOWN NOSAVE, ...), so none touches the keyspace meanwhile.
-// Keyspace events of keys the server deletes by itself (eviction now; expiry later), for the
-// keyspace notifications (notify-keyspace-events). Null until that engine installs one.
-class KeyEventHook {
- public:
-  virtual ~KeyEventHook() = default;
-  // `event` is Redis's event name ("evicted"); `key` is gone from database `db`.
-  virtual void key_deleted(int db, std::string_view event, std::string_view key) = 0;
-};
-
 class BusyService {
  public:
   virtual ~BusyService() = default;
@@ -225,9 +216,7 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   // What a worker counts against maxmemory, as INFO used_memory shows it: the databases, the
   // fixed start-up overhead and the clients' query and output buffers (as Redis counts them).
   static constexpr std::size_t kBaseMemory = 1024 * 1024;
-  std::size_t counted_memory() const {
-    return used_memory() + kBaseMemory + client_buffer_bytes;
-  }
+  std::size_t counted_memory() const { return used_memory() + kBaseMemory + client_buffer_bytes; }
   // This worker's share of maxmemory (INTERFACE.md: the total split evenly); 0 = no limit.
   std::uint64_t maxmemory_share() const {
     const int n = config_.workers > 0 ? config_.workers : 1;
@@ -243,7 +232,6 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
     evictor.reset();
   }
   store::Evictor evictor;
-  KeyEventHook* key_events = nullptr;  // set by the keyspace-notification engine
   // Returns freed pages to the OS (after FLUSHALL / FLUSHDB).
   void release_memory();
 

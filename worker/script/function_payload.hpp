@@ -28,11 +28,6 @@
 
 namespace ruvio::worker::script {
 
-inline constexpr std::uint16_t kRdbVersion = 10;
-
-// Redis's crc64 (crc64.c): crc64(0, "123456789") == 0xe9c6d914c4b8d9ca.
-std::uint64_t crc64(std::uint64_t crc, std::string_view data);
-
 // The DUMP payload of `codes` (one library code each).
 std::string dump_functions(std::span<const std::string_view> codes);
 
