@@ -178,6 +178,28 @@ class ClientCases:
         self.assertEqual(me.call("CLIENT", "INFO"), b"+QUEUED\r\n")
         me.call("DISCARD")
 
+    def test_flags_of_no_evict_and_tracking(self):
+        # The flags other areas own (NO-EVICT: e, TRACKING: t, BCAST: B) and redir=, in
+        # Redis 7.0's order; RESET ends tracking and keeps NO-EVICT (as 7.0 does).
+        me, _ = self.client()
+
+        def mine():
+            info = bulk_text(me.call("CLIENT", "INFO")).rstrip("\n")
+            d = dict(kv.split("=", 1) for kv in info.split(" "))
+            return d["flags"], d["redir"]
+
+        self.assertEqual(mine(), ("N", "-1"))
+        self.assertEqual(me.call("CLIENT", "NO-EVICT", "on"), OK)
+        self.assertEqual(mine(), ("e", "-1"))
+        self.assertEqual(me.call("CLIENT", "TRACKING", "on", "BCAST"), OK)
+        self.assertEqual(mine(), ("tBe", "0"))
+        self.assertEqual(me.call("CLIENT", "TRACKING", "off"), OK)
+        self.assertEqual(mine(), ("e", "-1"))
+        self.assertEqual(me.call("CLIENT", "TRACKING", "on"), OK)
+        self.assertEqual(mine(), ("te", "0"))
+        self.assertEqual(me.call("RESET"), b"+RESET\r\n")
+        self.assertEqual(mine(), ("e", "-1"))
+
     def test_getname_id(self):
         c, cid = self.client()
         self.assertEqual(c.call("CLIENT", "GETNAME"), b"$-1\r\n")

@@ -153,6 +153,29 @@ class ErrorCases:
         self.assertEqual(c.call("TOUCH", "f", "nokey"), b":1\r\n")
         self.assertEqual(c.call("OBJECT", "FREQ", "f"), b":6\r\n")  # the first hit always counts
 
+    def test_evicted_keyspace_event(self):
+        # Each evicted key is published as an "evicted" event (class e); with nothing left to
+        # evict the SET itself is refused.
+        self.r.set("a", "1")
+        self.r.set("b", "2")
+        self.r.config_set("notify-keyspace-events", "Ee")
+        self.addCleanup(self.r.config_set, "notify-keyspace-events", "")
+        sub = self.r.pubsub()
+        self.addCleanup(sub.close)
+        sub.subscribe("__keyevent@0__:evicted")
+        self.assertEqual(sub.get_message(timeout=2)["type"], "subscribe")
+        c = self.over("allkeys-random")
+        self.assertEqual(c.call("SET", "c", "3"), OOM)
+        got = []
+        deadline = time.monotonic() + 5
+        while len(got) < 2 and time.monotonic() < deadline:
+            m = sub.get_message(timeout=0.5)
+            if m is not None and m["type"] == "message":
+                got.append(m["data"])
+        self.assertEqual(sorted(got), ["a", "b"])
+        self.r.config_set("maxmemory", "0")
+        self.assertEqual(self.r.dbsize(), 0)
+
     def test_client_no_evict(self):
         c = self.raw()
         self.assertEqual(c.call("CLIENT", "NO-EVICT", "on"), b"+OK\r\n")

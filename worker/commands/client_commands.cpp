@@ -540,7 +540,11 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
   if (c.subscribed()) out += 'P';
   if (c.in_multi) out += 'x';
   if (c.blocked) out += 'b';
+  if (c.tracking) out += 't';
+  if (c.tracking_bcast) out += 'B';
   if (c.close_after_reply) out += 'c';
+  if (c.no_evict) out += 'e';
+  if (c.no_touch) out += 'T';
   if (out.size() == flags_at) out += 'N';
   num(" db=", c.db);
   num(" sub=", c.subscriptions);
@@ -563,7 +567,12 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
   out += c.last_command;
   out += " user=";
   out += acl_user_name(c);
-  num(" redir=-1 resp=", c.resp);
+  if (c.tracking) {
+    num(" redir=", c.tracking_redir);
+  } else {
+    out += " redir=-1";
+  }
+  num(" resp=", c.resp);
 }
 
 std::span<const CommandDef> client_subcommands() {

@@ -172,8 +172,15 @@ void reset(Context& ctx) {
   ctx.out.set_protocol(2);
   ctx.client.name.clear();
   ctx.client.reply_mode = ClientInfo::kReplyOn;
-  ctx.client.no_evict = false;
+  // CLIENT NO-EVICT survives RESET in 7.0 (clearClientConnectionState keeps it); NO-TOUCH
+  // is 7.2's, whose RESET clears it.
   ctx.client.no_touch = false;
+  if (ctx.client.tracking) {  // RESET turns client tracking off, as Redis's resetCommand
+    ctx.shard.tracking.disable(ctx.client.id);
+    ctx.client.tracking = ctx.client.tracking_bcast = false;
+    ctx.client.tracking_redir = 0;
+    ctx.shard.update_listener();
+  }
   ctx.client.user = ctx.shard.acl().default_user();
   ctx.client.authenticated = ctx.shard.acl().default_open();
   ctx.out.simple("RESET");

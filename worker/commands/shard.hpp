@@ -65,6 +65,10 @@ struct ClientInfo {
   bool obey = false;               // WAL replay: runs as logged (no eviction, no -OOM)
   bool no_evict = false;           // CLIENT NO-EVICT on
   bool no_touch = false;           // CLIENT NO-TOUCH on: reads leave the LRU/LFU clock alone
+  // CLIENT TRACKING as CLIENT LIST shows it (flags t, B; redir=), mirrored from Tracking.
+  bool tracking = false;
+  bool tracking_bcast = false;
+  std::uint64_t tracking_redir = 0;
   bool blocked = false;  // parked (CLIENT PAUSE, a blocking command) or awaiting a blocking
                          // command forwarded to its owner (flags=b)
   // Pub/sub subscriptions held (a RESP2 client with any is in subscribed mode).

@@ -127,6 +127,10 @@ void client_tracking(Context& ctx) {
     ctx.out.error(err::kSyntax);
     return;
   }
+  const Tracking::Client* now = t.find(ctx.client.id);
+  ctx.client.tracking = now != nullptr && (now->flags & F::kOn);
+  ctx.client.tracking_bcast = ctx.client.tracking && (now->flags & F::kBcast);
+  ctx.client.tracking_redir = ctx.client.tracking ? now->redirect : 0;
   ctx.shard.update_listener();
   ctx.out.ok();
 }
