@@ -176,6 +176,25 @@ class ErrorCases:
         self.r.config_set("maxmemory", "0")
         self.assertEqual(self.r.dbsize(), 0)
 
+    def test_functions_by_flags(self):
+        # FCALL over the limit, as a shebang EVAL: a function that may write and lacks
+        # allow-oom is refused; allow-oom and no-writes ones run.
+        self.r.execute_command(
+            "FUNCTION", "LOAD",
+            "#!lua name=oomlib\n"
+            "redis.register_function('w', function(k) return redis.call('GET', k[1]) end)\n"
+            "redis.register_function{function_name='ao', callback=function(k) "
+            "return redis.call('SET', k[1], 'x') end, flags={'allow-oom'}}\n"
+            "redis.register_function{function_name='ro', callback=function(k) "
+            "return redis.call('GET', k[1]) end, flags={'no-writes'}}\n")
+        self.addCleanup(self.r.execute_command, "FUNCTION", "FLUSH")
+        self.r.set("fk", "1")
+        c = self.over()
+        self.assertEqual(c.call("FCALL", "w", "1", "fk"), OOM)
+        self.assertEqual(c.call("FCALL", "ro", "1", "fk"), b"$1\r\n1\r\n")
+        self.assertEqual(c.call("FCALL", "ao", "1", "fk"), b"+OK\r\n")
+        self.assertEqual(c.call("FCALL", "nosuch", "0"), b"-ERR Function not found\r\n")
+
     def test_client_no_evict(self):
         c = self.raw()
         self.assertEqual(c.call("CLIENT", "NO-EVICT", "on"), b"+OK\r\n")

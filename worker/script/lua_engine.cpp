@@ -376,8 +376,7 @@ void Engine::fcall(Context& ctx, bool read_only) {
     out.error("ERR Number of keys can't be negative");
     return;
   }
-  // scriptPrepareForRun's refusals. The -OOM one (no allow-oom, maxmemory reached, the
-  // function may write) goes here once maxmemory exists.
+  // scriptPrepareForRun's refusals.
   if ((f->flags & kNoCluster) && ctx.client.cluster_mode) {
     out.error("ERR Can not run script on cluster, 'no-cluster' flag is set.");
     return;
@@ -386,6 +385,13 @@ void Engine::fcall(Context& ctx, bool read_only) {
     out.error("ERR Can not execute a script with write flag using *_ro command.");
     return;
   }
+  // As a shebang script: a function that may write and lacks allow-oom is denyoom.
+  if (!(f->flags & (kAllowOom | kNoWrites)) && shard_.config().maxmemory != 0 &&
+      executor_.oom_at_start()) {
+    out.error(err::kOom);
+    return;
+  }
+  allow_oom_ = (f->flags & kAllowOom) != 0;
   const std::size_t nk = static_cast<std::size_t>(*numkeys);
   lua_State* lua = functions_->lua();
   push_error_handler(lua);
