@@ -130,6 +130,21 @@ class DumpDifferential(unittest.TestCase):
         self.assertIn(self.rv.restore("f", 5000, payload), (True, b"OK"))
         self.assertTrue(4000 < self.rv.pttl("f") <= 5000)
 
+    def test_restore_idletime_and_freq_apply(self):
+        # objectSetLRUOrLFU: IDLETIME sets the LRU clock back (LRU policies), FREQ the LFU
+        # counter (LFU policies); OBJECT IDLETIME / FREQ read them back as redis-server does.
+        self.rv.set("s", "v")
+        payload = self.rv.dump("s")
+        for srv in (self.rr, self.rv):
+            srv.config_set("maxmemory-policy", "allkeys-lru")
+            self.assertIn(srv.restore("i", 0, payload, idletime=100), (True, b"OK"))
+            idle = srv.object("idletime", "i")
+            self.assertTrue(100 <= idle <= 101, (srv, idle))
+            srv.config_set("maxmemory-policy", "allkeys-lfu")
+            self.assertIn(srv.restore("f", 0, payload, frequency=42), (True, b"OK"))
+            self.assertEqual(srv.object("freq", "f"), 42)
+            srv.config_set("maxmemory-policy", "noeviction")
+
     def test_restore_wakes_blocked_pop(self):
         self.rv.rpush("src", "a", "b")
         payload = self.rv.dump("src")

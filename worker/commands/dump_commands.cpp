@@ -116,9 +116,10 @@ void cmd_restore(Context& ctx) {
     // dbAdd's signalKeyAsReady: a client blocked on this list, zset or stream is served.
     if (store::KeyspaceListener* l = db.events().listener) l->key_ready(db, key);
   }
+  db.set_access(key, a.idle, a.freq, ctx.now_ms());  // objectSetLRUOrLFU
   // The journal replays the restore itself, with the expiry made absolute (as Redis
   // propagates it) and REPLACE, which the replayed order makes harmless. IDLETIME/FREQ are
-  // access metadata, not data: left out.
+  // access metadata, not data: applied here, left out of the log.
   char buf[24];
   ctx.log_as({"RESTORE", key, format_int64(at, buf), payload, "REPLACE", "ABSTTL"});
   ctx.out.ok();

@@ -531,6 +531,18 @@ Entry Db::find_notouch(std::string_view key, std::int64_t now_ms) {
   return r != nullptr ? Entry(r) : Entry();
 }
 
+void Db::set_access(std::string_view key, std::int64_t idle_s, std::int64_t freq,
+                    std::int64_t now_ms) {
+  Impl& d = *impl_;
+  Table::Ref ref = d.main.find(key, d.main.hash(key));
+  if (!ref) return;
+  if (d.lfu) {
+    if (freq >= 0) ref.get()->set_clock(static_cast<std::uint8_t>(freq));
+  } else if (idle_s >= 0) {
+    ref.get()->set_clock(lru_tick(now_ms - idle_s * 1000));
+  }
+}
+
 Entry Db::peek(std::string_view key) const {
   Table::Ref ref = impl_->main.find(key, impl_->main.hash(key));
   return ref ? Entry(ref.get()) : Entry();

@@ -301,6 +301,11 @@ class Db {
   Entry find(std::string_view key, std::int64_t now_ms);
   // Lookup with lazy expiry that leaves the access clock alone (TYPE, TTL, EXISTS: Redis's
   // LOOKUP_NOTOUCH).
+  // RESTORE's IDLETIME / FREQ (Redis's objectSetLRUOrLFU): under an LFU policy the counter
+  // becomes `freq` (when >= 0), otherwise the LRU clock is set `idle_s` seconds back (when
+  // >= 0; the one-byte clock keeps idle times modulo 256 s). A missing key: nothing.
+  void set_access(std::string_view key, std::int64_t idle_s, std::int64_t freq,
+                  std::int64_t now_ms);
   Entry find_notouch(std::string_view key, std::int64_t now_ms);
   // Lookup without touching access time or expiring (used by SCAN filters, tests).
   Entry peek(std::string_view key) const;
