@@ -24,9 +24,9 @@ script::Functions& functions(Context& ctx) {
 }
 
 // The WAL replayer runs what was accepted once: no load timeout for it (Redis's
-// mustObeyClient).
+// mustObeyClient; ClientInfo::obey marks the replayer).
 bool replaying(const Context& ctx) {
-  return ctx.client.name == "wal-replay";
+  return ctx.client.obey;
 }
 
 // addReplySubcommandSyntaxError.
