@@ -10,6 +10,7 @@ A test class mixes KillRecovery into unittest.TestCase and defines workload(r, r
 snapshot_of(r) and, when it checks more, check_wal(want, r) (the live data set, before the
 kill) and check_recovered(want, r) (the restarted server, in both scenarios)."""
 
+import abc
 import os
 import shutil
 import signal
@@ -30,15 +31,19 @@ def wait_for(cond, timeout=10.0, step=0.02):
     return False
 
 
-class KillRecovery:
+class KillRecovery(abc.ABC):
+    """Mixin for a unittest.TestCase; a family's case must define workload and snapshot_of
+    (ABCMeta refuses to build a test class that lacks either)."""
     prefix = "ruvio-dur-"
     rounds = 3
 
+    @abc.abstractmethod
     def workload(self, r, round_):
-        raise NotImplementedError
+        """Writes one round's commands to `r`."""
 
+    @abc.abstractmethod
     def snapshot_of(self, r):
-        raise NotImplementedError
+        """The whole data set as comparable Python values."""
 
     def check_wal(self, want, r):
         """Checks of the recorded data set itself (that the workload did what it means to)."""

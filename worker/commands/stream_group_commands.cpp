@@ -126,7 +126,15 @@ struct GroupTarget {
   StreamGroup* g = nullptr;
 };
 
-bool group_target(Context& ctx, GroupTarget& t, bool group_required) {
+constexpr std::string_view kKeyRequired =
+    "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to "
+    "use the MKSTREAM option to create an empty stream automatically.";
+
+// What a subcommand needs before it runs, checked in xgroupCommand's order (WRONGTYPE, the
+// key, the group), on one handle.
+enum class Needs { kNothing, kKey, kGroup };
+
+bool group_target(Context& ctx, GroupTarget& t, Needs needs) {
   t.h = ctx.db().open(ctx.args[2], Type::kStream, ctx.now_ms());
   if (t.h.wrong_type()) {
     ctx.out.error(err::kWrongType);
@@ -136,7 +144,11 @@ bool group_target(Context& ctx, GroupTarget& t, bool group_required) {
     t.s = t.h.mut_as<Stream>();  // written only where a subcommand then calls changed()
     t.g = types::stream_group_find(t.s, ctx.args[3]);
   }
-  if (group_required && t.g == nullptr) {
+  if (needs != Needs::kNothing && t.s == nullptr) {
+    ctx.out.error(kKeyRequired);
+    return false;
+  }
+  if (needs == Needs::kGroup && t.g == nullptr) {
     std::string msg = "NOGROUP No such consumer group '";
     msg.append(ctx.args[3]);
     msg.append("' for key name '");
@@ -176,10 +188,6 @@ bool group_options(Context& ctx, bool create, bool& mkstream, std::int64_t& entr
   return true;
 }
 
-constexpr std::string_view kKeyRequired =
-    "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to "
-    "use the MKSTREAM option to create an empty stream automatically.";
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -190,7 +198,7 @@ void xgroup_create(Context& ctx) {
   std::int64_t entries_read = types::kEntriesReadInvalid;
   if (!group_options(ctx, true, mkstream, entries_read)) return;
   GroupTarget t;
-  if (!group_target(ctx, t, false)) return;
+  if (!group_target(ctx, t, Needs::kNothing)) return;
   if (t.s == nullptr && !mkstream) {
     ctx.out.error(kKeyRequired);
     return;
@@ -220,12 +228,7 @@ void xgroup_setid(Context& ctx) {
   std::int64_t entries_read = types::kEntriesReadInvalid;
   if (!group_options(ctx, false, mkstream, entries_read)) return;
   GroupTarget t;
-  if (!group_target(ctx, t, false)) return;
-  if (t.s == nullptr) {
-    ctx.out.error(kKeyRequired);
-    return;
-  }
-  if (!group_target(ctx, t, true)) return;
+  if (!group_target(ctx, t, Needs::kGroup)) return;
   if (ctx.argc() != 5 && ctx.argc() != 7) {
     subcommand_syntax(ctx);
     return;
@@ -244,11 +247,7 @@ void xgroup_setid(Context& ctx) {
 
 void xgroup_destroy(Context& ctx) {
   GroupTarget t;
-  if (!group_target(ctx, t, false)) return;
-  if (t.s == nullptr) {
-    ctx.out.error(kKeyRequired);
-    return;
-  }
+  if (!group_target(ctx, t, Needs::kKey)) return;
   if (t.g == nullptr) {
     ctx.out.integer(0);
     return;
@@ -262,12 +261,7 @@ void xgroup_destroy(Context& ctx) {
 
 void xgroup_createconsumer(Context& ctx) {
   GroupTarget t;
-  if (!group_target(ctx, t, false)) return;
-  if (t.s == nullptr) {
-    ctx.out.error(kKeyRequired);
-    return;
-  }
-  if (!group_target(ctx, t, true)) return;
+  if (!group_target(ctx, t, Needs::kGroup)) return;
   if (types::stream_consumer_find(t.g, ctx.args[4]) != nullptr) {
     ctx.out.integer(0);
     return;
@@ -279,12 +273,7 @@ void xgroup_createconsumer(Context& ctx) {
 
 void xgroup_delconsumer(Context& ctx) {
   GroupTarget t;
-  if (!group_target(ctx, t, false)) return;
-  if (t.s == nullptr) {
-    ctx.out.error(kKeyRequired);
-    return;
-  }
-  if (!group_target(ctx, t, true)) return;
+  if (!group_target(ctx, t, Needs::kGroup)) return;
   StreamConsumer* c = types::stream_consumer_find(t.g, ctx.args[4]);
   if (c == nullptr) {
     ctx.out.integer(0);
