@@ -22,24 +22,16 @@ import harness  # noqa: E402
 import test_differential as td  # noqa: E402
 from cmdgen import Cmd  # noqa: E402
 
-MULTI_KEY = {
-    b"BITOP": lambda a: a[2:],
-    b"PFCOUNT": lambda a: a[1:],
-    b"PFMERGE": lambda a: a[1:],
-}
-
-
 class BitsRun(td.DiffRun):
+    unsplit = {
+        b"BITOP": lambda a: a[2:],
+        b"PFCOUNT": lambda a: a[1:],
+        b"PFMERGE": lambda a: a[1:],
+    }
+
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.gen = gen_bits.Generator(self.seed)
-
-    def crossslot(self, cmd):
-        if self.workers == 1:
-            return False
-        keys = MULTI_KEY.get(cmd.args[0].upper(), lambda a: [])(cmd.args)
-        owners = {harness.key_owner(k, self.workers) for k in keys}
-        return len(owners) > 1
 
 
 def _servers(workers):
@@ -48,16 +40,9 @@ def _servers(workers):
     return ref, cand
 
 
-def run_bits_differential(seed, count, workers):
-    ref, cand = _servers(workers)
-    with ref, cand:
-        if workers > 1:
-            harness.wait_mesh_up(cand.port, workers)
-        run = BitsRun(seed, ref.port, cand.port, "ruvio", count, workers)
-        try:
-            return run.run()
-        finally:
-            run.close()
+def run_bits_differential(seed, count, workers, against="ruvio"):
+    return td.run_pair(lambda rp, cp: BitsRun(seed, rp, cp, against, count, workers), against,
+                       workers)
 
 
 def run_hll_bulk(seed, total, step, workers):
@@ -85,35 +70,24 @@ def run_hll_bulk(seed, total, step, workers):
             run.close()
 
 
-class BitsDifferentialTest(unittest.TestCase):
-    def _run(self, workers):
-        if not os.path.exists(harness.RUVIO_BIN):
-            self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed = td._seed()
-        count = int(os.environ.get("RUVIO_BITS_DIFF_COMMANDS", "20000"))
-        print(f"\nbits differential, {workers} worker(s): seed={seed}", file=sys.stderr)
-        stats = run_bits_differential(seed, count, workers)
-        print(f"bits differential, {workers} worker(s): seed={seed} {stats}", file=sys.stderr)
-        self.assertGreaterEqual(stats["sent"], count)
-        self.assertGreater(stats["resp3"], 0)
-        self.assertGreater(stats["pipelined"], 0)
+class BitsDifferentialTest(td.FamilyDiffTest, unittest.TestCase):
+    family = "bits"
+    keys = gen_bits.BIT_KEYS
+    count_env = "RUVIO_BITS_DIFF_COMMANDS"
+
+    def run_family(self, seed, count, workers, against):
+        return run_bits_differential(seed, count, workers, against)
+
+    def check(self, stats, workers):
+        super().check(stats, workers)
         if workers > 1:
             self.assertGreater(stats["crossslot"], 0)
-
-    def test_bits_against_redis(self):
-        self._run(1)
-
-    def test_bits_against_redis_2_workers(self):
-        owners = {harness.key_owner(k) for k in gen_bits.BIT_KEYS}
-        self.assertEqual(owners, {0, 1})
-        owners = {harness.key_owner(k) for k in gen_bits.HLL_KEYS}
-        self.assertEqual(owners, {0, 1})
-        self._run(2)
+            self.assertEqual({harness.key_owner(k) for k in gen_bits.HLL_KEYS}, {0, 1})
 
     def test_hll_100000_random_adds(self):
         if not os.path.exists(harness.RUVIO_BIN):
             self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed = td._seed()
+        seed = td.diff_seed()
         print(f"\nhll bulk differential: seed={seed}", file=sys.stderr)
         stats = run_hll_bulk(seed, 100000, 5000, 1)
         self.assertGreater(stats["sent"], 80)
@@ -121,7 +95,7 @@ class BitsDifferentialTest(unittest.TestCase):
     def test_hll_bulk_2_workers(self):
         if not os.path.exists(harness.RUVIO_BIN):
             self.skipTest(f"{harness.RUVIO_BIN} not built")
-        stats = run_hll_bulk(td._seed(), 20000, 2000, 2)
+        stats = run_hll_bulk(td.diff_seed(), 20000, 2000, 2)
         self.assertGreater(stats["sent"], 40)
 
 

@@ -17,7 +17,6 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_geo  # noqa: E402
-import harness  # noqa: E402
 import test_differential as td  # noqa: E402
 
 
@@ -43,13 +42,9 @@ class GeoRun(td.DiffRun):
         super().__init__(*a, **kw)
         self.gen = gen_geo.GeoGenerator(self.seed)
 
-    def crossslot(self, cmd):
-        if self.workers == 1:
-            return False
-        if cmd.args[0].upper() in (b"COPY", b"RENAME"):
-            return super().crossslot(cmd)
-        owners = {harness.key_owner(k, self.workers) for k in _store_keys(cmd.args)}
-        return len(owners) > 1
+    unsplit = {b"COPY": td.UNSPLIT[b"COPY"], b"RENAME": td.UNSPLIT[b"RENAME"],
+               **{name: _store_keys for name in (b"GEOSEARCHSTORE", b"GEORADIUS",
+                                                  b"GEORADIUSBYMEMBER")}}
 
 
 def run_geo_differential(seed, count, workers, against="ruvio"):
@@ -61,32 +56,18 @@ def _count():
     return int(os.environ.get("RUVIO_GEO_DIFF_COMMANDS", "20000"))
 
 
-class GeoDifferentialTest(unittest.TestCase):
-    def _run(self, workers):
-        if not os.path.exists(harness.RUVIO_BIN):
-            self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed, count = td._seed(), _count()
-        print(f"\ngeo differential, {workers} worker(s): seed={seed}", file=sys.stderr)
-        stats = run_geo_differential(seed, count, workers)
-        print(f"geo differential, {workers} worker(s): seed={seed} {stats}", file=sys.stderr)
-        self.assertGreaterEqual(stats["sent"], count)
-        self.assertGreater(stats["resp3"], 0)
-        self.assertGreater(stats["pipelined"], 0)
-        return stats
+class GeoDifferentialTest(td.FamilyDiffTest, unittest.TestCase):
+    family = "geo"
+    keys = gen_geo.KEYS
+    count_env = "RUVIO_GEO_DIFF_COMMANDS"
 
-    def test_geo_against_redis(self):
-        self._run(1)
+    def run_family(self, seed, count, workers, against):
+        return run_geo_differential(seed, count, workers, against)
 
-    def test_geo_against_redis_2_workers(self):
-        owners = {harness.key_owner(k) for k in gen_geo.KEYS}
-        self.assertEqual(owners, {0, 1})  # the geo keys live on both workers
-        stats = self._run(2)
-        self.assertGreater(stats["crossslot"], 0)
-
-    def test_geo_harness_redis_vs_redis(self):
-        """Two redis-servers agree on the stream: nothing in it is left to chance."""
-        stats = run_geo_differential(td._seed(), 3000, 1, against="redis")
-        self.assertGreaterEqual(stats["sent"], 3000)
+    def check(self, stats, workers):
+        super().check(stats, workers)
+        if workers > 1:
+            self.assertGreater(stats["crossslot"], 0)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ Replies are byte-identical except where Redis's own order or randomness is not r
 """
 
 import os
-import random
 import sys
 import unittest
 
@@ -18,12 +17,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import cmdgen  # noqa: E402
 import gen_hash  # noqa: E402
-import harness  # noqa: E402
 import test_differential as td  # noqa: E402
 from resp_raw import encode, parse  # noqa: E402
-
-_base_match = td.replies_match
-
 
 def _pairs(v):
     """A parsed HGETALL (RESP2 flat list, or RESP3 map parsed as pairs) as a list of pairs."""
@@ -68,7 +63,7 @@ def hash_replies_match(kind, a, b):
     if a == b:
         return True
     if kind not in ("pairs", "multiset", "hscan", "hrand", "hrand1"):
-        return _base_match(kind, a, b)
+        return td.replies_match(kind, a, b)
     if a[:1] == b"-" or b[:1] == b"-" or a[:1] != b[:1]:
         return False
     pa, pb = parse(a), parse(b)
@@ -94,8 +89,11 @@ class HashDiffRun(td.DiffRun):
         self.stats["hashtable"] = 0  # OBJECT ENCODING replies naming each encoding
         self.stats["listpack"] = 0
 
+    def match(self, cmd, a, b):
+        return hash_replies_match(cmd.kind, a, b)
+
     def run_batch(self, cmds):
-        replies = td.DiffRun.run_batch(self, cmds)
+        replies = super().run_batch(cmds)
         for r in replies:
             if r == b"$9\r\nhashtable\r\n":
                 self.stats["hashtable"] += 1
@@ -137,7 +135,7 @@ class HashDiffRun(td.DiffRun):
         if cmd.kind == "hscan" and cmd.args[2] == b"0":
             return self.hscan_full(cmd)
         if cmd.kind in ("hrand", "hrand1"):
-            raw = td.DiffRun.run_one(self, cmdgen.Cmd([b"HGETALL", cmd.args[1]], "pairs"))
+            raw = super().run_one(cmdgen.Cmd([b"HGETALL", cmd.args[1]], "pairs"))
             p = parse(raw)
             Expect.pairs = dict(_pairs(p)) if isinstance(p, list) else {}
             Expect.withvalues = len(cmd.args) == 4 and cmd.args[3].lower() == b"withvalues"
@@ -146,47 +144,31 @@ class HashDiffRun(td.DiffRun):
             except (ValueError, IndexError):
                 Expect.distinct = False
             self.stats["hrand"] += 1
-        return td.DiffRun.run_one(self, cmd)
-
-
-td.replies_match = hash_replies_match
+        return super().run_one(cmd)
 
 
 # redis-server's compiled-in default is 512 (its redis.conf says 128, as Ruvio's default).
 REDIS_ARGS = ["--hash-max-listpack-entries", "128", "--hash-max-listpack-value", "64"]
 
 
-def run_hash_differential(seed, count, workers=1):
-    return td.run_pair(lambda rp, cp: HashDiffRun(seed, rp, cp, "ruvio", count, workers),
-                       "ruvio", workers, ref_args=REDIS_ARGS)
+def run_hash_differential(seed, count, workers=1, against="ruvio"):
+    return td.run_pair(lambda rp, cp: HashDiffRun(seed, rp, cp, against, count, workers),
+                       against, workers, ref_args=REDIS_ARGS)
 
 
-_seed = td.diff_seed
+class HashDifferentialTest(td.FamilyDiffTest, unittest.TestCase):
+    family = "hash"
+    keys = gen_hash.HKEYS
+    count_env = "RUVIO_HASH_DIFF_COMMANDS"
 
+    def run_family(self, seed, count, workers, against):
+        return run_hash_differential(seed, count, workers, against)
 
-class HashDifferentialTest(unittest.TestCase):
-    def _run(self, workers):
-        if not os.path.exists(harness.RUVIO_BIN):
-            self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed = _seed()
-        count = int(os.environ.get("RUVIO_HASH_DIFF_COMMANDS", "20000"))
-        print(f"\nhash differential: seed={seed} workers={workers}", file=sys.stderr)
-        stats = run_hash_differential(seed, count, workers)
-        print(f"hash differential vs ruvio --workers {workers}: seed={seed} {stats}",
-              file=sys.stderr)
-        self.assertGreaterEqual(stats["sent"], count)
-        self.assertGreater(stats["resp3"], 0)
+    def check(self, stats, workers):
+        super().check(stats, workers)
         self.assertGreater(stats["hrand"], 0)
         self.assertGreater(stats["hashtable"], 100)  # both encodings were met, often
         self.assertGreater(stats["listpack"], 100)
-
-    def test_hash_against_redis(self):
-        self._run(1)
-
-    def test_hash_against_redis_2_workers(self):
-        owners = {harness.key_owner(k) for k in gen_hash.HKEYS}
-        self.assertEqual(owners, {0, 1})
-        self._run(2)
 
 
 if __name__ == "__main__":

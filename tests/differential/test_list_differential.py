@@ -17,7 +17,6 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_list  # noqa: E402
-import harness  # noqa: E402
 import test_differential as td  # noqa: E402
 
 
@@ -43,51 +42,35 @@ MULTI_KEY = {
 
 
 class ListRun(td.DiffRun):
+    unsplit = MULTI_KEY
+
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.gen = gen_list.Generator(self.seed)
 
-    def crossslot(self, cmd):
-        if self.workers == 1:
-            return False
-        keys = MULTI_KEY.get(cmd.args[0].upper(), lambda a: [])(cmd.args)
-        owners = {harness.key_owner(k, self.workers) for k in keys}
-        return len(owners) > 1
 
-
-def run_list_differential(seed, count, workers, depth=0):
+def run_list_differential(seed, count, workers, depth=0, against="ruvio"):
     both = ["--list-compress-depth", str(depth)] if depth else []
-    return td.run_pair(lambda rp, cp: ListRun(seed, rp, cp, "ruvio", count, workers), "ruvio",
+    return td.run_pair(lambda rp, cp: ListRun(seed, rp, cp, against, count, workers), against,
                        workers, ref_args=both, cand_args=both)
 
 
-class ListDifferentialTest(unittest.TestCase):
-    def _run(self, workers, depth=0):
-        if not os.path.exists(harness.RUVIO_BIN):
-            self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed = td._seed()
-        count = int(os.environ.get("RUVIO_LIST_DIFF_COMMANDS", "20000"))
-        what = f"{workers} worker(s), list-compress-depth {depth}"
-        print(f"\nlist differential, {what}: seed={seed}", file=sys.stderr)
-        stats = run_list_differential(seed, count, workers, depth)
-        print(f"list differential, {what}: seed={seed} {stats}", file=sys.stderr)
-        self.assertGreaterEqual(stats["sent"], count)
-        self.assertGreater(stats["resp3"], 0)
-        self.assertGreater(stats["pipelined"], 0)
+class ListDifferentialTest(td.FamilyDiffTest, unittest.TestCase):
+    family = "list"
+    keys = gen_list.LIST_KEYS
+    count_env = "RUVIO_LIST_DIFF_COMMANDS"
+    depth = 0  # list-compress-depth on both servers
 
-    def test_list_against_redis(self):
-        self._run(1)
+    def run_family(self, seed, count, workers, against):
+        return run_list_differential(seed, count, workers, self.depth, against)
 
-    def test_list_against_redis_2_workers(self):
-        owners = {harness.key_owner(k) for k in gen_list.LIST_KEYS}
-        self.assertEqual(owners, {0, 1})  # the list keys live on both workers
-        self._run(2)
+    def test_against_redis_compress_depth_1(self):
+        self.depth = 1  # this test's own instance
+        self.run_checked(1)
 
-    def test_list_against_redis_compress_depth_1(self):
-        self._run(1, depth=1)
-
-    def test_list_against_redis_compress_depth_2(self):
-        self._run(1, depth=2)
+    def test_against_redis_compress_depth_2(self):
+        self.depth = 2
+        self.run_checked(1)
 
 
 if __name__ == "__main__":

@@ -22,45 +22,31 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_set  # noqa: E402
-import harness  # noqa: E402
 import test_differential as td  # noqa: E402
 from cmdgen import Cmd  # noqa: E402
-from resp_raw import RawConn, encode, parse  # noqa: E402
+from resp_raw import encode, parse  # noqa: E402
 
-SEGMENT = 2500  # commands per protocol segment; every third segment runs in RESP3
-HISTORY = int(os.environ.get("RUVIO_DIFF_HISTORY", "15"))
-CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same slot\r\n"
 HASHTABLE = b"$9\r\nhashtable\r\n"
 LISTPACK = b"$8\r\nlistpack\r\n"
 INTSET = b"$6\r\nintset\r\n"
 SCAN_ROUNDS = 10000
 
 
-def key_positions(args):
-    """The key arguments of the multi-key commands a multi-worker Ruvio does not split."""
-    name = args[0].upper()
-    n = len(args)
-    if name in (b"RENAME", b"COPY", b"SMOVE"):
-        return range(1, min(n, 3))
-    if name in (b"SINTER", b"SUNION", b"SDIFF", b"SINTERSTORE", b"SUNIONSTORE",
-                b"SDIFFSTORE"):
-        return range(1, n)
-    if name == b"SINTERCARD" and n > 2:
-        try:
-            k = int(args[1])
-        except ValueError:
-            return ()
-        if 1 <= k <= n - 2:
-            return range(2, 2 + k)
-    return ()
+def _sintercard_keys(args):
+    try:
+        k = int(args[1])
+    except (ValueError, IndexError):
+        return ()
+    return args[2:2 + k] if 1 <= k <= len(args) - 2 else ()
 
 
-def _short(b, n=400):
-    return repr(b) if len(b) <= n else repr(b[:n]) + f"...(+{len(b) - n} bytes)"
-
-
-class Mismatch(AssertionError):
-    pass
+# The multi-key commands of the stream that a multi-worker Ruvio does not split.
+UNSPLIT = {
+    **{name: lambda a: a[1:3] for name in (b"RENAME", b"COPY", b"SMOVE")},
+    **{name: lambda a: a[1:] for name in (b"SINTER", b"SUNION", b"SDIFF", b"SINTERSTORE",
+                                          b"SUNIONSTORE", b"SDIFFSTORE")},
+    b"SINTERCARD": _sintercard_keys,
+}
 
 
 def _sorted(raw):
@@ -68,48 +54,26 @@ def _sorted(raw):
     return sorted(v) if isinstance(v, list) else v
 
 
-class SetDiffRun:
+class SetDiffRun(td.DiffRun):
+    unsplit = UNSPLIT
+
     def __init__(self, seed, ref_port, cand_port, count, workers=1):
-        self.seed, self.count, self.workers = seed, count, workers
+        super().__init__(seed, ref_port, cand_port, "ruvio", count, workers)
         self.gen = gen_set.SetGenerator(seed)
         self.sched = random.Random(seed ^ 0x5E7)
-        self.ref = RawConn(ref_port)
-        self.cand = RawConn(cand_port)
-        self.index = 0
-        self.proto = 2
-        self.history = []
-        self.stats = {"sent": 0, "pipelined": 0, "resp3": 0, "crossslot": 0, "resynced": 0,
-                      "encoding_listpack_vs_hashtable": 0, "intset_exact": 0,
-                      "encodings_seen": set()}
-
-    def close(self):
-        self.ref.close()
-        self.cand.close()
-
-    def fail(self, args, kind, a, b, note=""):
-        hist = "\n".join(f"    #{i} {c}" for i, c in self.history[-HISTORY:])
-        raise Mismatch(
-            f"set differential mismatch{note}: seed={self.seed} (replay: RUVIO_DIFF_SEED="
-            f"{self.seed} RUVIO_DIFF_COMMANDS={self.count}) workers={self.workers} command "
-            f"#{self.index} RESP{self.proto} compare={kind}\n"
-            f"  command: {_short(b' '.join(args), 600)}\n"
-            f"  redis-server: {_short(a)}\n  ruvio: {_short(b)}\n"
-            f"  previous commands:\n{hist}")
-
-    def crossslot(self, args):
-        if self.workers == 1:
-            return False
-        owners = {harness.key_owner(args[i], self.workers) for i in key_positions(args)}
-        return len(owners) > 1
+        self.stats.update({"resynced": 0, "encoding_listpack_vs_hashtable": 0,
+                           "intset_exact": 0, "encodings_seen": set()})
 
     def both(self, args):
         """Sends to both servers; returns (redis reply, ruvio reply)."""
-        if self.crossslot(args):
+        cmd = Cmd(args)
+        if self.crossslot(cmd):
             self.stats["crossslot"] += 1
-            return CROSSSLOT, self.cand.call(*args)
+            return td.CROSSSLOT, self.cand.call(*args)
         self.ref.send(encode(args))
         self.cand.send(encode(args))
-        return self.ref.read_reply(), self.cand.read_reply()
+        return (self._read(self.ref, "redis-server", cmd),
+                self._read(self.cand, self.cand_name, cmd))
 
     def ref_members(self, key):
         v = parse(self.ref.call(b"SMEMBERS", key))
@@ -166,12 +130,12 @@ class SetDiffRun:
             got.update(items)
             if cursor == b"0":
                 return got
-        raise Mismatch(f"SSCAN did not finish in {SCAN_ROUNDS} rounds: {args}")
+        raise td.Mismatch(f"SSCAN did not finish in {SCAN_ROUNDS} rounds: {args}")
 
     # ---- running -----------------------------------------------------------------------
 
     def record(self, args):
-        self.history.append((self.index, _short(b" ".join(args), 120)))
+        self.history.append((self.index, td._short(b" ".join(args), 120)))
         self.index += 1
         self.stats["sent"] += 1
         if self.proto == 3:
@@ -222,26 +186,8 @@ class SetDiffRun:
                 self.fail(args, "exact", a, b, note=" (resync after SPOP)")
         self.stats["resynced"] += 1
 
-    def run_batch(self, cmds):
-        """Pipelined plain comparisons: one write per server, then reply by reply."""
-        cross = [self.crossslot(c.args) for c in cmds]
-        self.ref.send(b"".join(encode(c.args) for c, x in zip(cmds, cross) if not x))
-        self.cand.send(b"".join(encode(c.args) for c in cmds))
-        ref = [CROSSSLOT if x else self.ref.read_reply() for x in cross]
-        cand = [self.cand.read_reply() for _ in cmds]
-        self.stats["crossslot"] += sum(cross)
-        for c, a, b in zip(cmds, ref, cand):
-            self.record(c.args)
-            if not self.same(c.kind, a, b):
-                self.fail(c.args, c.kind, a, b)
-        self.stats["pipelined"] += len(cmds)
-
-    def switch_proto(self, proto):
-        a, b = self.both([b"HELLO", b"%d" % proto])
-        want = b"%" if proto == 3 else b"*"
-        if a[:1] != want or b[:1] != want:
-            self.fail([b"HELLO"], "shape", a, b)
-        self.proto = proto
+    def match(self, cmd, a, b):
+        return self.same(cmd.kind, a, b)
 
     def run(self):
         for db in (b"0", b"1"):
@@ -251,7 +197,7 @@ class SetDiffRun:
         segment = -1
         plain = ("exact", "sorted", "encoding", "ttl_s")
         while self.stats["sent"] < self.count:
-            seg = self.stats["sent"] // SEGMENT
+            seg = self.stats["sent"] // td.SEGMENT
             if seg != segment:
                 segment = seg
                 want = 3 if seg % 3 == 1 else 2
@@ -266,6 +212,7 @@ class SetDiffRun:
                     batch.append(c)
                 if batch:
                     self.run_batch(batch)
+                    self.stats["pipelined"] += len(batch)
                 if len(batch) < 30 and c.kind not in plain:
                     self.run_one(c)
             else:
@@ -279,42 +226,24 @@ def run_set_differential(seed, count, workers=1, against="ruvio"):
     return td.run_pair(lambda rp, cp: SetDiffRun(seed, rp, cp, count, workers), against, workers)
 
 
-_seed = td.diff_seed
+class SetDifferentialTest(td.FamilyDiffTest, unittest.TestCase):
+    family = "set"
+    keys = gen_set.SET_KEYS
 
+    def run_family(self, seed, count, workers, against):
+        return run_set_differential(seed, count, workers, against)
 
-class SetDifferentialTest(unittest.TestCase):
-    def _run(self, workers):
-        if not os.path.exists(harness.RUVIO_BIN):
-            self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed = _seed()
-        count = int(os.environ.get("RUVIO_DIFF_COMMANDS", "20000"))
-        print(f"\nset differential: seed={seed} workers={workers}", file=sys.stderr)
-        stats = run_set_differential(seed, count, workers)
-        print(f"set differential: seed={seed} workers={workers} {stats}", file=sys.stderr)
-        self.assertGreaterEqual(stats["sent"], count)
-        self.assertGreater(stats["resp3"], 0)
-        self.assertGreater(stats["pipelined"], 0)
+    def check(self, stats, workers):
+        super().check(stats, workers)
+        if self.against != "ruvio":
+            return  # a harness check (RUVIO_DIFF_AGAINST=redis): redis-server's encodings
         # The stream crossed every encoding on redis-server's side.
         for enc in (INTSET, HASHTABLE):
             self.assertIn(enc, stats["encodings_seen"])
         for enc in (INTSET, LISTPACK, HASHTABLE):
             self.assertIn(b"ruvio:" + enc, stats["encodings_seen"])
-        return stats
-
-    def test_against_redis(self):
-        self._run(1)
-
-    def test_against_redis_2_workers(self):
-        owners = {harness.key_owner(k) for k in gen_set.SET_KEYS}
-        self.assertEqual(owners, {0, 1})
-        stats = self._run(2)
-        self.assertGreater(stats["crossslot"], 0)
-
-    def test_harness_redis_vs_redis(self):
-        """Two redis-servers agree under the same comparisons: the tolerances cover every
-        legitimately random reply, so a mismatch against Ruvio is Ruvio's."""
-        stats = run_set_differential(_seed(), 3000, against="redis")
-        self.assertGreaterEqual(stats["sent"], 3000)
+        if workers > 1:
+            self.assertGreater(stats["crossslot"], 0)
 
     def test_comparator(self):
         run = SetDiffRun.__new__(SetDiffRun)

@@ -8,7 +8,6 @@ RUVIO_ZSET_COMMANDS (default 20000), RUVIO_DIFF_AGAINST=redis checks the harness
 """
 
 import os
-import random
 import sys
 import unittest
 
@@ -17,7 +16,6 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_zset  # noqa: E402
-import harness  # noqa: E402
 import test_differential as td  # noqa: E402
 from resp_raw import parse  # noqa: E402
 
@@ -73,29 +71,12 @@ class ZsetDiffRun(td.DiffRun):
         super().__init__(seed, ref_port, cand_port, cand_name, count, workers)
         self.gen = gen_zset.ZsetGenerator(seed)
 
-    def run_batch(self, cmds):
-        cross = [self.crossslot(c) for c in cmds]
-        self.ref.send(b"".join(td.encode(c.args) for c, x in zip(cmds, cross) if not x))
-        self.cand.send(b"".join(td.encode(c.args) for c in cmds))
-        ref_replies = [td.CROSSSLOT if x else self._read(self.ref, "redis-server", c)
-                       for c, x in zip(cmds, cross)]
-        self.stats["crossslot"] += sum(cross)
-        cand_replies = [self._read(self.cand, self.cand_name, c) for c in cmds]
-        for c, a, b in zip(cmds, ref_replies, cand_replies):
-            self.history.append((self.index, td._short(b" ".join(c.args), 120)))
-            if c.kind == "zrand":
-                ok = _zrand_match(c.args, a, b)
-            elif c.kind == "zscan":
-                ok = _zscan_match(a, b)
-            else:
-                ok = td.replies_match(c.kind, a, b)
-            if not ok:
-                self.fail(c.args, c.kind, a, b)
-            self.index += 1
-        self.stats["sent"] += len(cmds)
-        if self.proto == 3:
-            self.stats["resp3"] += len(cmds)
-        return ref_replies
+    def match(self, cmd, a, b):
+        if cmd.kind == "zrand":
+            return _zrand_match(cmd.args, a, b)
+        if cmd.kind == "zscan":
+            return _zscan_match(a, b)
+        return super().match(cmd, a, b)
 
 
 def run_zset_differential(seed, count, against="ruvio", workers=1):
@@ -103,39 +84,13 @@ def run_zset_differential(seed, count, against="ruvio", workers=1):
                        against, workers)
 
 
-_seed = td.diff_seed
+class ZsetDifferentialTest(td.FamilyDiffTest, unittest.TestCase):
+    family = "zset"
+    keys = gen_zset.KEYS
+    count_env = "RUVIO_ZSET_COMMANDS"
 
-
-def _count():
-    return int(os.environ.get("RUVIO_ZSET_COMMANDS", "20000"))
-
-
-class ZsetDifferentialTest(unittest.TestCase):
-    def test_zset_against_redis(self):
-        against = os.environ.get("RUVIO_DIFF_AGAINST", "ruvio")
-        if against == "ruvio" and not os.path.exists(harness.RUVIO_BIN):
-            self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed, count = _seed(), _count()
-        print(f"\nzset differential vs {against}: seed={seed}", file=sys.stderr)
-        stats = run_zset_differential(seed, count, against)
-        print(f"zset differential vs {against}: seed={seed} {stats}", file=sys.stderr)
-        self.assertGreaterEqual(stats["sent"], count)
-        self.assertGreater(stats["resp3"], 0)
-
-    def test_zset_against_redis_2_workers(self):
-        if not os.path.exists(harness.RUVIO_BIN):
-            self.skipTest(f"{harness.RUVIO_BIN} not built")
-        owners = {harness.key_owner(k) for k in gen_zset.KEYS}
-        self.assertEqual(owners, {0, 1})
-        seed, count = _seed(), _count()
-        print(f"\nzset differential vs ruvio --workers 2: seed={seed}", file=sys.stderr)
-        stats = run_zset_differential(seed, count, "ruvio", workers=2)
-        print(f"zset differential vs ruvio --workers 2: seed={seed} {stats}", file=sys.stderr)
-        self.assertGreaterEqual(stats["sent"], count)
-
-    def test_zset_harness_redis_vs_redis(self):
-        stats = run_zset_differential(_seed(), 3000, "redis")
-        self.assertGreaterEqual(stats["sent"], 3000)
+    def run_family(self, seed, count, workers, against):
+        return run_zset_differential(seed, count, against, workers)
 
 
 if __name__ == "__main__":
