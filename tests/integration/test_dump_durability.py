@@ -5,11 +5,7 @@ RESTORE ... REPLACE over an existing key and one whose ABSTTL is already past (t
 
 import os
 import random
-import shutil
-import signal
 import sys
-import tempfile
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,36 +13,13 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import dump_data as dd  # noqa: E402
 import harness  # noqa: E402
-
-
-def wait_for(cond, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
+from durability_case import CrashCase  # noqa: E402
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class DumpDurability(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-dumpdur-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
-
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def start(self, mode):
-        srv = harness.Server(kind="ruvio", args=["--dir", self.dir, "--durability", mode,
-                                                 "--workers", "1", "--alloc-trace", "off",
-                                                 *dd.ruvio_args()])
-        self.servers.append(srv)
-        return srv
+class DumpDurability(CrashCase, unittest.TestCase):
+    prefix = "ruvio-dumpdur-"
+    args = dd.ruvio_args()
 
     def test_restore_survives_sigkill(self):
         src = harness.Server(kind="redis", args=dd.redis_args())
@@ -65,9 +38,7 @@ class DumpDurability(unittest.TestCase):
         want = r.execute_command("DEBUG", "DIGEST")
         want_keys = [r.execute_command("DEBUG", "DIGEST-VALUE", k) for k in keys]
         r.close()
-        self.assertTrue(wait_for(lambda: srv.worker_pids()), "no worker")
-        os.kill(srv.worker_pids()[0], signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
+        self.crash(srv)
         srv = self.start("everysec")
         r = srv.client()
         self.assertEqual(r.execute_command("DEBUG", "DIGEST"), want)

@@ -4,15 +4,12 @@ snapshot (SAVE, BGSAVE) carries the libraries, and recovery loads the snapshot's
 before replaying the WAL on top. At 2 workers both come back with the same libraries."""
 
 import os
-import shutil
-import signal
 import sys
-import tempfile
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
+from durability_case import CrashCase  # noqa: E402
 
 
 def lib(name, value):
@@ -20,42 +17,9 @@ def lib(name, value):
             "redis.call('incr', keys[1]) return '%s' end)\n" % (name, name, value))
 
 
-def wait_for(cond, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
-
-
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class FunctionDurability(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-fdur-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
-
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def start(self, workers=1):
-        srv = harness.Server(kind="ruvio", args=["--dir", self.dir, "--durability", "always",
-                                                 "--workers", str(workers),
-                                                 "--alloc-trace", "off"])
-        self.servers.append(srv)
-        if workers > 1:
-            harness.wait_mesh_up(srv.port, workers)
-        return srv
-
-    def crash(self, srv, workers=1):
-        self.assertTrue(wait_for(lambda: len(srv.worker_pids()) == workers), "no workers")
-        for pid in srv.worker_pids():
-            os.kill(pid, signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
+class FunctionDurability(CrashCase, unittest.TestCase):
+    prefix = "ruvio-fdur-"
 
     def libraries(self, port):
         import redis
@@ -86,8 +50,7 @@ class FunctionDurability(unittest.TestCase):
         self.assertEqual(r.get("n"), "2")
         # a BGSAVE snapshot, then FLUSH + RESTORE in the WAL
         dump = r.function_dump()
-        r.bgsave()
-        self.assertTrue(wait_for(lambda: r.info("persistence")["rdb_bgsave_in_progress"] == 0))
+        self.bgsave(r)
         r.function_flush()
         r.function_restore(dump)
         r.function_load(lib("d", "D"))

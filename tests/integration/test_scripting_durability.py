@@ -5,24 +5,12 @@ damaged comes back with none of that script's writes and all of the earlier ones
 
 import glob
 import os
-import shutil
-import signal
 import sys
-import tempfile
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
-
-
-def wait_for(cond, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
+from durability_case import CrashCase  # noqa: E402
 
 
 WORKLOAD = """
@@ -47,28 +35,8 @@ def state(r):
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class ScriptDurability(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-sdur-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
-
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def start(self, mode):
-        srv = harness.Server(kind="ruvio", args=["--dir", self.dir, "--durability", mode,
-                                                 "--workers", "1", "--alloc-trace", "off"])
-        self.servers.append(srv)
-        return srv
-
-    def crash(self, srv):
-        self.assertTrue(wait_for(lambda: srv.worker_pids()), "no worker")
-        os.kill(srv.worker_pids()[0], signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
+class ScriptDurability(CrashCase, unittest.TestCase):
+    prefix = "ruvio-sdur-"
 
     def test_effects_replayed_after_sigkill(self):
         srv = self.start("always")

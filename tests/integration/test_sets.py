@@ -3,24 +3,14 @@ it popped) and from a snapshot, in every encoding; CONFIG SET of the set thresho
 SADD/SREM does not invalidate a WATCH (as Redis); memory comes back after DEL."""
 
 import os
-import shutil
-import signal
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
-
-
-def wait_for(cond, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
+from durability_case import CrashCase  # noqa: E402
+from itest import wait_for  # noqa: E402
 
 
 def fill(r):
@@ -50,28 +40,8 @@ def snapshot_of(r):
     return out
 
 
-class SetDurability(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-set-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
-
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def start(self, mode):
-        srv = harness.Server(kind="ruvio", args=["--dir", self.dir, "--durability", mode,
-                                                 "--workers", "1", "--alloc-trace", "off"])
-        self.servers.append(srv)
-        return srv
-
-    def crash(self, srv):
-        self.assertTrue(wait_for(lambda: srv.worker_pids()), "no worker")
-        os.kill(srv.worker_pids()[0], signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
+class SetDurability(CrashCase, unittest.TestCase):
+    prefix = "ruvio-set-"
 
     def test_sigkill_replays_set_effects_from_the_wal(self):
         srv = self.start("always")
