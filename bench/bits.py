@@ -185,25 +185,8 @@ def memory_main(argv):
     a = ap.parse_args(argv)
     servers = a.servers.split(",")
     os.sched_setaffinity(0, {int(common.CLIENT_CPU)})
-    results = {}
-    for name in a.sets.split(","):
-        entry = {"method": SETS[name][1]}
-        for kind in servers:
-            print(f"{name}: {kind} ...", file=sys.stderr, flush=True)
-            entry[kind] = measure(kind, name)
-        if "redis" in entry and "ruvio" in entry:
-            r, v = entry["redis"]["delta_kib"], entry["ruvio"]["delta_kib"]
-            entry["ratio_ruvio_over_redis"] = round(v / r, 3) if r else None
-        results[name] = entry
-    rows = []
-    for name, e in results.items():
-        for kind in servers:
-            m = e[kind]
-            rows.append([name, kind, m["idle_vmrss_kib"], m["loaded_vmrss_kib"], m["delta_kib"],
-                         m["bytes_per_key"],
-                         e.get("ratio_ruvio_over_redis", "") if kind == "ruvio" else ""])
-    print(common.table(["data set", "server", "idle KiB", "loaded KiB", "above idle KiB",
-                        "bytes/key", "Ruvio/Redis"], rows))
+    results = common.compare_memory({n: SETS[n] for n in a.sets.split(",")}, servers,
+                                    measure, per_key=True)
     if not a.no_write:
         path = common.write_result("bits-memory", {
             "servers": {k: common.server_command(k) for k in servers},

@@ -349,41 +349,20 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--requests", type=int, default=300_000)
-    ap.add_argument("--servers", default=None,
-                    help="comma list of redis,ruvio (default: both; redis only if Ruvio "
-                         "is not built)")
-    ap.add_argument("--rows", default=None, help="comma list of row-name prefixes")
-    ap.add_argument("--no-write", action="store_true", help="print only, no results file")
-    ap.add_argument("--result-name", default="collections-throughput",
-                    help="results file: bench/results/DATE-NAME.json")
-    ap.add_argument("--ruvio-source", default=None,
-                    help="which source the Ruvio build was made from, when it is not this "
-                         "tree's (recorded in the result; RUVIO_BUILD names the build)")
-    a = ap.parse_args()
-    common.need("redis-benchmark")
-    common.need("redis-cli")
-    servers = a.servers.split(",") if a.servers else (
-        ["redis", "ruvio"] if common.ruvio_available() else ["redis"])
-    if "ruvio" not in servers:
-        print("note: Ruvio not measured (not built or not asked for)", file=sys.stderr)
-    rows = ROWS if not a.rows else [r for r in ROWS
-                                    if any(r[0].startswith(p) for p in a.rows.split(","))]
-
+def measure_and_report(servers, rounds_n, requests, rows):
+    """Runs `rows` on each server kind for `rounds_n` rounds (fresh server per round and kind,
+    the order alternating), prints the table of medians and the warnings (probe reply types
+    that differ, foreign CPU load), and returns the figures for the result file. Every
+    side-by-side throughput bench (this one, bits.py, streams.py) goes through here."""
     load_before = loadavg()
-    rounds = []
-    pinned = {}
-    for rnd in range(a.rounds):
+    rounds, pinned = [], {}
+    for rnd in range(rounds_n):
         order = servers if rnd % 2 == 0 else list(reversed(servers))
-        print(f"round {rnd + 1}/{a.rounds}: {' then '.join(order)}  (load {loadavg()})",
+        print(f"round {rnd + 1}/{rounds_n}: {' then '.join(order)}  (load {loadavg()})",
               file=sys.stderr)
         this = {"order": order}
         for kind in order:
-            this[kind], pinned[kind] = run_server(kind, a.requests, rows)
+            this[kind], pinned[kind] = run_server(kind, requests, rows)
         rounds.append(this)
     load_after = loadavg()
 
@@ -426,11 +405,42 @@ def main():
         print(f"WARNING: {busy} of {len(others)} tests ran while other processes used more "
               f"than {OTHER_CPU_LIMIT:.2f} CPU (max {max(others):.2f}): the machine was "
               f"busy, these figures are not reliable; run again when it is idle.")
+    return {"server_cpus_allowed": pinned,
+            "load_average_before": load_before, "load_average_after": load_after,
+            "tests_with_foreign_cpu_load": busy, "max_other_cpu": max(others),
+            "probe_type_mismatches": mismatched, "medians": medians, "samples": rounds}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--requests", type=int, default=300_000)
+    ap.add_argument("--servers", default=None,
+                    help="comma list of redis,ruvio (default: both; redis only if Ruvio "
+                         "is not built)")
+    ap.add_argument("--rows", default=None, help="comma list of row-name prefixes")
+    ap.add_argument("--no-write", action="store_true", help="print only, no results file")
+    ap.add_argument("--result-name", default="collections-throughput",
+                    help="results file: bench/results/DATE-NAME.json")
+    ap.add_argument("--ruvio-source", default=None,
+                    help="which source the Ruvio build was made from, when it is not this "
+                         "tree's (recorded in the result; RUVIO_BUILD names the build)")
+    a = ap.parse_args()
+    common.need("redis-benchmark")
+    common.need("redis-cli")
+    servers = a.servers.split(",") if a.servers else (
+        ["redis", "ruvio"] if common.ruvio_available() else ["redis"])
+    if "ruvio" not in servers:
+        print("note: Ruvio not measured (not built or not asked for)", file=sys.stderr)
+    rows = ROWS if not a.rows else [r for r in ROWS
+                                    if any(r[0].startswith(p) for p in a.rows.split(","))]
+
+    summary = measure_and_report(servers, a.rounds, a.requests, rows)
     if not a.no_write:
         path = common.write_result(a.result_name, {
             "ruvio_source": a.ruvio_source or "this tree (git_commit)",
             "servers": {k: common.server_command(k) for k in servers},
-            "server_cpus_allowed": pinned,
             "client": f"taskset -c {common.CLIENT_CPU} redis-benchmark",
             "commands": {name: [" ".join(c) for c in row_commands("PORT", a.requests, cmds)]
                          for name, _, cmds, _ in rows},
@@ -443,10 +453,7 @@ def main():
                       "server_us_per_request = delta of the summed first schedstat field "
                       "over /proc/PID/task/* / requests; figure = median over rounds; "
                       "target (reported, not asserted): Ruvio CPU per request <= 0.8x Redis",
-            "load_average_before": load_before, "load_average_after": load_after,
-            "tests_with_foreign_cpu_load": busy, "max_other_cpu": max(others),
-            "probe_type_mismatches": mismatched,
-            "medians": medians, "samples": rounds})
+            **summary})
         print(f"wrote {os.path.relpath(path, common.ROOT)}")
 
 

@@ -184,6 +184,33 @@ def table(headers, rows):
     return "\n".join(lines)
 
 
+def compare_memory(sets, servers, measure, per_key=False):
+    """RSS side by side: each data set of `sets` (name -> (loader, method text)) measured on
+    each server kind by measure(kind, name) (a dict with idle/loaded/delta KiB), the
+    Ruvio/Redis ratio of the RSS above idle added; prints the table and returns the results.
+    `per_key`: the measurements carry bytes_per_key, shown as a column."""
+    results = {}
+    for name, (_, method) in sets.items():
+        entry = {"method": method}
+        for kind in servers:
+            print(f"memory {name}: {kind} ...", file=sys.stderr, flush=True)
+            entry[kind] = measure(kind, name)
+        if "redis" in entry and "ruvio" in entry:
+            r, v = entry["redis"]["delta_kib"], entry["ruvio"]["delta_kib"]
+            entry["ratio_ruvio_over_redis"] = round(v / r, 3) if r else None
+        results[name] = entry
+    rows = []
+    for name, e in results.items():
+        for kind in servers:
+            m = e[kind]
+            rows.append([name, kind, m["idle_vmrss_kib"], m["loaded_vmrss_kib"], m["delta_kib"]]
+                        + ([m["bytes_per_key"]] if per_key else [])
+                        + [e.get("ratio_ruvio_over_redis", "") if kind == "ruvio" else ""])
+    print(table(["data set", "server", "idle KiB", "loaded KiB", "above idle KiB"]
+                + (["bytes/key"] if per_key else []) + ["Ruvio/Redis"], rows))
+    return results
+
+
 def need(tool):
     if shutil.which(tool) is None:
         sys.exit(f"{tool} not found (apt-get install redis-tools)")

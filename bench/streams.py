@@ -174,84 +174,19 @@ def measure_memory(kind, name):
 
 
 def memory_part(servers):
-    results = {}
-    for name in SETS:
-        entry = {"method": SETS[name][1]}
-        for kind in servers:
-            print(f"memory {name}: {kind} ...", file=sys.stderr, flush=True)
-            entry[kind] = measure_memory(kind, name)
-        if "redis" in entry and "ruvio" in entry:
-            r, v = entry["redis"]["delta_kib"], entry["ruvio"]["delta_kib"]
-            entry["ratio_ruvio_over_redis"] = round(v / r, 3) if r else None
-        results[name] = entry
-    rows = []
-    for name, e in results.items():
-        for kind in servers:
-            m = e[kind]
-            rows.append([name, kind, m["idle_vmrss_kib"], m["loaded_vmrss_kib"], m["delta_kib"],
-                         e.get("ratio_ruvio_over_redis", "") if kind == "ruvio" else ""])
-    print(common.table(["data set", "server", "idle KiB", "loaded KiB", "above idle KiB",
-                        "Ruvio/Redis"], rows))
-    return results
+    return common.compare_memory(SETS, servers, measure_memory)
 
 
 # ---- throughput --------------------------------------------------------------------------
 
 def throughput_part(servers, rounds_n, requests):
-    load_before = ct.loadavg()
-    rounds, pinned = [], {}
-    for rnd in range(rounds_n):
-        order = servers if rnd % 2 == 0 else list(reversed(servers))
-        print(f"round {rnd + 1}/{rounds_n}: {' then '.join(order)}  (load {ct.loadavg()})",
-              file=sys.stderr)
-        this = {"order": order}
-        for kind in order:
-            this[kind], pinned[kind] = ct.run_server(kind, requests, ROWS)
-        rounds.append(this)
-    load_after = ct.loadavg()
-    medians, table, mismatched = {}, [], []
-    for name, _, cmds, _ in ROWS:
-        measured = {k: [r[k][name] for r in rounds] for k in servers}
-        us = {k: common.median([m["server_us_per_request"] for m in measured[k]])
-              for k in servers}
-        rps = {k: common.median([m["rps"] for m in measured[k]]) for k in servers}
-        row = {"server_us_per_request": us, "rps": rps}
-        cpu_ratio = rps_ratio = None
-        if us.get("redis") and us.get("ruvio"):
-            cpu_ratio = row["ratio_cpu_ruvio_over_redis"] = round(us["ruvio"] / us["redis"], 3)
-            rps_ratio = row["ratio_rps_ruvio_over_redis"] = round(rps["ruvio"] / rps["redis"], 3)
-            types = {k: measured[k][0]["probe_reply"] for k in servers}
-            if types["redis"] != types["ruvio"]:
-                mismatched.append(f"{name}: {types}")
-        medians[name] = row
-        table.append([name] + [f"{us[k]:.3f}" for k in servers] +
-                     ([f"{cpu_ratio:.2f}"] if cpu_ratio else []) +
-                     [f"{rps[k]:,.0f}" for k in servers] +
-                     ([f"{rps_ratio:.2f}"] if rps_ratio else []))
-    headers = ["test"] + [f"{k} µs/req" for k in servers] + (
-        ["CPU Ruvio/Redis"] if len(servers) > 1 else []) + [f"{k} req/s" for k in servers] + (
-        ["req/s Ruvio/Redis"] if len(servers) > 1 else [])
-    print(common.table(headers, table))
-    print(f"load average before {load_before}, after {load_after}")
-    for m in mismatched:
-        print(f"WARNING: probe reply types differ: {m}")
-    others = [m["other_cpu"] for r in rounds for k in servers for m in r[k].values()
-              if "other_cpu" in m]
-    busy = sum(1 for o in others if o > ct.OTHER_CPU_LIMIT)
-    if busy:
-        print(f"WARNING: {busy} of {len(others)} tests ran while other processes used more "
-              f"than {ct.OTHER_CPU_LIMIT:.2f} CPU (max {max(others):.2f}): the machine was "
-              f"busy, these figures are not reliable.")
-    return {"server_cpus_allowed": pinned,
-            "client": f"taskset -c {common.CLIENT_CPU} redis-benchmark",
+    summary = ct.measure_and_report(servers, rounds_n, requests, ROWS)
+    return {"client": f"taskset -c {common.CLIENT_CPU} redis-benchmark",
             "commands": {name: [" ".join(c) for c in ct.row_commands("PORT", requests, cmds)]
                          for name, _, cmds, _ in ROWS},
             "data": {name: load.__name__ for name, load, _, _ in ROWS},
             "rounds": rounds_n, "requests_per_test": requests, "clients": ct.CLIENTS,
-            "pipeline": ct.PIPELINE,
-            "load_average_before": load_before, "load_average_after": load_after,
-            "tests_with_foreign_cpu_load": busy, "max_other_cpu": max(others),
-            "probe_type_mismatches": mismatched, "medians": medians, "samples": rounds}
+            "pipeline": ct.PIPELINE, **summary}
 
 
 def main():
