@@ -22,6 +22,7 @@
 
 #include "shared/log.hpp"
 #include "shared/notify_flags.hpp"
+#include "shared/sds_text.hpp"
 #include "shared/slots.hpp"
 #include "shared/topology.hpp"
 
@@ -464,75 +465,6 @@ std::string invalid_value(const std::string& value, std::string_view where,
   return "invalid value '" + value + "' for '" + std::string(where) + "': must be " + reason;
 }
 
-// One config-file line split like Redis's sdssplitargs: words separated by blanks, "double
-// quotes" with \n \t \\ \" \xHH escapes, 'single quotes' with \' only. nullopt on an
-// unterminated quote or a quote glued to the next word.
-std::optional<std::vector<std::string>> split_line(std::string_view line) {
-  std::vector<std::string> words;
-  std::size_t i = 0;
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (true) {
-    while (i < line.size() && blank(line[i])) ++i;
-    if (i == line.size()) return words;
-    std::string word;
-    const char quote = line[i];
-    if (quote == '"' || quote == '\'') {
-      ++i;
-      bool closed = false;
-      while (i < line.size()) {
-        const char c = line[i];
-        if (c == quote) {
-          closed = true;
-          ++i;
-          break;
-        }
-        if (c == '\\' && i + 1 < line.size()) {
-          const char e = line[i + 1];
-          if (quote == '\'') {
-            word += e == '\'' ? '\'' : '\\';
-            i += e == '\'' ? 2 : 1;
-            continue;
-          }
-          const auto hex = [](char h) { return std::isxdigit(static_cast<unsigned char>(h)); };
-          if (e == 'x' && i + 3 < line.size() && hex(line[i + 2]) && hex(line[i + 3])) {
-            word += static_cast<char>(std::stoi(std::string(line.substr(i + 2, 2)), nullptr, 16));
-            i += 4;
-            continue;
-          }
-          switch (e) {
-            case 'n':
-              word += '\n';
-              break;
-            case 'r':
-              word += '\r';
-              break;
-            case 't':
-              word += '\t';
-              break;
-            case 'b':
-              word += '\b';
-              break;
-            case 'a':
-              word += '\a';
-              break;
-            default:
-              word += e;
-              break;
-          }
-          i += 2;
-          continue;
-        }
-        word += c;
-        ++i;
-      }
-      if (!closed || (i < line.size() && !blank(line[i]))) return std::nullopt;
-    } else {
-      while (i < line.size() && !blank(line[i])) word += line[i++];
-    }
-    words.push_back(std::move(word));
-  }
-}
-
 std::optional<std::string> read_config_file(const std::string& path, Config& config, Given& given) {
   std::FILE* file = std::fopen(path.c_str(), "r");
   if (file == nullptr) {
@@ -559,7 +491,7 @@ std::optional<std::string> read_config_file(const std::string& path, Config& con
 
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string_view::npos || line[first] == '#') continue;
-    auto words = split_line(line);
+    auto words = split_args(line);
     if (!words) return where + "unbalanced quotes";
     const std::string key = lowercase((*words)[0]);
     if (key == "config") return where + "'config' cannot be set inside a config file";

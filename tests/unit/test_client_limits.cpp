@@ -51,10 +51,3 @@ TEST_CASE("output limit: hard at once, soft only after its seconds, the clock re
   const ClientBufferLimit off{0, 0, 0};
   CHECK_FALSE(output_over_limit(off, std::size_t{1} << 40, 1, since));
 }
-
-TEST_CASE("quoted_repr: Redis's sdscatrepr") {
-  using ruvio::worker::quoted_repr;
-  CHECK(quoted_repr("*1\r\n$4\r\nPING\r\n", 64) == "\"*1\\r\\n$4\\r\\nPING\\r\\n\"");
-  CHECK(quoted_repr(std::string("a\0\"\\", 4), 64) == "\"a\\x00\\\"\\\\\"");
-  CHECK(quoted_repr("abcdef", 3) == "\"abc\"");
-}

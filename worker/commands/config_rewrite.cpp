@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "shared/config.hpp"
+#include "shared/sds_text.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/server_family.hpp"
 
@@ -27,36 +27,7 @@ namespace {
 std::string quoted(std::string_view v) {
   bool bare = !v.empty();
   for (unsigned char c : v) bare = bare && c > ' ' && c < 127 && c != '"' && c != '\'' && c != '\\';
-  if (bare) return std::string(v);
-  std::string out = "\"";
-  for (unsigned char c : v) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < ' ' || c >= 127) {
-          char hex[8];
-          std::snprintf(hex, sizeof hex, "\\x%02x", c);
-          out += hex;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  return bare ? std::string(v) : repr(v);
 }
 
 std::string lower(std::string_view s) {

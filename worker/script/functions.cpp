@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "shared/sds_text.hpp"
 #include "worker/script/function_payload.hpp"
 #include "worker/script/lua_api.hpp"
 #include "worker/script/lua_convert.hpp"
@@ -45,77 +46,6 @@ bool valid_name(std::string_view name) {
   return true;
 }
 
-bool is_space(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f';
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// sdssplitargs: words split on white space, "double" (with \n \r \t \b \a \xHH escapes) and
-// 'single' quoted words; a closing quote must end the word. False on unbalanced quotes.
-bool split_args(std::string_view line, std::vector<std::string>& parts) {
-  std::size_t p = 0;
-  while (true) {
-    while (p < line.size() && is_space(line[p])) ++p;
-    if (p >= line.size()) return true;
-    std::string word;
-    bool dq = false, sq = false;
-    for (;; ++p) {
-      if (p >= line.size()) {
-        if (dq || sq) return false;
-        break;
-      }
-      const char c = line[p];
-      if (dq) {
-        if (c == '\\' && p + 3 < line.size() && line[p + 1] == 'x' && hex_digit(line[p + 2]) >= 0 &&
-            hex_digit(line[p + 3]) >= 0) {
-          word.push_back(static_cast<char>(hex_digit(line[p + 2]) * 16 + hex_digit(line[p + 3])));
-          p += 3;
-        } else if (c == '\\' && p + 1 < line.size()) {
-          const char e = line[++p];
-          word.push_back(e == 'n'   ? '\n'
-                         : e == 'r' ? '\r'
-                         : e == 't' ? '\t'
-                         : e == 'b' ? '\b'
-                         : e == 'a' ? '\a'
-                                    : e);
-        } else if (c == '"') {
-          if (p + 1 < line.size() && !is_space(line[p + 1])) return false;
-          ++p;
-          break;
-        } else {
-          word.push_back(c);
-        }
-      } else if (sq) {
-        if (c == '\\' && p + 1 < line.size() && line[p + 1] == '\'') {
-          word.push_back('\'');
-          ++p;
-        } else if (c == '\'') {
-          if (p + 1 < line.size() && !is_space(line[p + 1])) return false;
-          ++p;
-          break;
-        } else {
-          word.push_back(c);
-        }
-      } else if (is_space(c)) {
-        break;
-      } else if (c == '"') {
-        dq = true;
-      } else if (c == '\'') {
-        sq = true;
-      } else {
-        word.push_back(c);
-      }
-    }
-    parts.push_back(std::move(word));
-  }
-}
-
 // functionExtractLibMetaData: the header's engine and name; `body` is the code after the
 // header line, its newline kept so line numbers stay the library's own.
 bool parse_header(std::string_view code, std::string& engine, std::string& name,
@@ -131,11 +61,12 @@ bool parse_header(std::string_view code, std::string& engine, std::string& name,
     err = "Invalid library metadata";
     return false;
   }
-  std::vector<std::string> parts;
-  if (!split_args(code.substr(0, nl), parts) || parts.empty()) {
+  const auto words = split_args(code.substr(0, nl));
+  if (!words || words->empty()) {
     err = "Invalid library metadata";
     return false;
   }
+  const std::vector<std::string>& parts = *words;
   engine = parts[0].size() > 2 ? parts[0].substr(2) : std::string();
   bool have_name = false;
   for (std::size_t i = 1; i < parts.size(); ++i) {

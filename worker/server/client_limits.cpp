@@ -6,52 +6,10 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
-#include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 namespace ruvio::worker {
-
-std::string quoted_repr(std::string_view bytes, std::size_t max) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < bytes.size() && i < max; ++i) {
-    const auto c = static_cast<unsigned char>(bytes[i]);
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (std::isprint(c)) {
-          out += static_cast<char>(c);
-        } else {
-          char hex[5];
-          std::snprintf(hex, sizeof hex, "\\x%02x", c);
-          out += hex;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
 
 void set_tcp_keepalive(int fd, int interval) {
   if (fd < 0 || interval <= 0) return;

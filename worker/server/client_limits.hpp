@@ -40,9 +40,6 @@ inline bool output_over_limit(const ClientBufferLimit& limit, std::size_t used, 
   return hard || soft;
 }
 
-// sdscatrepr: `bytes` (at most `max` of them) quoted, with C escapes, as Redis logs them.
-std::string quoted_repr(std::string_view bytes, std::size_t max);
-
 // anetKeepAlive: SO_KEEPALIVE with the first probe after `interval` seconds, then every
 // interval/3, dropped after 3 unanswered probes. 0 = off.
 void set_tcp_keepalive(int fd, int interval);

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include "shared/sds_text.hpp"
 #include "worker/commands/client_family.hpp"
 #include "worker/server/client_limits.hpp"
 #include "worker/server/server.hpp"
@@ -139,7 +140,7 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
     c->update_buffer_stats();
     client_info_line(c->info_, shard.now_ms(), ci);
     spdlog::warn("Closing client that reached max query buffer length: {} (qbuf initial bytes: {})",
-                 ci, quoted_repr(c->in_.pending(), 64));
+                 ci, repr(c->in_.pending(), 64));
     c->close();
     return;
   }
@@ -186,7 +187,7 @@ void Connection::process_input() {
       spdlog::debug(
           "Protocol error ({}) from client: addr={}. Query buffer during protocol "
           "error: {}",
-          r.error.substr(r.error.find(": ") + 2), info_.addr, quoted_repr(in_.pending(), 128));
+          r.error.substr(r.error.find(": ") + 2), info_.addr, repr(in_.pending(), 128));
       local_writer().error(r.error);
       close_after_flush_ = true;
       break;
