@@ -8,15 +8,12 @@ plain with the depth, the load compresses them again)."""
 
 import os
 import random
-import shutil
-import signal
 import sys
-import tempfile
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
+from durability_case import CrashCase  # noqa: E402
 
 KEYS = [f"list:{i}" for i in range(6)]
 
@@ -67,33 +64,18 @@ def ops(seed, n):
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class ListDurability(unittest.TestCase):
+class ListDurability(CrashCase, unittest.TestCase):
+    prefix = "ruvio-list-dur-"
     DEPTH = 0  # list-compress-depth of both servers
 
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-list-dur-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
+    @property
+    def args(self):
+        return ["--list-compress-depth", str(self.DEPTH)] if self.DEPTH else []
 
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def start(self, kind="ruvio"):
-        args = (["--dir", self.dir, "--durability", "always", "--workers", "1",
-                 "--alloc-trace", "off"] if kind == "ruvio" else [])
-        if self.DEPTH:
-            args += ["--list-compress-depth", str(self.DEPTH)]
-        srv = harness.Server(kind=kind, args=args)
+    def start_redis(self):
+        srv = harness.Server(kind="redis", args=self.args)
         self.servers.append(srv)
         return srv
-
-    def crash(self, srv):
-        for pid in srv.worker_pids():
-            os.kill(pid, signal.SIGKILL)
-        srv.stop(signal.SIGKILL)
 
     def send(self, ruvio, redis, seed, n):
         for cmd in ops(seed, n):
@@ -118,7 +100,7 @@ class ListDurability(unittest.TestCase):
     def test_lists_survive_sigkill_from_wal_and_snapshot(self):
         seed = int(os.environ.get("RUVIO_SEED", random.SystemRandom().randrange(1, 2**31)))
         print(f"\nlist durability seed={seed}", file=sys.stderr)
-        ref = self.start("redis")
+        ref = self.start_redis()
         rr = ref.client()
         srv = self.start()
         r = srv.client()
@@ -131,11 +113,7 @@ class ListDurability(unittest.TestCase):
         self.assert_same(r, rr)
         self.assertGreater(sum(rr.llen(k) for k in KEYS), 0)
         # 2: a snapshot, more writes, then a kill: snapshot + WAL.
-        r.bgsave()
-        deadline = time.monotonic() + 20
-        while r.info("persistence")["rdb_bgsave_in_progress"] and time.monotonic() < deadline:
-            time.sleep(0.02)
-        self.assertEqual(r.info("persistence")["rdb_last_bgsave_status"], "ok")
+        self.bgsave(r)
         self.send(r, rr, seed + 1, 800)
         r.close()
         self.crash(srv)
