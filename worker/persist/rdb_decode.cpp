@@ -192,12 +192,10 @@ types::Object* build_list_nodes(store::Heap& heap, const std::vector<std::string
       return nullptr;
     }
     if (count == 0) continue;
-    std::optional<Listpack> lp = Listpack::load(heap, bytes_of(b));
-    if (!lp) {
-      types::Quicklist::destroy(heap, o);
-      return nullptr;
-    }
-    ql.append_node(*lp, static_cast<std::uint32_t>(count));
+    // Validated just above: copied as is (Listpack::load would walk it a second time).
+    auto* blob = static_cast<std::uint8_t*>(heap.alloc(b.size()));
+    std::memcpy(blob, b.data(), b.size());
+    ql.append_node(Listpack(blob), static_cast<std::uint32_t>(count));
   }
   if (o->count == 0) {
     types::Quicklist::destroy(heap, o);
@@ -221,6 +219,20 @@ types::Object* build_set(store::Heap& heap, const Elems& elems) {
 
 types::Object* build_hash(store::Heap& heap, const Elems& fv, const BuildLimits& lim) {
   if (fv.empty() || fv.size() % 2 != 0) return nullptr;
+  // Past the listpack limits the hash ends as a hashtable anyway: built as one, sized at once
+  // (as rdb.c does for RDB_TYPE_HASH: hashTypeConvert before the first field, dictExpand).
+  bool big = fv.size() / 2 > lim.hash.max_entries;
+  for (std::size_t i = 0; i < fv.size() && !big; ++i) big = fv[i].size() > lim.hash.max_value;
+  if (big) {
+    types::hash::Hash* h = types::hash::create_hashtable(heap, fv.size() / 2);
+    for (std::size_t i = 0; i < fv.size(); i += 2) {
+      if (!types::hash::add_unique(heap, h, fv[i], fv[i + 1])) {  // a duplicate field
+        destroy(heap, h);
+        return nullptr;
+      }
+    }
+    return h;
+  }
   types::hash::Hash* h = types::hash::create(heap);
   for (std::size_t i = 0; i < fv.size(); i += 2) {
     const std::string_view pair[2] = {fv[i], fv[i + 1]};
@@ -242,6 +254,18 @@ types::Object* build_zset(store::Heap& heap, const std::vector<std::pair<std::st
     maxlen = std::max(maxlen, m.size());
   }
   types::ZSet* z = types::zset_create(heap, ms.size(), maxlen, lim.zset);
+  if (z->enc == types::kZSkiplist) {
+    // Straight into the skiplist, its index sized at once, each member hashed once.
+    auto* sl = static_cast<types::Skiplist*>(z->ptr);
+    sl->reserve(ms.size());
+    for (const auto& [m, score] : ms) {
+      if (sl->insert_unique(heap, score, m) == nullptr) {  // a duplicate member
+        types::zset_destroy(heap, z);
+        return nullptr;
+      }
+    }
+    return z;
+  }
   for (const auto& [m, score] : ms) {
     unsigned out = 0;
     double ns = 0;

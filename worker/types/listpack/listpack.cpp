@@ -208,6 +208,15 @@ bool Listpack::validate(std::span<const std::uint8_t> bytes, std::size_t* count)
   std::size_t n = 0;
   while (p < end) {
     const std::size_t room = end - p;  // bytes this entry may use
+    // The common small entries (7-bit ints, strings to 63 bytes, 13-bit ints) have a one-byte
+    // backlen equal to their size: checked inline, without building the backlen to compare.
+    if (b[p] < kStr12) {
+      const std::size_t enc = b[p] < kStr6 ? 1 : b[p] < kInt13 ? 1 + (b[p] & 0x3Fu) : 2;
+      if (enc >= room || b[p + enc] != enc) return false;
+      p += enc + 1;
+      ++n;
+      continue;
+    }
     const std::size_t lb = length_bytes(b[p]);
     if (lb == 0 || lb > room) return false;
     const std::uint64_t enc = encoded_size(b + p);
