@@ -14,7 +14,12 @@ both servers; the payload RESTOREd is redis-server's DUMP of it, so both parse t
 DUMP key, and RESTORE key2 0 <payload> REPLACE (so each call rebuilds the whole value).
 
 Usage: bench/dump.py [--rounds 3] [--calls 3000] [--no-write]
-Writes bench/results/<date>-dump.json.
+       bench/dump.py --instructions [--calls 300] [--label after] [--worker-bin PATH]
+Writes bench/results/<date>-dump.json; --instructions instead counts user-space instructions
+per call with callgrind in the server process (bench/instructions.py's Grinder: a zeroed
+count around the calls, the server's idle rate over the same wall time subtracted), which a
+loaded machine does not disturb, into bench/results/<date>-dump-instructions.json (one
+JSON per label, e.g. "before" with --worker-bin of an older worker and "after").
 """
 
 import argparse
@@ -130,14 +135,8 @@ def measure(pid, fn):
     return ns, wall, other
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--calls", type=int, default=3000)
-    ap.add_argument("--no-write", action="store_true")
-    a = ap.parse_args()
-    os.sched_setaffinity(0, {int(common.CLIENT_CPU)})
-    # The payloads RESTORE sends: redis-server's DUMP of each value.
+def reference_payloads():
+    """redis-server's DUMP of each value (what RESTORE sends) and its DEBUG DIGEST-VALUE."""
     ref, _ = start("redis")
     rc = Conn(ref.port)
     payloads, digests = {}, {}
@@ -147,6 +146,77 @@ def main():
         payloads[kind] = rc.call("DUMP", "v")
         digests[kind] = rc.call("DEBUG", "DIGEST-VALUE", "v")
     ref.stop()
+    return payloads, digests
+
+
+def instructions(a):
+    import json
+    import instructions as ins
+    payloads, _ = reference_payloads()
+    results = {}
+    for server in ("redis", "ruvio"):
+        g = ins.Grinder(server, a.worker_bin)
+        try:
+            c = Conn(g.port)
+            results[server] = {}
+            for kind in ("hash", "zset", "list"):
+                c.call("DEL", "v", "v2")
+                build(c, kind)
+                for op, req in (("DUMP", resp("DUMP", "v")),
+                                ("RESTORE", resp("RESTORE", "v2", 0, payloads[kind], "REPLACE"))):
+                    c.run(req, PIPELINE)  # warm
+                    ir, wall, path = g.measure(lambda: c.run(req, a.calls))
+                    per = (ir - g.idle_rate() * wall) / a.calls
+                    results[server][f"{op} {kind}"] = {
+                        "instructions_per_call": round(per),
+                        "top_self": [{"ir_per_call": round(x / a.calls), "function": f}
+                                     for x, f in ins.top_functions(path, 15)]}
+                    print(f"  {server:5} {op} {kind}: {per:,.0f}", file=sys.stderr, flush=True)
+            c.s.close()
+        finally:
+            g.stop()
+    table = []
+    for row in [f"{op} {k}" for k in ("hash", "zset", "list") for op in ("DUMP", "RESTORE")]:
+        red = results["redis"][row]["instructions_per_call"]
+        ruv = results["ruvio"][row]["instructions_per_call"]
+        table.append([row, f"{red:,}", f"{ruv:,}", f"{ruv / red:.2f}"])
+    print(common.table(["row", "redis instr/call", "ruvio instr/call", "ruvio/redis"], table))
+    if a.no_write:
+        return
+    path = os.path.join(common.RESULTS, "2026-12-01-dump-instructions.json")
+    doc = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            doc = json.load(f)
+    head, dirty = common.git_commit()
+    doc["name"] = "dump-instructions"
+    doc.setdefault("runs", {})[a.label] = {
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": head,
+        "git_dirty": dirty, "worker_bin": a.worker_bin,
+        "command": " ".join(["bench/dump.py", *sys.argv[1:]]), "calls": a.calls,
+        "pipeline": PIPELINE, "elements": N, "results": results, "table": table}
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    print(path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--calls", type=int, default=None)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--label", default="after")
+    ap.add_argument("--worker-bin", default=os.path.join(common.harness.BUILD, "worker",
+                                                         "ruvio-worker"))
+    a = ap.parse_args()
+    if a.instructions:
+        a.calls = a.calls or 300
+        return instructions(a)
+    a.calls = a.calls or 3000
+    os.sched_setaffinity(0, {int(common.CLIENT_CPU)})
+    payloads, digests = reference_payloads()
     samples = []
     for rnd in range(a.rounds):
         for server in ("redis", "ruvio"):

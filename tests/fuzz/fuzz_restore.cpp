@@ -7,7 +7,7 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_restore.cpp worker/persist/crc64.cpp worker/persist/rdb_io.cpp \
 //       worker/persist/rdb_encode.cpp worker/persist/rdb_decode.cpp worker/persist/rdb_stream.cpp \
-//       worker/types/list/quicklist.cpp \
+//       worker/persist/lzf_fast.cpp worker/types/list/quicklist.cpp \
 //       worker/types/list/list.cpp worker/types/list/list_type.cpp worker/types/registry.cpp \
 //       worker/types/listpack/listpack.cpp worker/types/intset/intset.cpp \
 //       worker/types/zset/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \

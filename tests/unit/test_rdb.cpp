@@ -2,10 +2,12 @@
 // crc64 check value, the length and string forms as 7.0 writes them (bytes pinned from
 // redis-server 7.0.15's DUMP), bounds-checked reads, and value round trips.
 #include <doctest/doctest.h>
+#include <lzf.h>
 
 #include <string>
 
 #include "worker/persist/crc64.hpp"
+#include "worker/persist/lzf_fast.hpp"
 #include "worker/persist/rdb_io.hpp"
 #include "worker/persist/rdb_value.hpp"
 #include "worker/store/db.hpp"
@@ -18,6 +20,30 @@ TEST_CASE("crc64 is Redis's jones variant") {
   CHECK(crc64(0, "123456789") == 0xe9c6d914c4b8d9caull);
   CHECK(crc64(crc64(0, "1234"), "56789") == 0xe9c6d914c4b8d9caull);
   CHECK(crc64(0, "") == 0);
+}
+
+TEST_CASE("crc64 slice-by-8 agrees with the bitwise definition at every length and split") {
+  // The definition, one bit at a time (reflected 0xad93d23594c935a9).
+  auto bitwise = [](std::uint64_t crc, std::string_view s) {
+    for (unsigned char b : s) {
+      crc ^= b;
+      for (int k = 0; k < 8; ++k)
+        crc = (crc & 1) != 0 ? (crc >> 1) ^ 0x95ac9329ac4bc9b5ull : crc >> 1;
+    }
+    return crc;
+  };
+  std::string data;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 300; ++i) {
+    x = x * 1103515245u + 12345u;
+    data.push_back(static_cast<char>(x >> 16));
+  }
+  for (std::size_t n = 0; n <= data.size(); n += 7) {
+    const std::string_view s(data.data(), n);
+    CHECK(crc64(0, s) == bitwise(0, s));
+    const std::size_t cut = n / 3;
+    CHECK(crc64(crc64(0, s.substr(0, cut)), s.substr(cut)) == bitwise(0, s));
+  }
 }
 
 TEST_CASE("lengths and strings in 7.0's forms") {
@@ -90,4 +116,44 @@ TEST_CASE("a string and a list round-trip through DUMP's payload") {
   std::string again;
   REQUIRE(rdb::dump_payload(db.peek("l"), 0, again));
   CHECK(again == list);
+}
+
+TEST_CASE("lzf_decompress_fast gives liblzf's output and sizes, and refuses what it refuses") {
+  std::uint32_t x = 7;
+  auto rnd = [&] { return x = x * 1103515245u + 12345u, x >> 16; };
+  for (int round = 0; round < 300; ++round) {
+    // Compressible text of short repeats (a list's listpack looks so) and random bytes.
+    std::string raw;
+    const std::size_t n = 1 + rnd() % 3000;
+    while (raw.size() < n) {
+      if (rnd() % 16 == 0) {  // a run: references overlapping their output (distance 1)
+        raw.append(rnd() % 400, static_cast<char>('a' + rnd() % 3));
+      } else if (rnd() % 4 == 0) {
+        raw.push_back(static_cast<char>(rnd()));
+      } else {
+        raw += "e" + std::to_string(rnd() % (round + 2));
+      }
+    }
+    std::string packed(raw.size() + 64, '\0');
+    const unsigned clen = lzf_compress(raw.data(), static_cast<unsigned>(raw.size()), packed.data(),
+                                       static_cast<unsigned>(packed.size()));
+    REQUIRE(clen > 0);
+    packed.resize(clen);
+    std::string got(raw.size(), '\0');
+    CHECK(lzf_decompress_fast(packed.data(), clen, got.data(), got.size()) == raw.size());
+    CHECK(got == raw);
+    // Cut short, corrupted or into a too small buffer: the same size as liblzf's (0 or not).
+    for (int k = 0; k < 4; ++k) {
+      std::string bad = packed;
+      if (k == 0) bad.resize(bad.size() / 2);
+      if (k >= 1) bad[rnd() % bad.size()] = static_cast<char>(rnd());
+      const std::size_t room = k == 3 ? raw.size() / 2 : raw.size();
+      std::string a(room + 1, '\0'), b(room + 1, '\0');
+      const unsigned want = lzf_decompress(bad.data(), static_cast<unsigned>(bad.size()), a.data(),
+                                           static_cast<unsigned>(room));
+      const std::size_t have = lzf_decompress_fast(bad.data(), bad.size(), b.data(), room);
+      CHECK(have == want);
+      if (want != 0) CHECK(a.compare(0, want, b, 0, want) == 0);
+    }
+  }
 }

@@ -2,7 +2,7 @@
 // polynomial 0xad93d23594c935a9, reflected input and output, initial value 0, no final xor.
 // Check value: crc64(0, "123456789") == 0xe9c6d914c4b8d9ca. No Debian library ships this
 // variant (libiberty's and zlib's are other polynomials), so it is a small table-driven
-// implementation: one 256-entry table, byte at a time.
+// implementation: slice-by-8 (eight 256-entry tables, 8 bytes per step), as Redis's crcspeed.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,10 @@
 // RESTORE's side of the value codec (rdb_value.hpp draws the forms): rdbLoadObject of Redis
-// 7.0 with deep sanitization always on. Every form is first read into plain elements (bounds
-// checked, blobs validated), then rebuilt through the types' own operations, so a duplicate
-// member is caught where the type would refuse it and the encoding follows the thresholds.
+// 7.0 with deep sanitization always on (whatever sanitize-dump-payload says: this server's
+// listpack walkers trust a stored blob, so a blob is walked once here; that walk is cheap).
+// Every form is first read into plain elements (bounds checked, blobs validated), then
+// rebuilt through the types' operations, so a duplicate member is caught and the encoding
+// follows the thresholds. A hash or zset past the listpack limits goes straight into its
+// table, sized at once; a list's listpack nodes are adopted as they are.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -192,12 +195,10 @@ types::Object* build_list_nodes(store::Heap& heap, const std::vector<std::string
       return nullptr;
     }
     if (count == 0) continue;
-    std::optional<Listpack> lp = Listpack::load(heap, bytes_of(b));
-    if (!lp) {
-      types::Quicklist::destroy(heap, o);
-      return nullptr;
-    }
-    ql.append_node(*lp, static_cast<std::uint32_t>(count));
+    // Validated just above: copied as is (Listpack::load would walk it a second time).
+    auto* blob = static_cast<std::uint8_t*>(heap.alloc(b.size()));
+    std::memcpy(blob, b.data(), b.size());
+    ql.append_node(Listpack(blob), static_cast<std::uint32_t>(count));
   }
   if (o->count == 0) {
     types::Quicklist::destroy(heap, o);
@@ -221,6 +222,20 @@ types::Object* build_set(store::Heap& heap, const Elems& elems) {
 
 types::Object* build_hash(store::Heap& heap, const Elems& fv, const BuildLimits& lim) {
   if (fv.empty() || fv.size() % 2 != 0) return nullptr;
+  // Past the listpack limits the hash ends as a hashtable anyway: built as one, sized at once
+  // (as rdb.c does for RDB_TYPE_HASH: hashTypeConvert before the first field, dictExpand).
+  bool big = fv.size() / 2 > lim.hash.max_entries;
+  for (std::size_t i = 0; i < fv.size() && !big; ++i) big = fv[i].size() > lim.hash.max_value;
+  if (big) {
+    types::hash::Hash* h = types::hash::create_hashtable(heap, fv.size() / 2);
+    for (std::size_t i = 0; i < fv.size(); i += 2) {
+      if (!types::hash::add_unique(heap, h, fv[i], fv[i + 1])) {  // a duplicate field
+        destroy(heap, h);
+        return nullptr;
+      }
+    }
+    return h;
+  }
   types::hash::Hash* h = types::hash::create(heap);
   for (std::size_t i = 0; i < fv.size(); i += 2) {
     const std::string_view pair[2] = {fv[i], fv[i + 1]};
@@ -242,6 +257,18 @@ types::Object* build_zset(store::Heap& heap, const std::vector<std::pair<std::st
     maxlen = std::max(maxlen, m.size());
   }
   types::ZSet* z = types::zset_create(heap, ms.size(), maxlen, lim.zset);
+  if (z->enc == types::kZSkiplist) {
+    // Straight into the skiplist, its index sized at once, each member hashed once.
+    auto* sl = static_cast<types::Skiplist*>(z->ptr);
+    sl->reserve(ms.size());
+    for (const auto& [m, score] : ms) {
+      if (sl->insert_unique(heap, score, m) == nullptr) {  // a duplicate member
+        types::zset_destroy(heap, z);
+        return nullptr;
+      }
+    }
+    return z;
+  }
   for (const auto& [m, score] : ms) {
     unsigned out = 0;
     double ns = 0;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "worker/persist/lzf_fast.hpp"
 #include "worker/store/record.hpp"
 
 namespace ruvio::persist::rdb {
@@ -188,9 +189,9 @@ bool Reader::string(std::string& out) {
       // A claimed length of 0 passes as Redis lets it: lzf_decompress then yields 0 == len.
       out.resize(static_cast<std::size_t>(ulen));
       char none = 0;
-      const unsigned got =
-          lzf_decompress(s.data(), static_cast<unsigned>(clen), ulen != 0 ? out.data() : &none,
-                         static_cast<unsigned>(ulen));
+      const std::size_t got =
+          lzf_decompress_fast(s.data(), static_cast<std::size_t>(clen),
+                              ulen != 0 ? out.data() : &none, static_cast<std::size_t>(ulen));
       return got == ulen;
     }
     default:

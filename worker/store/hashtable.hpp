@@ -97,6 +97,9 @@ class HashTable {
   Ref find(std::string_view key, std::uint64_t h) const;
   // The key of r must not be in the table.
   void insert(Entry* r, std::uint64_t h);
+  // An empty table sized for n entries at once (RESTORE of a collection knows its size):
+  // the inserts that follow do not rehash. Does nothing to a table holding entries.
+  void reserve(std::size_t n);
   // Removes the key and returns its entry (nullptr when missing).
   Entry* erase(std::string_view key, std::uint64_t h);
 
@@ -202,7 +205,9 @@ class HashTable {
   void free_arr(Arr& a);
   void start_resize(std::size_t nb);
   void finish_rehash_now();
-  void maybe_resize();
+  // Grows when nearly full; shrinks (may_shrink: after an erase, as Redis shrinks on delete,
+  // not on insert, so a reserve() survives the inserts that fill it) when mostly empty.
+  void maybe_resize(bool may_shrink = true);
   void move_home(std::size_t home);
 
   Arr t_[2];

@@ -121,7 +121,7 @@ template <class Traits>
 void HashTable<Traits>::insert(Entry* r, std::uint64_t h) {
   if (rehashing()) rehash_step(step_);
   if (t_[0].nb == 0) alloc_arr(t_[0], kMinBuckets);
-  maybe_resize();
+  maybe_resize(false);
   while (!place(rehashing() ? t_[1] : t_[0], r, h)) {
     // More than 255 probes: only a hash flood gets here. Grow synchronously until it fits.
     finish_rehash_now();
@@ -152,14 +152,24 @@ typename HashTable<Traits>::Entry* HashTable<Traits>::erase(std::string_view key
 }
 
 template <class Traits>
-void HashTable<Traits>::maybe_resize() {
+void HashTable<Traits>::reserve(std::size_t n) {
+  if (size() != 0 || rehashing()) return;
+  std::size_t nb = kMinBuckets;
+  while ((n + 1) * 100 > nb * kSlotsPerBucket * 97) nb *= 2;
+  if (nb <= t_[0].nb) return;
+  free_arr(t_[0]);
+  alloc_arr(t_[0], nb);
+}
+
+template <class Traits>
+void HashTable<Traits>::maybe_resize(bool may_shrink) {
   if (rehashing() || t_[0].nb == 0) return;
   std::size_t nb = t_[0].nb;
   std::size_t slots = nb * kSlotsPerBucket;
   std::size_t n = t_[0].count;
   if ((n + 1) * 100 > slots * 97) {
     start_resize(nb * 2);
-  } else if (nb > kMinBuckets && n * 8 < slots) {
+  } else if (may_shrink && nb > kMinBuckets && n * 8 < slots) {
     std::size_t target = kMinBuckets;
     while (target * kSlotsPerBucket / 2 < n) target *= 2;
     if (target < nb) start_resize(target);

@@ -75,6 +75,26 @@ Hash* create(store::Heap& heap) {
   return h;
 }
 
+Hash* create_hashtable(store::Heap& heap, std::size_t n) {
+  void* p = heap.alloc(sizeof(Hash));
+  Hash* h = new (p) Hash;
+  h->type_id = kTypeHash;
+  h->enc = kHashtable;
+  FieldTable* ft = new_table(heap);
+  ft->table.reserve(n);
+  h->data = ft;
+  return h;
+}
+
+bool add_unique(store::Heap& heap, Hash* h, std::string_view field, std::string_view value) {
+  FieldTable* ft = ft_of(h);
+  ft->table.set_heap(&heap);
+  const std::uint64_t hv = ft->table.hash(field);
+  if (ft->table.find(field, hv)) return false;
+  add_field(ft, make_field(heap, field, value, -1), hv);
+  return true;
+}
+
 std::size_t length(const Hash* h) {
   if (h->enc == kListpack) return lp_of(h).count() / 2;
   return ft_of(h)->table.size();

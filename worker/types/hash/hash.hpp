@@ -47,6 +47,10 @@ struct Limits {
 };
 
 Hash* create(store::Heap& heap);
+// A bulk load (RESTORE of a hash past the listpack limits): an empty hashtable-encoded hash
+// sized for n fields, filled by add_unique (false, nothing changed, when the field is there).
+Hash* create_hashtable(store::Heap& heap, std::size_t n);
+bool add_unique(store::Heap& heap, Hash* h, std::string_view field, std::string_view value);
 std::size_t length(const Hash* h);
 
 // The value of `field`, or nullopt. Expired fields (hashtable with TTLs) count as absent when

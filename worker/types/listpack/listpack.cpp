@@ -1,5 +1,6 @@
 #include "worker/types/listpack/listpack.hpp"
 
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cstring>
@@ -52,6 +53,13 @@ std::size_t length_bytes(std::uint8_t b) {
   if (b <= kInt64) return 1;
   return 0;
 }
+
+// encoded_size of the small entries by first byte (validate's fast path); 0 for the others.
+constexpr std::array<std::uint8_t, 256> kSmallEncodedSize = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned b = 0; b < kStr12; ++b) t[b] = b < kStr6 ? 1 : b < kInt13 ? 1 + (b & 0x3Fu) : 2;
+  return t;
+}();
 
 // Size of encoding + data of the entry at e (its length_bytes readable); 0 when unknown.
 std::uint64_t encoded_size(const std::uint8_t* e) {
@@ -208,6 +216,14 @@ bool Listpack::validate(std::span<const std::uint8_t> bytes, std::size_t* count)
   std::size_t n = 0;
   while (p < end) {
     const std::size_t room = end - p;  // bytes this entry may use
+    // The common small entries (7-bit ints, strings to 63 bytes, 13-bit ints) have a one-byte
+    // backlen equal to their size: checked inline, without building the backlen to compare.
+    if (const std::size_t enc = kSmallEncodedSize[b[p]]; enc != 0) {
+      if (enc >= room || b[p + enc] != enc) return false;
+      p += enc + 1;
+      ++n;
+      continue;
+    }
     const std::size_t lb = length_bytes(b[p]);
     if (lb == 0 || lb > room) return false;
     const std::uint64_t enc = encoded_size(b + p);

@@ -182,6 +182,19 @@ ZNode* Skiplist::insert(store::Heap& heap, double score, std::string_view member
   return n;
 }
 
+ZNode* Skiplist::insert_unique(store::Heap& heap, double score, std::string_view member) {
+  index_.set_heap(&heap);
+  const std::uint64_t h = index_.hash(member);
+  if (index_.find(member, h)) return nullptr;
+  ZNode* update[kMaxLevel];
+  std::size_t rank[kMaxLevel];
+  locate(score, member, update, rank);
+  ZNode* n = make_node(heap, random_level(), score, member);
+  link(n, update, rank);
+  index_.insert(n, h);
+  return n;
+}
+
 void Skiplist::unlink(ZNode* x, ZNode** update) {
   for (int i = 0; i < level_; ++i) {
     if (update[i]->lv()[i].forward == x) {

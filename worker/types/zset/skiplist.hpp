@@ -106,6 +106,11 @@ class Skiplist {
 
   // member must be absent.
   ZNode* insert(store::Heap& heap, double score, std::string_view member);
+  // A bulk load's insert (RESTORE): nullptr when member is present already, else inserts it;
+  // the member is hashed once for both.
+  ZNode* insert_unique(store::Heap& heap, double score, std::string_view member);
+  // Sizes the empty member index for n members (no rehash while they are inserted).
+  void reserve(std::size_t n) { index_.reserve(n); }
   // Moves an existing node to its place for `score` (same node, no allocation).
   void update_score(ZNode* n, double score);
   // Unlinks and frees the node of `member`; false when absent.
