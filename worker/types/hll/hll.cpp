@@ -339,6 +339,12 @@ int set(Buffer& s, std::size_t index, unsigned count, std::size_t sparse_max) {
       prev = p;
       p += oplen;
       first += span;
+      if (oplen == 2) {
+        // An XZERO stopped the block skip: resume it after the XZERO.
+        const std::size_t q = p;
+        skip_blocks(b, p, end, first, index);
+        if (p != q) prev = p - 1;
+      }
     }
     const bool has_prev = p != kHeaderBytes;
     if (span == 0 || p >= end) return -1;
