@@ -21,8 +21,8 @@ Kernel instructions (read/write syscalls, epoll) are not counted: callgrind sees
 
 Usage: bench/instructions.py [--requests 20000] [--servers redis,ruvio] [--rows PING,XLEN]
                              [--worker-bin PATH] [--label after] [--top 25] [--no-write]
-                             [--syscalls]
-Writes bench/results/<date>-instructions.json (--label: one JSON holds several labels, e.g.
+                             [--syscalls] [--result-name instructions]
+Writes bench/results/<date>-<result-name>.json (--label: one JSON holds several labels, e.g.
 a "before" run with --worker-bin of the old worker and an "after" run of the new one).
 """
 
@@ -73,6 +73,7 @@ def rows():
     for name in ("PFADD (HLL of 1000)", "PFCOUNT (cached)", "PFCOUNT 3 keys"):
         out.append((name, find_row(bits.ROWS, name)))
     out.append(("XLEN (1000)", find_row(streams.ROWS, "XLEN (1000)")))
+    out.append(("XREADGROUP > + XACK", find_row(streams.ROWS, "XREADGROUP > + XACK")))
     return out
 
 
@@ -236,8 +237,8 @@ def syscalls(kind, requests):
         srv.stop()
 
 
-def bench_line(port, requests, keyspace, command):
-    return ["redis-benchmark", "-p", str(port), "-c", str(CLIENTS), "-P", str(PIPELINE),
+def bench_line(port, requests, keyspace, command, clients=CLIENTS):
+    return ["redis-benchmark", "-p", str(port), "-c", str(clients), "-P", str(PIPELINE),
             "-n", str(requests), "-r", str(keyspace), "--csv", *command.split()]
 
 
@@ -249,13 +250,18 @@ def run_row(g, name, row, requests, top):
         kind = ct.probe(g.port, c)
         if kind.startswith("error"):
             raise RuntimeError(f"{g.kind} {name}: probe replied {kind}")
-    (keyspace, command), = cmds
 
     def load_run():
-        p = subprocess.run(bench_line(g.port, requests, keyspace, command),
-                           capture_output=True, text=True)
-        if p.returncode != 0 or "error" in (p.stdout + p.stderr).lower():
-            raise RuntimeError(f"redis-benchmark failed:\n{p.stdout}\n{p.stderr}")
+        # Two commands (XREADGROUP + XACK) run as two redis-benchmarks at once sharing the
+        # clients and requests, as the throughput benches run them.
+        procs = [subprocess.Popen(bench_line(g.port, requests // len(cmds), keyspace, command,
+                                             CLIENTS // len(cmds)),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for keyspace, command in cmds]
+        for p in procs:
+            out, err = p.communicate()
+            if p.returncode != 0 or "error" in (out + err).lower():
+                raise RuntimeError(f"redis-benchmark failed:\n{out}\n{err}")
 
     ir, wall, path = g.measure(load_run)
     after(g.port, requests)
@@ -277,6 +283,8 @@ def main():
     ap.add_argument("--label", default="after")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--result-name", default="instructions",
+                    help="writes bench/results/2026-12-01-<name>.json")
     ap.add_argument("--syscalls", action="store_true", help="also strace -c 100,000 PINGs")
     a = ap.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
@@ -302,7 +310,7 @@ def main():
             print(f"  {kind:5} syscalls for 100,000 PINGs: {sys_counts[kind]['calls']}",
                   file=sys.stderr)
     run = {}
-    path = os.path.join(common.RESULTS, "2026-12-01-instructions.json")
+    path = os.path.join(common.RESULTS, f"2026-12-01-{a.result_name}.json")
     if a.rows and os.path.exists(path):
         # A re-run of some rows replaces those rows of the label and keeps the others.
         with open(path) as f:
@@ -331,7 +339,8 @@ def main():
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": head,
         "git_dirty": dirty, "worker_bin": a.worker_bin,
         "command": " ".join(["bench/instructions.py", *sys.argv[1:]]),
-        "earlier_commands": run.get("earlier_commands", []) + ([run["command"]] if run else []),
+        "earlier_commands": run.get("earlier_commands", []) + ([run["command"]]
+                                                                if "command" in run else []),
         "requests": a.requests, "clients": CLIENTS, "pipeline": PIPELINE,
         "machine": common.machine(), "versions": common.versions(), "results": results,
         "syscalls_100k_ping": sys_counts or run.get("syscalls_100k_ping", {}),

@@ -6,6 +6,7 @@
 // t_stream.c: which error wins, when a key is created (XADD, never empty but by XDEL/XTRIM),
 // and what the WAL records (XADD with the ID it generated and an approximate trim rewritten
 // exact, as Redis propagates it).
+#include <charconv>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -70,8 +71,11 @@ void reply_stream_entry(Context& ctx, const StreamIter& it) {
 
 void DeferredLen::set(std::size_t n) {
   char head[32];
-  const int len = std::snprintf(head, sizeof(head), "%c%zu\r\n", prefix_, n);
-  out_.insert(at_, head, static_cast<std::size_t>(len));
+  head[0] = prefix_;
+  char* p = std::to_chars(head + 1, head + 24, n).ptr;
+  *p++ = '\r';
+  *p++ = '\n';
+  out_.insert(at_, head, static_cast<std::size_t>(p - head));
 }
 
 std::size_t reply_stream_range(Context& ctx, const Stream* s, const StreamID& start,

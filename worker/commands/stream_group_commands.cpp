@@ -58,8 +58,15 @@ bool entry_exists(const Stream* s, const StreamID& id) {
 // delivery time and count, the group's last ID with its entries-read, the consumer creation.
 // Replayed in order, they rebuild the same PEL whatever the clock or the idle filters say.
 
+// Only the WAL reads an effect: under --durability memory (no journal) none is built, so a
+// delivery costs no argument formatting.
+bool journaled(const Context& ctx) {
+  return ctx.shard.persistence != nullptr;
+}
+
 void log_consumer_created(Context& ctx, std::string_view key, const StreamGroup* g,
                           std::string_view consumer) {
+  if (!journaled(ctx)) return;
   ctx.log_also({"XGROUP", "CREATECONSUMER", key, g->name(), consumer});
 }
 
@@ -67,6 +74,7 @@ void log_consumer_created(Context& ctx, std::string_view key, const StreamGroup*
 // for `consumer`, delivered at t, n times.
 void log_claims(Context& ctx, std::string_view key, const StreamGroup* g, std::string_view consumer,
                 std::span<const StreamID> ids, std::int64_t time, std::uint64_t count) {
+  if (!journaled(ctx)) return;
   static thread_local std::string text;
   static thread_local std::vector<std::string_view> argv;
   text.clear();
@@ -95,6 +103,7 @@ void log_claim(Context& ctx, std::string_view key, const StreamGroup* g, const S
 
 // XGROUP SETID key group id ENTRIESREAD n.
 void log_group_id(Context& ctx, std::string_view key, const StreamGroup* g) {
+  if (!journaled(ctx)) return;
   char idbuf[types::kStreamIdBuf], nbuf[24];
   ctx.log_also({"XGROUP", "SETID", key, g->name(), types::stream_id_format(g->last_id, idbuf),
                 "ENTRIESREAD", format_int64(g->entries_read, nbuf)});
@@ -103,7 +112,7 @@ void log_group_id(Context& ctx, std::string_view key, const StreamGroup* g) {
 // XACK key group id...: NACKs of deleted entries that a claim dropped.
 void log_dropped(Context& ctx, std::string_view key, const StreamGroup* g,
                  std::span<const StreamID> ids) {
-  if (ids.empty()) return;
+  if (ids.empty() || !journaled(ctx)) return;
   static thread_local std::string text;
   static thread_local std::vector<std::string_view> argv;
   text.clear();
@@ -340,6 +349,8 @@ void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
   }
   static thread_local std::vector<StreamID> delivered;
   delivered.clear();
+  const bool journal = journaled(ctx);
+  bool claimed = false;
   const StreamID last_before = g->last_id;
   StreamIter it(s, start, types::kStreamMaxId, false);
   while ((count == 0 || n < count) && it.next()) {
@@ -356,10 +367,11 @@ void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
       k->delivery_time = now;
       k->delivery_count = 1;
     }
-    delivered.push_back(id);
+    if (journal) delivered.push_back(id);
+    claimed = true;
   }
   len.set(n);
-  if (!delivered.empty()) {
+  if (claimed) {
     h.changed();
     log_claims(ctx, key, g, consumer_name, delivered, now, 1);
   }

@@ -353,10 +353,12 @@ SetElem random(const SetObject* s, std::mt19937_64& rng) {
     default: {
       const SetTable& t = hash_of(s)->table;
       SetMember* got[SetTable::kSlotsPerBucket];
+      // One 64-bit draw per try: its low bits choose the bucket (rnd % buckets), its high
+      // 32 bits the member among the bucket's n <= 8 (multiply-shift: bias < 8 / 2^32).
       std::size_t n = 0;
-      while (n == 0) n = t.sample_bucket(rng(), got);
-      std::uniform_int_distribution<std::size_t> pick(0, n - 1);
-      e.str = SetMemberTraits::key(got[pick(rng)]);
+      std::uint64_t rnd = 0;
+      while (n == 0) n = t.sample_bucket(rnd = rng(), got);
+      e.str = SetMemberTraits::key(got[((rnd >> 32) * n) >> 32]);
       return e;
     }
   }

@@ -249,16 +249,21 @@ bool Skiplist::erase(store::Heap& heap, std::string_view member) {
 }
 
 std::size_t Skiplist::rank_of(const ZNode* n) const {
+  // ZRANK's walk: the node itself is known, so reaching it is a pointer test (no member
+  // compare of the node with itself); members are compared only between equal scores.
   std::size_t rank = 0;
   const ZNode* x = header_;
+  const double score = n->score;
   for (int i = level_ - 1; i >= 0; --i) {
-    while (x->lv()[i].forward != nullptr &&
-           node_cmp(x->lv()[i].forward->score, x->lv()[i].forward->member(), n->score,
-                    n->member()) <= 0) {
+    for (;;) {
+      const ZNode* f = x->lv()[i].forward;
+      if (f == nullptr) break;
+      if (f == n) return rank + x->lv()[i].span;
+      if (f->score > score || (f->score == score && member_cmp(f->member(), n->member()) > 0))
+        break;
       rank += x->lv()[i].span;
-      x = x->lv()[i].forward;
+      x = f;
     }
-    if (x == n) return rank;
   }
   return 0;
 }
