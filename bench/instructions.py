@@ -21,8 +21,8 @@ Kernel instructions (read/write syscalls, epoll) are not counted: callgrind sees
 
 Usage: bench/instructions.py [--requests 20000] [--servers redis,ruvio] [--rows PING,XLEN]
                              [--worker-bin PATH] [--label after] [--top 25] [--no-write]
-                             [--syscalls]
-Writes bench/results/<date>-instructions.json (--label: one JSON holds several labels, e.g.
+                             [--syscalls] [--result-name instructions]
+Writes bench/results/<date>-<result-name>.json (--label: one JSON holds several labels, e.g.
 a "before" run with --worker-bin of the old worker and an "after" run of the new one).
 """
 
@@ -67,7 +67,8 @@ def find_row(rows, name):
 def rows():
     out = [("PING", ("PING", nothing, [(1, "PING")], nothing)),
            ("GET", ("GET", lambda p, n: _call(p, b"SET", b"k", b"abc"), [(1, "GET k")],
-                    nothing))]
+                    nothing)),
+           ("SET", ("SET", nothing, [(1, "SET k abc")], nothing))]
     for name in ("SISMEMBER (1000)", "SRANDMEMBER (1000)", "ZSCORE (1000)", "ZRANK (1000)"):
         out.append((name, find_row(ct.ROWS, name)))
     for name in ("PFADD (HLL of 1000)", "PFCOUNT (cached)", "PFCOUNT 3 keys"):
@@ -277,6 +278,8 @@ def main():
     ap.add_argument("--label", default="after")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--result-name", default="instructions",
+                    help="writes bench/results/2026-12-01-<name>.json")
     ap.add_argument("--syscalls", action="store_true", help="also strace -c 100,000 PINGs")
     a = ap.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
@@ -302,7 +305,7 @@ def main():
             print(f"  {kind:5} syscalls for 100,000 PINGs: {sys_counts[kind]['calls']}",
                   file=sys.stderr)
     run = {}
-    path = os.path.join(common.RESULTS, "2026-12-01-instructions.json")
+    path = os.path.join(common.RESULTS, f"2026-12-01-{a.result_name}.json")
     if a.rows and os.path.exists(path):
         # A re-run of some rows replaces those rows of the label and keeps the others.
         with open(path) as f:

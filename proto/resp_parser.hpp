@@ -57,6 +57,8 @@ class RequestParser {
     std::size_t len;
   };
 
+  bool parse_whole(std::string_view in, std::vector<std::string_view>& args,
+                   std::size_t& consumed) const;
   ParseResult parse_inline(std::string_view in, std::size_t start,
                            std::vector<std::string_view>& args);
   ParseResult parse_multibulk(std::string_view in, std::size_t start,
