@@ -93,6 +93,14 @@ std::size_t find_cr(const char* p, std::size_t from, std::size_t n) {
 // not yet complete up to the byte after '\r'.
 bool fast_header(const char* p, std::size_t at, std::size_t n, std::int64_t& value,
                  std::size_t& cr) {
+  // One digit (`*3`, `$5`), the usual header: no loop.
+  if (at + 3 < n && p[at + 2] == '\r') {
+    const unsigned d = static_cast<unsigned char>(p[at + 1]) - static_cast<unsigned>('1');
+    if (d > 8) return false;  // '0' (an empty command or bulk) or not a digit: general path
+    value = static_cast<std::int64_t>(d) + 1;
+    cr = at + 2;
+    return true;
+  }
   std::size_t i = at + 1;
   const std::size_t lim = std::min(n, i + 18);
   if (i >= lim || p[i] < '1' || p[i] > '9') return false;
@@ -195,12 +203,8 @@ bool RequestParser::parse_whole(std::string_view in, std::vector<std::string_vie
   return true;
 }
 
-ParseResult RequestParser::parse(std::string_view in, std::vector<std::string_view>& args) {
+ParseResult RequestParser::parse_general(std::string_view in, std::vector<std::string_view>& args) {
   args.clear();
-  if (phase_ == Phase::kIdle && !in.empty() && in[0] == '*') {
-    std::size_t consumed;
-    if (parse_whole(in, args, consumed)) return {ParseStatus::kCommand, consumed, 0, {}};
-  }
   if (phase_ != Phase::kIdle) {
     const bool same_kind = !in.empty() && ((in[0] == '*') == (phase_ != Phase::kInline));
     if (!same_kind || in.size() < pos_ + scan_) reset();
