@@ -334,7 +334,8 @@ def main():
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": head,
         "git_dirty": dirty, "worker_bin": a.worker_bin,
         "command": " ".join(["bench/instructions.py", *sys.argv[1:]]),
-        "earlier_commands": run.get("earlier_commands", []) + ([run["command"]] if "command" in run else []),
+        "earlier_commands": (run.get("earlier_commands", []) +
+                             ([run["command"]] if "command" in run else [])),
         "requests": a.requests, "clients": CLIENTS, "pipeline": PIPELINE,
         "machine": common.machine(), "versions": common.versions(), "results": results,
         "syscalls_100k_ping": sys_counts or run.get("syscalls_100k_ping", {}),
