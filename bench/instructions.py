@@ -67,7 +67,8 @@ def find_row(rows, name):
 def rows():
     out = [("PING", ("PING", nothing, [(1, "PING")], nothing)),
            ("GET", ("GET", lambda p, n: _call(p, b"SET", b"k", b"abc"), [(1, "GET k")],
-                    nothing))]
+                    nothing)),
+           ("SET", ("SET", nothing, [(1, "SET k abc")], nothing))]
     for name in ("SISMEMBER (1000)", "SRANDMEMBER (1000)", "ZSCORE (1000)", "ZRANK (1000)"):
         out.append((name, find_row(ct.ROWS, name)))
     for name in ("PFADD (HLL of 1000)", "PFCOUNT (cached)", "PFCOUNT 3 keys"):

@@ -41,6 +41,8 @@ constexpr std::string_view kExpectedPrefix = "ERR Protocol error: expected '$', 
 
 constexpr std::int64_t kUnauthMaxArgs = 10;
 constexpr std::int64_t kUnauthMaxBulk = 16384;
+// parse_whole takes commands of at most this many arguments (longer ones go the general way).
+constexpr std::int64_t kWholeMaxArgs = 1024;
 constexpr std::size_t kNpos = static_cast<std::size_t>(-1);
 // saved_ keeps its memory between commands unless one huge command inflated it.
 constexpr std::size_t kSavedKeepCapacity = 4096;
@@ -91,6 +93,14 @@ std::size_t find_cr(const char* p, std::size_t from, std::size_t n) {
 // not yet complete up to the byte after '\r'.
 bool fast_header(const char* p, std::size_t at, std::size_t n, std::int64_t& value,
                  std::size_t& cr) {
+  // One digit (`*3`, `$5`), the usual header: no loop.
+  if (at + 3 < n && p[at + 2] == '\r') {
+    const unsigned d = static_cast<unsigned char>(p[at + 1]) - static_cast<unsigned>('1');
+    if (d > 8) return false;  // '0' (an empty command or bulk) or not a digit: general path
+    value = static_cast<std::int64_t>(d) + 1;
+    cr = at + 2;
+    return true;
+  }
   std::size_t i = at + 1;
   const std::size_t lim = std::min(n, i + 18);
   if (i >= lim || p[i] < '1' || p[i] > '9') return false;
@@ -153,7 +163,47 @@ ParseResult RequestParser::need_more(std::string_view in, std::size_t start,
   return {ParseStatus::kNeedMore, 0, need, {}};
 }
 
-ParseResult RequestParser::parse(std::string_view in, std::vector<std::string_view>& args) {
+// The common case in one pass: a whole multibulk command of plain headers (digits, no sign, no
+// leading zero) at the start of the input, within the limits. It writes no parser state, so
+// anything else (a split command, `$0`, an odd header, a limit) is left to the general path,
+// which starts from the same state and gives the same answer or error.
+bool RequestParser::parse_whole(std::string_view in, std::vector<std::string_view>& args,
+                                std::size_t& consumed) const {
+  const char* p = in.data();
+  const std::size_t n = in.size();
+  std::int64_t count;
+  std::size_t cr;
+  if (!fast_header(p, 0, n, count, cr) || count > kWholeMaxArgs ||
+      (!authenticated_ && count > kUnauthMaxArgs)) {
+    return false;
+  }
+  if (args.capacity() < static_cast<std::size_t>(count)) {
+    args.reserve(static_cast<std::size_t>(count));
+  }
+  std::uint64_t max_len = max_bulk_len_;
+  if (!authenticated_) max_len = std::min<std::uint64_t>(max_len, kUnauthMaxBulk);
+  std::size_t pos = cr + 2;
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t len;
+    if (pos >= n || p[pos] != '$' || !fast_header(p, pos, n, len, cr) ||
+        static_cast<std::uint64_t>(len) > max_len) {
+      args.clear();
+      return false;
+    }
+    pos = cr + 2;
+    const std::size_t end = pos + static_cast<std::size_t>(len) + 2;
+    if (end > n) {
+      args.clear();
+      return false;
+    }
+    args.emplace_back(p + pos, static_cast<std::size_t>(len));
+    pos = end;
+  }
+  consumed = pos;
+  return true;
+}
+
+ParseResult RequestParser::parse_general(std::string_view in, std::vector<std::string_view>& args) {
   args.clear();
   if (phase_ != Phase::kIdle) {
     const bool same_kind = !in.empty() && ((in[0] == '*') == (phase_ != Phase::kInline));

@@ -40,7 +40,16 @@ class RequestParser {
   // must pass the same bytes again (moved or not) followed by more; a command arriving in many
   // reads is then parsed in linear time. `args` is cleared on every call; after kNeedMore its
   // content is unspecified (one vector may be shared by many connections' parsers).
-  ParseResult parse(std::string_view input, std::vector<std::string_view>& args);
+  // Inline: a whole command with plain headers (nearly every request) is read in one pass.
+  ParseResult parse(std::string_view input, std::vector<std::string_view>& args) {
+    args.clear();
+    std::size_t consumed;
+    if (phase_ == Phase::kIdle && !input.empty() && input[0] == '*' &&
+        parse_whole(input, args, consumed)) {
+      return {ParseStatus::kCommand, consumed, 0, {}};
+    }
+    return parse_general(input, args);
+  }
 
   // Forgets a partly parsed command (call when the caller drops its input buffer).
   void reset();
@@ -57,6 +66,9 @@ class RequestParser {
     std::size_t len;
   };
 
+  ParseResult parse_general(std::string_view in, std::vector<std::string_view>& args);
+  bool parse_whole(std::string_view in, std::vector<std::string_view>& args,
+                   std::size_t& consumed) const;
   ParseResult parse_inline(std::string_view in, std::size_t start,
                            std::vector<std::string_view>& args);
   ParseResult parse_multibulk(std::string_view in, std::size_t start,

@@ -32,7 +32,9 @@ class ReplyWriter {
   void set_error_sink(ErrorSink* sink) { sink_ = sink; }
   ErrorSink* error_sink() const { return sink_; }
 
-  void ok() { out_->append("+OK\r\n"); }
+  void ok() { out_->append("+OK\r\n", 5); }
+  // A reply already encoded, the same in RESP2 and RESP3 (Redis's shared.pong & co.).
+  void encoded(std::string_view resp) { out_->append(resp); }
   void simple(std::string_view s);  // +s
   void error(std::string_view s);   // -s ; s is the full text, e.g. "ERR syntax error"
   void integer(std::int64_t v);     // :v

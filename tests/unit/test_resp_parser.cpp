@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "proto/resp_parser.hpp"
@@ -102,6 +103,75 @@ const std::vector<Command> kPipelineCommands = {
 };
 
 }  // namespace
+
+// parse() reads a whole command with plain headers in one pass and leaves the rest to the
+// general parser; fed one byte at a time, every command goes the general way. Both must give
+// the same commands and the same verdict at each limit the one-pass reader tests.
+TEST_CASE("resp parser: the one-pass reader agrees with the general path at its limits") {
+  auto outcome = [](const std::string& wire, bool authenticated, bool small_bulk, bool bytewise) {
+    RequestParser p;
+    p.set_authenticated(authenticated);
+    if (small_bulk) p.set_max_bulk_len(64);
+    std::vector<Command> cmds;
+    std::string err;
+    std::string buf;
+    ParseStatus s = ParseStatus::kNeedMore;
+    if (bytewise) {
+      for (char c : wire) {
+        buf.push_back(c);
+        s = drain(p, buf, cmds, &err);
+        if (s == ParseStatus::kError) break;
+      }
+    } else {
+      buf = wire;
+      s = drain(p, buf, cmds, &err);
+    }
+    return std::make_tuple(cmds, s, err, s == ParseStatus::kError ? 0 : buf.size());
+  };
+  auto args_of = [](std::size_t n, std::size_t len) {
+    std::string w = cat({"*", std::to_string(n), "\r\n"});
+    const std::string body(len, 'a');
+    for (std::size_t i = 0; i < n; ++i) w += cat({"$", std::to_string(len), "\r\n", body, "\r\n"});
+    return w;
+  };
+  const std::vector<std::string> wires = {
+      "*1\r\n$4\r\nPING\r\n",
+      "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n",
+      "*2\r\n$3\r\nGET\r\n$01\r\nk\r\n",
+      "*1\r\n$4\rXPING\r\n",
+      "*1\r\n$4\r\nPINGxy*1\r\n$1\r\nx\r\n",
+      "*1\r\n$-1\r\n",
+      "*01\r\n$4\r\nPING\r\n",
+      "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPI",
+      "*2\r\n$3\r\nGET\r\n:1\r\n",
+      "*1\r\n$1234567890123456789\r\n",
+      args_of(12, 3),
+      args_of(10, 1),
+      args_of(11, 1),
+      args_of(1024, 1),
+      args_of(1025, 1),
+      args_of(1, 64),
+      args_of(1, 65),
+      args_of(1, 16384),
+      args_of(1, 16385),
+  };
+  for (const std::string& wire : wires) {
+    for (int mode = 0; mode < 4; ++mode) {
+      const bool authenticated = (mode & 1) == 0;
+      const bool small_bulk = (mode & 2) != 0;
+      CAPTURE(wire.substr(0, 40));
+      CAPTURE(mode);
+      CHECK(outcome(wire, authenticated, small_bulk, false) ==
+            outcome(wire, authenticated, small_bulk, true));
+    }
+  }
+  // And the one-pass reader gives the commands themselves.
+  const auto [cmds, status, err, left] = outcome(args_of(1024, 1), true, false, false);
+  CHECK(cmds.size() == 1);
+  CHECK(cmds[0].size() == 1024);
+  CHECK(status == ParseStatus::kNeedMore);
+  CHECK(left == 0);
+}
 
 TEST_CASE("resp parser: pipeline in one piece") {
   CHECK(parse_all(kPipeline) == kPipelineCommands);

@@ -57,7 +57,8 @@ std::uint64_t load_partial(const char* p, std::size_t n) {
 
 }  // namespace
 
-bool CommandTable::fold(std::string_view name, Folded& out) {
+// fold and hash run inside find, once per request: inlined there.
+[[gnu::always_inline]] inline bool CommandTable::fold(std::string_view name, Folded& out) {
   const std::size_t n = name.size();
   if (n == 0 || n > kMaxName) return false;
   const char* p = name.data();
@@ -67,7 +68,7 @@ bool CommandTable::fold(std::string_view name, Folded& out) {
   return true;
 }
 
-std::uint64_t CommandTable::hash(const Folded& f, std::size_t len) {
+[[gnu::always_inline]] inline std::uint64_t CommandTable::hash(const Folded& f, std::size_t len) {
   std::uint64_t h =
       (f.w[0] ^ (f.w[1] * 0x9e3779b97f4a7c15ull) ^ (f.w[2] << 7) ^ len) * 0xff51afd7ed558ccdull;
   return h ^ (h >> 29);

@@ -29,7 +29,7 @@ void ping(Context& ctx) {
   } else if (ctx.argc() == 2) {
     ctx.out.bulk(ctx.args[1]);
   } else {
-    ctx.out.simple("PONG");
+    ctx.out.encoded("+PONG\r\n");
   }
 }
 

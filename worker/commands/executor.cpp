@@ -81,11 +81,12 @@ bool any_may_replicate(const Commands& commands) {
   return false;
 }
 
-// Redis's ustime() around the handler, on the monotonic clock (vDSO, no system call).
-std::int64_t clock_usec() {
+// Redis's ustime() around the handler, on the monotonic clock (vDSO, no system call), in ns:
+// the difference is divided once.
+std::int64_t clock_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 template <typename Commands>
@@ -106,19 +107,33 @@ void Executor::rejected(const CommandDef& def) {
   stats_.errors_since_last_check();
 }
 
-void Executor::account(const CommandDef& def, ClientInfo& client,
-                       std::span<const std::string_view> args, std::int64_t usec) {
+// Inline in execute(): one counter line per command, touched once; the slow log and the
+// latency monitor are reached only for a command slower than their thresholds.
+inline void Executor::account(const CommandDef& def, ClientInfo& client,
+                              std::span<const std::string_view> args, std::int64_t usec) {
   // A container that dispatches in its own handler (CONFIG, CLIENT): the subcommand counts.
   const CommandDef* counted = &def;
-  if (!def.subcommands.empty() && args.size() >= 2) {
+  if (!def.subcommands.empty() && args.size() >= 2) [[unlikely]] {
     if (const CommandDef* sub = CommandTable::find_sub(def, args[1])) counted = sub;
   }
   CommandCounters& c = stats_.of(*counted);
   c.calls++;
   c.usec += static_cast<std::uint64_t>(usec);
-  if (stats_.errors_since_last_check()) c.failed_calls++;
+  if (stats_.errors_since_last_check()) [[unlikely]]
+    c.failed_calls++;
   const Config& config = shard_.config();
   if (config.latency_tracking) stats_.record_latency(*counted, usec);
+  // The latency test is a looser bound (µs against a threshold in ms): account_slow decides.
+  if ((usec >= config.slowlog_log_slower_than && config.slowlog_log_slower_than >= 0) ||
+      (config.latency_monitor_threshold > 0 && usec >= config.latency_monitor_threshold))
+      [[unlikely]] {
+    account_slow(def, client, args, usec);
+  }
+}
+
+void Executor::account_slow(const CommandDef& def, ClientInfo& client,
+                            std::span<const std::string_view> args, std::int64_t usec) {
+  const Config& config = shard_.config();
   if (!(def.flags & kSkipSlowlog) && usec >= config.slowlog_log_slower_than &&
       config.slowlog_log_slower_than >= 0) {
     slowlog_.maybe_add(config.slowlog_log_slower_than, config.slowlog_max_len, args, usec,
@@ -141,7 +156,8 @@ script::Engine& Executor::scripts() {
   return *scripts_;
 }
 
-bool Executor::parks(const ClientInfo& client, std::span<const std::string_view> args) const {
+bool Executor::parks_paused(const ClientInfo& client,
+                            std::span<const std::string_view> args) const {
   const ClientPause::Mode mode = shard_.client_pause.mode(shard_.now_ms());
   if (mode == ClientPause::Mode::kNone || args.empty()) return false;
   const CommandDef* named = command_table().find(args[0]);
@@ -170,10 +186,9 @@ bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view
   return blocks(client, args, command_table().find(args[0]));
 }
 
-bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view> args,
-                      const CommandDef* named) const {
-  if (named == nullptr || !(named->flags & kBlocking) || client.in_multi) return false;
-  if (!client.authenticated && !(named->flags & kNoAuth)) return false;
+bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string_view> args,
+                           const CommandDef& named) const {
+  if (!client.authenticated && !(named.flags & kNoAuth)) return false;
   const CommandDef* def = resolve(args);
   if (def == nullptr || acl_denies(client, *def, args)) return false;
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) return false;
@@ -351,7 +366,7 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   Tracking& tracking = shard_.tracking;
   if (tracking.enabled()) [[unlikely]]
     tracking.set_current(client.origin < 0 ? client.id : 0);
-  const std::int64_t start = clock_usec();
+  const std::int64_t start = clock_ns();
   ++depth_;
   if (events.notifier != nullptr) [[unlikely]] {
     const store::KeyspaceEvent outer = events.command;  // EXEC's, a script's: nested commands
@@ -362,7 +377,7 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     def->handler(ctx);
   }
   --depth_;
-  account(*def, client, args, clock_usec() - start);
+  account(*def, client, args, (clock_ns() - start) / 1000);
   if (tracking.enabled()) [[unlikely]] {
     tracking.after_command(client, *def, args, shard_.config().tracking_table_max_keys);
     tracking.end_command();

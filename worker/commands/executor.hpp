@@ -77,14 +77,20 @@ class Executor {
   // (nothing is written; the caller parks the client and runs the command again later).
   // A command that fails before Redis's pause check (unknown, NOAUTH, arity, subscribed
   // mode, MOVED) never waits: its error answers at once. One compare while no pause is on.
-  bool parks(const ClientInfo& client, std::span<const std::string_view> args) const;
+  bool parks(const ClientInfo& client, std::span<const std::string_view> args) const {
+    if (shard_.client_pause.mode(shard_.now_ms()) == ClientPause::Mode::kNone) return false;
+    return parks_paused(client, args);
+  }
   // Blocking commands (blocking.hpp): true when this command, to run here, finds nothing to
   // serve and must wait — the client is registered as a waiter (nothing is written; the
   // caller parks it and runs the command again when a key is ready or the timeout passed).
   // Never inside MULTI. One flag test for any other command.
   bool blocks(const ClientInfo& client, std::span<const std::string_view> args) const;
   bool blocks(const ClientInfo& client, std::span<const std::string_view> args,
-              const CommandDef* named) const;
+              const CommandDef* named) const {
+    if (named == nullptr || !(named->flags & kBlocking) || client.in_multi) return false;
+    return blocks_here(client, args, *named);
+  }
   // The same for a transaction that arrived over the mesh: it waits under WRITE when one of
   // its commands writes.
   bool parks(const std::vector<std::vector<std::string_view>>& commands) const;
@@ -116,6 +122,10 @@ class Executor {
   bool eviction_pending() const { return eviction_pending_; }
 
  private:
+  // parks() and blocks() past their one-test exits (inline above, on every request).
+  bool parks_paused(const ClientInfo& client, std::span<const std::string_view> args) const;
+  bool blocks_here(const ClientInfo& client, std::span<const std::string_view> args,
+                   const CommandDef& named) const;
   // The check without a reply or a log entry (CLIENT PAUSE and blocking decide before it).
   bool acl_denies(const ClientInfo& client, const CommandDef& def,
                   std::span<const std::string_view> args) const;
@@ -138,6 +148,9 @@ class Executor {
   // After the handler ran: calls, time, failed_calls, the slow log and the latency monitor.
   void account(const CommandDef& def, ClientInfo& client, std::span<const std::string_view> args,
                std::int64_t usec);
+  // account() past its thresholds: the slow log and the latency monitor.
+  [[gnu::noinline]] void account_slow(const CommandDef& def, ClientInfo& client,
+                                      std::span<const std::string_view> args, std::int64_t usec);
 };
 
 }  // namespace ruvio::worker

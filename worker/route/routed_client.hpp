@@ -47,6 +47,8 @@ class RoutedClient {
 
   // Reply slots not yet drained into the output buffer.
   std::size_t outstanding() const { return slots_.size(); }
+  // outstanding() > n, without counting the deque when it is empty (every local request asks).
+  bool outstanding_over(std::size_t n) const { return !slots_.empty() && slots_.size() > n; }
 
   // CLIENT REPLY OFF/SKIP: while discarding, what commands answer here is dropped, and so are
   // the answers of what they forward. end_discard(true) keeps what was answered locally

@@ -312,7 +312,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   }
   // Subscribed clients only run connection-local commands (the executor enforces which).
   // One lookup of the name per request: the executor's checks take it as found here.
-  const CommandDef* def = command_table().find(args[0]);
+  const CommandDef* def = table_.find(args[0]);
   const CommandDef* const named = def;
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
     if (executor_.blocks(client, args, named)) return parked_blocked(client, args);

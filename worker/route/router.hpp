@@ -19,6 +19,7 @@
 
 #include "shared/topology.hpp"
 #include "worker/commands/command.hpp"
+#include "worker/commands/command_table.hpp"
 #include "worker/route/host.hpp"
 #include "worker/route/mesh.hpp"
 #include "worker/route/routed_client.hpp"
@@ -94,6 +95,7 @@ class Router {
 
   RouteHost& host_;
   Executor& executor_;
+  const CommandTable& table_ = command_table();  // no static-guard test per request
   int self_;
   int workers_;
   std::string mesh_name_;

@@ -210,12 +210,12 @@ void Connection::process_input() {
     if (server_.shard().shutdown_requested) break;
     // Too many answers still owed by other workers: stop until they drain (flush()
     // resumes), so a client that never reads cannot make the mesh buffer without bound.
-    if (outstanding() > kMaxOutstanding) break;
+    if (outstanding_over(kMaxOutstanding)) break;
   }
   in_.shrink_if_idle(kIdleInputKeep);
   if (!out_.buffer().empty() || close_after_flush_) mark_dirty();
   // Backpressure: a client that does not read its replies stops being read from.
-  if (reading_ && (out_.queued() > Server::kOutputHighWater || outstanding() > kMaxOutstanding)) {
+  if (reading_ && (out_.queued() > Server::kOutputHighWater || outstanding_over(kMaxOutstanding))) {
     uv_read_stop(reinterpret_cast<uv_stream_t*>(&tcp_));
     reading_ = false;
   }
