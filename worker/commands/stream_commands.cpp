@@ -666,7 +666,7 @@ void xread_generic(Context& ctx, bool group_cmd) {
     ctx.out.bulk(key);
     if (have_group) {
       store::WriteHandle h = ctx.db().open(key, Type::kStream, ctx.now_ms());
-      h.notify_as(0, {});  // Redis 7.0's XREADGROUP publishes nothing (new consumers neither)
+      h.notify_as(0, {});  // Redis 7.0's XREADGROUP publishes only a new consumer's event
       xreadgroup_serve(ctx, key, h, groups[k], consumername, gt, history, served_count, noack);
     } else {
       StreamID start = gt;

@@ -322,6 +322,7 @@ void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
   c->seen_time = now;
   if (created) {
     h.changed();
+    ctx.notify(kNotifyStream, "xgroup-createconsumer", key);  // streamCreateConsumer's event
     log_consumer_created(ctx, key, g, consumer_name);
   }
   StreamID start = gt;
@@ -604,7 +605,7 @@ bool claim_target(Context& ctx, store::WriteHandle& h, StreamGroup*& g) {
     return false;
   }
   h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
-  h.notify_as(0, {});  // XCLAIM / XAUTOCLAIM publish nothing in Redis 7.0
+  h.notify_as(0, {});  // XCLAIM / XAUTOCLAIM publish only a new consumer's event
   g = types::stream_group_find(h.mut_as<Stream>(), ctx.args[2]);
   return true;
 }
@@ -632,7 +633,10 @@ struct Claimer {
       bool created = false;
       consumer = types::stream_consumer_get(h.heap(), g, ctx.args[3], now, &created);
       consumer->seen_time = now;
-      if (created) log_consumer_created(ctx, ctx.args[1], g, ctx.args[3]);
+      if (created) {
+        ctx.notify(kNotifyStream, "xgroup-createconsumer", ctx.args[1]);
+        log_consumer_created(ctx, ctx.args[1], g, ctx.args[3]);
+      }
     }
     if (k == nullptr) {
       // streamCreateNACK(NULL): one delivery, then counted again below as any claim.
