@@ -66,6 +66,7 @@ void setbit(Context& ctx) {
     // Redis writes (and signals: WATCH, tracking, "setbit", the WAL) only a bit that changes.
     const bool was = (static_cast<std::uint8_t>(h.view()[byte]) >> shift) & 1;
     if (was == (*on != 0)) {
+      h.unshare();  // raw all the same, as Redis's lookupStringForBitCommand leaves it
       ctx.out.integer(was ? 1 : 0);
       return;
     }
@@ -337,6 +338,7 @@ void bitop(Context& ctx) {
   bm::combine(op, srcs, reinterpret_cast<std::uint8_t*>(out.data()));
   store::SetOptions opt;
   opt.as_text = true;  // Redis stores the result as a raw string, never as an integer
+  opt.raw = true;
   ctx.db().set_string(dest, out, opt);
   ctx.notify(kNotifyString, "set", dest);
   ctx.out.integer(static_cast<std::int64_t>(maxlen));

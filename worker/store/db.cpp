@@ -85,6 +85,7 @@ std::string_view Entry::encoding() const {
   switch (rec_->enc()) {
     case Enc::kEmbStr:
       return rec_->str().size() <= kEmbstrMax ? "embstr" : "raw";
+    case Enc::kEmbRaw:
     case Enc::kExtStr:
       return "raw";
     case Enc::kObject:
@@ -321,7 +322,8 @@ struct Db::Impl {
     if (exp == kNoExpire && opt.keep_ttl && old != nullptr) exp = old->expire_at();
     std::uint8_t clock = lfu && old != nullptr ? old->clock() : fresh_clock();
     if (old != nullptr && p.enc != Enc::kExtStr && old->type() == Type::kString &&
-        (old->enc() == Enc::kEmbStr || old->is_int()) && old->has_ttl() == (exp != kNoExpire) &&
+        (old->enc() == Enc::kEmbStr || old->enc() == Enc::kEmbRaw || old->is_int()) &&
+        old->has_ttl() == (exp != kNoExpire) &&
         mi_good_size(Record::size_for(key, exp != kNoExpire, p)) == mi_usable_size(old)) {
       Record::rewrite(old, exp, clock, p);  // same bin: no allocation (INCR, same-size SET)
       return;
@@ -411,7 +413,7 @@ struct Db::Impl {
     scratch.assign(cur.substr(0, n < cur.size() ? n : cur.size()));
     scratch.resize(n, '\0');
     Payload p;
-    p.enc = Enc::kEmbStr;
+    p.enc = Enc::kEmbRaw;  // only the string handle resizes: an edit in place
     p.bytes = scratch;
     if (mi_good_size(Record::size_for(r->key(), r->has_ttl(), p)) == mi_usable_size(r)) {
       Record::rewrite(r, r->expire_at(), r->clock(), p);
@@ -432,7 +434,7 @@ struct Db::Impl {
       ext::set_len(p.ptr, n);
     } else {
       scratch.assign(n, '\0');
-      p.enc = Enc::kEmbStr;
+      p.enc = Enc::kEmbRaw;  // Redis creates it raw (SETBIT, BITFIELD, PFADD on a new key)
       p.bytes = scratch;
     }
     Record* r = Record::create(heap, Type::kString, key, kNoExpire, fresh_clock(), p);
@@ -549,7 +551,9 @@ Entry Db::peek(std::string_view key) const {
 }
 
 void Db::set_string(std::string_view key, std::string_view value, const SetOptions& opt) {
-  impl_->set_value(key, Payload::of_string(value, !opt.as_text), opt);
+  Payload p = Payload::of_string(value, !opt.as_text);
+  if (opt.raw && p.enc == Enc::kEmbStr) p.enc = Enc::kEmbRaw;
+  impl_->set_value(key, p, opt);
 }
 
 void Db::set_int(std::string_view key, std::int64_t value, const SetOptions& opt) {
@@ -1081,6 +1085,7 @@ std::span<char> StringHandle::bytes() {
   if (rec_ == nullptr) return {};
   dirty_ = true;
   if (rec_->is_int()) return resize(rec_->str_len());  // the text, as an embedded string
+  rec_->mark_raw();
   std::string_view s = rec_->str();
   return {const_cast<char*>(s.data()), s.size()};
 }
@@ -1096,8 +1101,20 @@ std::span<char> StringHandle::resize(std::size_t n) {
   } else if (rec_->is_int() || rec_->str().size() != n) {
     rec_ = d.resize_string(d.main.find(key_, hash_), hash_, n);
   }
+  rec_->mark_raw();
   std::string_view s = rec_->str();
   return {const_cast<char*>(s.data()), s.size()};
+}
+
+void StringHandle::unshare() {
+  if (rec_ == nullptr) return;
+  if (rec_->is_int()) {
+    const bool was = dirty_;
+    resize(rec_->str_len());  // the same text, now raw bytes: not a change of the value
+    dirty_ = was;
+    return;
+  }
+  rec_->mark_raw();
 }
 
 void StringHandle::release() {

@@ -260,6 +260,10 @@ class StringHandle {
   // Makes the value exactly `n` bytes: kept bytes stay, new ones are zero. Creates the key
   // (without TTL) when missing. Grows an external buffer geometrically, as sds does.
   std::span<char> resize(std::size_t n);
+  // Redis's dbUnshareStringValue without a write: an embedded or integer string becomes
+  // "raw" (OBJECT ENCODING), as SETBIT or BITFIELD leave it even when no bit changed. The key
+  // does not count as changed. bytes() and resize() do this too.
+  void unshare();
   // As WriteHandle::notify_as (BITFIELD publishes "setbit", PFMERGE "pfadd").
   void notify_as(std::uint32_t cls, std::string_view name) { event_ = {cls, name}; }
 
@@ -281,6 +285,7 @@ struct SetOptions {
   std::int64_t expire_at = kNoExpire;  // absolute ms; kNoExpire = no TTL
   bool keep_ttl = false;               // keep the existing TTL (SET KEEPTTL, APPEND, INCR...)
   bool as_text = false;                // never the int encoding (INCRBYFLOAT's result, as Redis)
+  bool raw = false;  // OBJECT ENCODING "raw" even when short (BITOP's result, as Redis)
 };
 
 class Db {

@@ -59,6 +59,7 @@ unsigned int_width(std::int64_t v) {
 std::size_t payload_size(const Payload& p) {
   switch (p.enc) {
     case Enc::kEmbStr:
+    case Enc::kEmbRaw:
       return varint_len(p.bytes.size()) + p.bytes.size();
     case Enc::kExtStr:
     case Enc::kObject:
@@ -151,6 +152,7 @@ void Record::write(std::uint8_t* out, Type type, std::string_view key, std::int6
   w += key.size();
   switch (p.enc) {
     case Enc::kEmbStr:
+    case Enc::kEmbRaw:
       w = put_varint(w, p.bytes.size());
       if (!p.bytes.empty()) std::memcpy(w, p.bytes.data(), p.bytes.size());
       break;
@@ -247,7 +249,7 @@ Payload Record::payload() const {
   if (is_int()) {
     p.enc = Enc::kInt1;
     p.i = int_value();
-  } else if (p.enc == Enc::kEmbStr) {
+  } else if (p.enc == Enc::kEmbStr || p.enc == Enc::kEmbRaw) {
     p.bytes = str();
   } else if (p.enc == Enc::kInline) {
     const types::Object* o = object();

@@ -7,6 +7,9 @@
 //   key bytes
 //   payload, by encoding:
 //     kEmbStr   varint length + bytes                     (values up to kEmbedMax bytes)
+//     kEmbRaw   the same bytes as kEmbStr, a string edited in place (SETBIT, BITFIELD, PFADD,
+//               BITOP's result): OBJECT ENCODING says "raw" for it, as Redis's
+//               dbUnshareStringValue makes such a string raw; SET makes it kEmbStr again
 //     kExtStr   8-byte pointer to an ExtBuf                (longer values, APPEND/SETRANGE)
 //     kObject   8-byte pointer to a value object           (types::Object, worker/types/)
 //     kInline   a folded value object, no length stored:   (small compact collections)
@@ -62,6 +65,7 @@ enum class Enc : std::uint8_t {
   kExtStr = 1,
   kObject = 2,
   kInline = 3,  // a folded value object in the record (types::is_folded)
+  kEmbRaw = 4,  // kEmbStr's layout, reported "raw" (edited in place)
   kInt1 = 8,    // kInt1 + (n - 1) holds an n-byte integer, n = 1..8
 };
 
@@ -159,14 +163,18 @@ class Record {
   std::string_view key() const;
   bool is_int() const { return enc() >= Enc::kInt1; }
   std::int64_t int_value() const;
-  std::string_view str() const;  // kEmbStr / kExtStr
+  std::string_view str() const;  // kEmbStr / kEmbRaw / kExtStr
   std::size_t str_len() const;   // string form length in any string encoding
   void* ext_buf() const;         // kExtStr buffer
   bool has_object() const { return enc() == Enc::kObject || enc() == Enc::kInline; }
   types::Object* object() const;      // kObject value, or kInline's folded object in place
   void set_object(types::Object* o);  // kObject: another object (an encoding conversion)
   void set_ext_buf(void* buf);        // kExtStr: after ext::reserve moved it
-  Payload payload() const;            // a view of the value (borrows this record's bytes)
+  // kEmbStr -> kEmbRaw in place (the bytes do not move).
+  void mark_raw() {
+    if (enc() == Enc::kEmbStr) wb()[0] |= static_cast<std::uint8_t>(Enc::kEmbRaw) << 3;
+  }
+  Payload payload() const;  // a view of the value (borrows this record's bytes)
   std::size_t memory_usage() const;
 
  private:

@@ -18,22 +18,107 @@ namespace {
 
 bool g_ttls_seen = false;  // a worker is one thread: a plain flag
 
-void note_ttl(FieldTable* ft, std::int64_t at) {
+// ---- the by_time heap (field_table.hpp): a binary min-heap of TTL records by expire_at ----
+
+std::int64_t at_of(const FieldRec* r) {
+  return view(r).expire_at;
+}
+
+void place(FieldTable* ft, std::uint32_t i, FieldRec* r) {
+  ft->by_time[i] = r;
+  set_slot(r, i);
+}
+
+void sift_up(FieldTable* ft, std::uint32_t i) {
+  FieldRec* r = ft->by_time[i];
+  const std::int64_t t = at_of(r);
+  while (i > 0) {
+    const std::uint32_t up = (i - 1) / 2;
+    if (at_of(ft->by_time[up]) <= t) break;
+    place(ft, i, ft->by_time[up]);
+    i = up;
+  }
+  place(ft, i, r);
+}
+
+void sift_down(FieldTable* ft, std::uint32_t i) {
+  const std::uint32_t n = ft->ttl_fields;
+  FieldRec* r = ft->by_time[i];
+  const std::int64_t t = at_of(r);
+  for (;;) {
+    std::uint32_t c = 2 * i + 1;
+    if (c >= n) break;
+    std::int64_t tc = at_of(ft->by_time[c]);
+    if (c + 1 < n) {
+      const std::int64_t t2 = at_of(ft->by_time[c + 1]);
+      if (t2 < tc) {
+        ++c;
+        tc = t2;
+      }
+    }
+    if (tc >= t) break;
+    place(ft, i, ft->by_time[c]);
+    i = c;
+  }
+  place(ft, i, r);
+}
+
+// After the time of the record at slot i changed.
+void sift(FieldTable* ft, std::uint32_t i) {
+  if (i > 0 && at_of(ft->by_time[i]) < at_of(ft->by_time[(i - 1) / 2])) {
+    sift_up(ft, i);
+  } else {
+    sift_down(ft, i);
+  }
+}
+
+// The heap's array at `cap` entries (the live ones kept); null at 0.
+void resize_heap(store::Heap& heap, FieldTable* ft, std::uint32_t cap) {
+  FieldRec** fresh = nullptr;
+  if (cap != 0) {
+    fresh = static_cast<FieldRec**>(heap.alloc(std::size_t{cap} * sizeof(FieldRec*)));
+    if (ft->ttl_fields != 0) {
+      std::memcpy(fresh, ft->by_time, std::size_t{ft->ttl_fields} * sizeof(FieldRec*));
+    }
+    cap = static_cast<std::uint32_t>(mi_usable_size(fresh) / sizeof(FieldRec*));
+  }
+  heap.release(ft->by_time);
+  ft->by_time = fresh;
+  ft->by_time_cap = cap;
+}
+
+void heap_push(store::Heap& heap, FieldTable* ft, FieldRec* r) {
+  // Grown by half, not doubled: the array is the index's whole cost (8 bytes a TTL field).
+  if (ft->ttl_fields == ft->by_time_cap) resize_heap(heap, ft, ft->by_time_cap / 2 * 3 + 4);
+  place(ft, ft->ttl_fields, r);
   ++ft->ttl_fields;
-  if (at < ft->min_expire) ft->min_expire = at;
+  sift_up(ft, ft->ttl_fields - 1);
   g_ttls_seen = true;
+}
+
+void heap_remove(store::Heap& heap, FieldTable* ft, FieldRec* r) {
+  const std::uint32_t i = slot_of(r);
+  const std::uint32_t last = --ft->ttl_fields;
+  if (i != last) {
+    place(ft, i, ft->by_time[last]);
+    sift(ft, i);
+  }
+  if (ft->ttl_fields == 0) {
+    resize_heap(heap, ft, 0);
+  } else if (ft->by_time_cap > 64 && ft->ttl_fields < ft->by_time_cap / 4) {
+    resize_heap(heap, ft, ft->by_time_cap / 2);
+  }
 }
 
 void free_field(store::Heap& heap, FieldTable* ft, FieldRec* r) {
   ft->entry_bytes -= mi_usable_size(r);
-  if (view(r).has_ttl) --ft->ttl_fields;
+  if (view(r).has_ttl) heap_remove(heap, ft, r);
   heap.release(r);
 }
 
-void add_field(FieldTable* ft, FieldRec* r, std::uint64_t hv) {
+void add_field(store::Heap& heap, FieldTable* ft, FieldRec* r, std::uint64_t hv) {
   ft->entry_bytes += mi_usable_size(r);
-  FieldView v = view(r);
-  if (v.has_ttl) note_ttl(ft, v.expire_at);
+  if (view(r).has_ttl) heap_push(heap, ft, r);
   ft->table.insert(r, hv);
 }
 
@@ -45,6 +130,7 @@ FieldTable* new_table(store::Heap& heap) {
 void destroy_table(store::Heap& heap, FieldTable* ft) {
   ft->table.set_heap(&heap);
   if (ft->table.size() != 0) ft->table.for_each([&](FieldRec* r) { heap.release(r); });
+  heap.release(ft->by_time);
   ft->~FieldTable();
   heap.release(ft);
 }
@@ -57,11 +143,21 @@ bool expired(const FieldView& v, std::int64_t now_ms) {
 void replace_field(store::Heap& heap, FieldTable* ft, Table::Ref ref, std::string_view value,
                    std::int64_t expire_at) {
   FieldRec* old = ref.get();
+  const bool had_ttl = view(old).has_ttl;
   FieldRec* fresh = make_field(heap, view(old).field, value, expire_at);
   ft->entry_bytes += mi_usable_size(fresh);
-  if (expire_at >= 0) note_ttl(ft, expire_at);
+  if (had_ttl && expire_at >= 0) {  // the fresh record takes the old one's heap entry
+    const std::uint32_t i = slot_of(old);
+    place(ft, i, fresh);
+    sift(ft, i);
+  } else if (had_ttl) {
+    heap_remove(heap, ft, old);
+  } else if (expire_at >= 0) {
+    heap_push(heap, ft, fresh);
+  }
   ref.set(fresh);
-  free_field(heap, ft, old);
+  ft->entry_bytes -= mi_usable_size(old);
+  heap.release(old);
 }
 
 }  // namespace
@@ -124,7 +220,7 @@ void convert_to_hashtable(store::Heap& heap, Hash* h) {
   for (Listpack::Pos p = lp.first(); p != Listpack::kNone;) {
     Listpack::Pos q = lp.next(p);
     std::string_view f = lp.get_str(p, fb);
-    add_field(ft, make_field(heap, f, lp.get_str(q, vb), -1), ft->table.hash(f));
+    add_field(heap, ft, make_field(heap, f, lp.get_str(q, vb), -1), ft->table.hash(f));
     p = lp.next(q);
   }
   lp.destroy(heap);
@@ -176,7 +272,7 @@ bool set(store::Heap& heap, Hash* h, std::string_view field, std::string_view va
     replace_field(heap, ft, ref, value, keep_ttl && old.has_ttl ? old.expire_at : -1);
     return false;
   }
-  add_field(ft, make_field(heap, field, value, -1), hv);
+  add_field(heap, ft, make_field(heap, field, value, -1), hv);
   return true;
 }
 
@@ -223,9 +319,9 @@ void set_field_expire(store::Heap& heap, Hash* h, std::string_view field, std::i
   if (!ref) return;
   FieldView v = view(ref.get());
   if (!v.has_ttl && at < 0) return;
-  if (v.has_ttl && at >= 0) {  // same size: rewrite in place
+  if (v.has_ttl && at >= 0) {  // same size: rewrite in place, then move in the heap
     std::memcpy(const_cast<char*>(v.value.data() + v.value.size()), &at, 8);
-    if (at < ft->min_expire) ft->min_expire = at;
+    sift(ft, slot_of(ref.get()));
     return;
   }
   replace_field(heap, ft, ref, v.value, at);
@@ -273,12 +369,21 @@ bool field_ttls_seen() {
 bool needs_purge(const Hash* h, std::int64_t now_ms) {
   if (h->enc != kHashtable) return false;
   const FieldTable* ft = ft_of(h);
-  return ft->ttl_fields != 0 && now_ms > ft->min_expire;
+  return ft->ttl_fields != 0 && now_ms > at_of(ft->by_time[0]);
 }
 
 std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms) {
-  std::vector<std::string> gone;
-  return expire_fields(heap, h, now_ms, SIZE_MAX, gone);
+  if (h->enc != kHashtable || ft_of(h)->ttl_fields == 0) return 0;
+  FieldTable* ft = ft_of(h);
+  ft->table.set_heap(&heap);
+  std::size_t n = 0;
+  while (ft->ttl_fields != 0) {
+    const FieldView v = view(ft->by_time[0]);
+    if (!expired(v, now_ms)) break;
+    free_field(heap, ft, ft->table.erase(v.field, ft->table.hash(v.field)));
+    ++n;
+  }
+  return n;
 }
 
 std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms, std::size_t max,
@@ -287,29 +392,19 @@ std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms, std::
   if (h->enc != kHashtable || ft_of(h)->ttl_fields == 0) return 0;
   FieldTable* ft = ft_of(h);
   ft->table.set_heap(&heap);
-  // One walk: the expired fields (up to max) and the exact earliest expiry of what stays
-  // (an expired field left over by `max` included, so the hash stays due).
-  std::int64_t min = INT64_MAX;
-  ft->table.for_each([&](FieldRec* r) {
-    FieldView v = view(r);
-    if (!v.has_ttl) return;
-    if (expired(v, now_ms) && gone.size() < max) {
-      gone.emplace_back(v.field);
-    } else if (v.expire_at < min) {
-      min = v.expire_at;
-    }
-  });
-  for (const std::string& f : gone) {
-    FieldRec* r = ft->table.erase(f, ft->table.hash(f));
-    if (r != nullptr) free_field(heap, ft, r);
+  // Due fields from the heap's top, earliest first: O(log n) each, the rest untouched.
+  while (ft->ttl_fields != 0 && gone.size() < max) {
+    const FieldView v = view(ft->by_time[0]);
+    if (!expired(v, now_ms)) break;
+    gone.emplace_back(v.field);
+    free_field(heap, ft, ft->table.erase(v.field, ft->table.hash(v.field)));
   }
-  ft->min_expire = min;
   return gone.size();
 }
 
 std::int64_t next_field_expire(const Hash* h) {
   if (h->enc != kHashtable || ft_of(h)->ttl_fields == 0) return -1;
-  return ft_of(h)->min_expire;
+  return at_of(ft_of(h)->by_time[0]);
 }
 
 // ---- ValueOps --------------------------------------------------------------------------------
@@ -341,7 +436,7 @@ Object* ops_copy(store::Heap& heap, const Object* o) {
   FieldTable* ft = new_table(heap);
   ft_of(src)->table.for_each([&](FieldRec* r) {
     FieldView v = view(r);
-    add_field(ft, make_field(heap, v.field, v.value, v.has_ttl ? v.expire_at : -1),
+    add_field(heap, ft, make_field(heap, v.field, v.value, v.has_ttl ? v.expire_at : -1),
               ft->table.hash(v.field));
   });
   h->data = ft;
@@ -353,7 +448,8 @@ std::size_t ops_memory(const Object* o) {
   std::size_t n = mi_usable_size(h);
   if (h->enc == kListpack) return n + lp_of(h).alloc_size();
   const FieldTable* ft = ft_of(h);
-  return n + mi_usable_size(ft) + ft->table.alloc_bytes() + ft->entry_bytes;
+  const std::size_t index = ft->by_time != nullptr ? mi_usable_size(ft->by_time) : 0;
+  return n + mi_usable_size(ft) + ft->table.alloc_bytes() + ft->entry_bytes + index;
 }
 
 std::string_view ops_encoding(const Object* o) {
@@ -369,8 +465,13 @@ std::size_t ops_release_some(store::Heap& heap, Object* o, std::size_t budget, b
   if (h->enc == kHashtable) {
     FieldTable* ft = ft_of(h);
     ft->table.set_heap(&heap);
+    if (ft->by_time != nullptr) {  // records leave in table order: drop the index whole first
+      ft->ttl_fields = 0;
+      resize_heap(heap, ft, 0);
+    }
     const bool more = ft->table.drain(budget, [&](FieldRec* r) {
-      free_field(heap, ft, r);
+      ft->entry_bytes -= mi_usable_size(r);
+      heap.release(r);
       ++spent;
     });
     if (more) {
@@ -459,7 +560,7 @@ Object* ops_load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
     in.remove_prefix(flen + vlen + (ttl ? 8 : 0));
     const std::uint64_t hv = ft->table.hash(f);
     if (ft->table.find(f, hv) || (ttl && at < 0)) break;
-    add_field(ft, make_field(heap, f, v, at), hv);
+    add_field(heap, ft, make_field(heap, f, v, at), hv);
     ok = true;
   }
   if (!ok) {

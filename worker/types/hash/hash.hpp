@@ -101,12 +101,12 @@ void set_field_expire(store::Heap& heap, Hash* h, std::string_view field, std::i
 bool needs_purge(const Hash* h, std::int64_t now_ms);
 // Deletes every field expired at now_ms; returns how many went.
 std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms);
-// The active sweep's form: deletes up to `max` expired fields, their names into `gone`
-// (cleared first; the sweep logs them as HDEL). One walk of the table.
+// The active sweep's form: deletes up to `max` expired fields, earliest first, their names
+// into `gone` (cleared first; the sweep logs them as HDEL). Both forms take the due fields
+// off the hash's by_time heap (field_table.hpp): O(log n) a field, the rest not visited.
 std::size_t expire_fields(store::Heap& heap, Hash* h, std::int64_t now_ms, std::size_t max,
                           std::vector<std::string>& gone);
-// No field expires before this (exact after expire_fields; a lower bound after TTL changes);
-// -1 when no field has a TTL.
+// The earliest field expiry (the heap's top, always exact); -1 when no field has a TTL.
 std::int64_t next_field_expire(const Hash* h);
 std::uint32_t ttl_fields(const Hash* h);
 // Whether any hash of this process ever held a field TTL (active expiry sweeps only then).

@@ -1,0 +1,204 @@
+"""OBJECT ENCODING of strings, differential (issue 10): a seeded stream of the commands that
+make or modify a string (SET and its forms, MSET, GETSET, APPEND, SETRANGE, SETBIT, BITFIELD
+SET/INCRBY/GET and OVERFLOW FAIL, BITOP, INCR/DECR/INCRBYFLOAT, PFADD/PFMERGE, GETEX, EXPIRE,
+PERSIST, RENAME, COPY, GETDEL), each write followed by OBJECT ENCODING of its key and often
+by GET, goes to Ruvio and to redis-server 7.0.15; every reply must be byte-identical. Redis
+answers "raw" for any string edited in place (dbUnshareStringValue: SETBIT and BITFIELD even
+when no bit changes, SETRANGE, APPEND, PFADD's new key, BITOP's result), "embstr" for a value
+of at most 44 bytes made whole by SET, INCRBYFLOAT, RESTORE-like paths, "int" for canonical
+integers, and keeps the encoding across RENAME, COPY, EXPIRE and PERSIST. At 1 worker and
+through the proxy port of a 2-worker Ruvio (the multi-key commands use one hash tag).
+
+Env: RUVIO_DIFF_SEED (printed; replays a run), RUVIO_STRENC_DIFF_COMMANDS (default 6000).
+"""
+
+import os
+import random
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+import harness  # noqa: E402
+import test_differential as td  # noqa: E402
+from cmdgen import Cmd  # noqa: E402
+
+KEYS = [b"{s}%d" % i for i in range(6)]
+
+
+class Generator:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.pending = []
+        self.table = [(w, getattr(self, "g_" + n)) for n, w in WEIGHTS.items()]
+        self.total = sum(w for w, _ in self.table)
+
+    def pick(self, seq):
+        return seq[self.r.randrange(len(seq))]
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def next(self, allow_lcs=True):
+        if self.pending:
+            return self.pending.pop(0)
+        x = self.r.random() * self.total
+        for w, f in self.table:
+            x -= w
+            if x < 0:
+                return f()
+        return self.table[-1][1]()
+
+    def value(self):
+        c = self.r.randrange(9)
+        if c == 0:
+            return b"%d" % self.r.randint(-10**6, 10**6)
+        if c == 1:
+            return self.pick([b"0", b"-0", b"007", b"9223372036854775807",
+                              b"9223372036854775808", b"1.5", b"1e3", b" 1", b"", b"10000"])
+        if c == 2:
+            return b"x" * self.pick([43, 44, 45, 46, 64, 100])
+        return b"v" * self.r.randint(1, 20)
+
+    def follow(self, key):
+        self.pending.append(Cmd([b"OBJECT", b"ENCODING", key]))
+        if self.chance(0.4):
+            self.pending.append(Cmd([b"GET", key]))
+
+    def write(self, key, args):
+        self.follow(key)
+        return Cmd(args)
+
+    def g_set(self):
+        k = self.pick(KEYS)
+        c = self.r.randrange(6)
+        v = self.value()
+        if c == 0:
+            return self.write(k, [b"SET", k, v])
+        if c == 1:
+            return self.write(k, [b"SET", k, v, b"KEEPTTL"])
+        if c == 2:
+            return self.write(k, [b"SETEX", k, b"100", v])
+        if c == 3:
+            return self.write(k, [b"GETSET", k, v])
+        if c == 4:
+            k2 = self.pick(KEYS)
+            self.follow(k2)
+            return self.write(k, [b"MSET", k, v, k2, self.value()])
+        return self.write(k, [b"SETNX", k, v])
+
+    def g_append(self):
+        k = self.pick(KEYS)
+        return self.write(k, [b"APPEND", k, self.pick([b"", b"1", b"ab", b"x" * 30])])
+
+    def g_setrange(self):
+        k = self.pick(KEYS)
+        return self.write(k, [b"SETRANGE", k, b"%d" % self.r.randrange(50),
+                              self.pick([b"", b"z", b"12", b"y" * 10])])
+
+    def g_setbit(self):
+        k = self.pick(KEYS)
+        return self.write(k, [b"SETBIT", k, b"%d" % self.r.randrange(400),
+                              self.pick([b"0", b"1"])])
+
+    def g_bitfield(self):
+        k = self.pick(KEYS)
+        ops = []
+        for _ in range(self.r.randint(1, 3)):
+            c = self.r.randrange(4)
+            t = self.pick([b"u8", b"i5", b"u16"])
+            off = b"%d" % self.r.randrange(300)
+            if c == 0:
+                ops += [b"SET", t, off, b"%d" % self.r.randrange(200)]
+            elif c == 1:
+                ops += [b"INCRBY", t, off, b"%d" % self.r.randint(-300, 300)]
+            elif c == 2:
+                ops += [b"GET", t, off]
+            else:
+                ops += [b"OVERFLOW", self.pick([b"FAIL", b"SAT", b"WRAP"])]
+        return self.write(k, [self.pick([b"BITFIELD", b"BITFIELD", b"BITFIELD_RO"]), k, *ops])
+
+    def g_bitop(self):
+        d = self.pick(KEYS)
+        op = self.pick([b"AND", b"OR", b"XOR", b"NOT"])
+        srcs = [self.pick(KEYS) for _ in range(1 if op == b"NOT" else self.r.randint(1, 3))]
+        return self.write(d, [b"BITOP", op, d, *srcs])
+
+    def g_incr(self):
+        k = self.pick(KEYS)
+        c = self.r.randrange(4)
+        if c == 0:
+            return self.write(k, [b"INCR", k])
+        if c == 1:
+            return self.write(k, [b"DECRBY", k, b"%d" % self.r.randint(-5, 5)])
+        return self.write(k, [b"INCRBYFLOAT", k, self.pick([b"1", b"0.5", b"-2.25", b"1e3",
+                                                             b"0"])])
+
+    def g_hll(self):
+        k = self.pick(KEYS)
+        if self.chance(0.7):
+            return self.write(k, [b"PFADD", k, *[b"e%d" % self.r.randrange(50)
+                                                 for _ in range(self.r.randint(0, 3))]])
+        return self.write(k, [b"PFMERGE", k, self.pick(KEYS)])
+
+    def g_keyspace(self):
+        k = self.pick(KEYS)
+        c = self.r.randrange(7)
+        if c == 0:
+            return self.write(k, [b"EXPIRE", k, b"100"])
+        if c == 1:
+            return self.write(k, [b"PERSIST", k])
+        if c == 2:
+            return self.write(k, [b"GETEX", k, self.pick([b"EX", b"PX"]), b"100000"])
+        if c == 3:
+            k2 = self.pick(KEYS)
+            self.follow(k2)
+            return self.write(k, [b"RENAME", k, k2])
+        if c == 4:
+            k2 = self.pick(KEYS)
+            self.follow(k2)
+            return self.write(k, [b"COPY", k, k2, b"REPLACE"])
+        if c == 5:
+            return self.write(k, [b"GETDEL", k])
+        return self.write(k, [b"DEL", k])
+
+
+WEIGHTS = {"set": 16, "append": 8, "setrange": 8, "setbit": 10, "bitfield": 8, "bitop": 5,
+           "incr": 8, "hll": 6, "keyspace": 12}
+
+
+class StrEncRun(td.DiffRun):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.gen = Generator(self.seed)
+
+
+def _count():
+    return int(os.environ.get("RUVIO_STRENC_DIFF_COMMANDS", "6000"))
+
+
+class StringEncodingDifferentialTest(unittest.TestCase):
+    def _run(self, workers):
+        if not os.path.exists(harness.RUVIO_BIN):
+            self.skipTest(f"{harness.RUVIO_BIN} not built")
+        seed, count = td._seed(), _count()
+        print(f"\nstring encoding differential, {workers} worker(s): seed={seed}",
+              file=sys.stderr)
+        stats = td.run_pair(lambda rp, cp: StrEncRun(seed, rp, cp, "ruvio", count, workers),
+                            "ruvio", workers)
+        print(f"string encoding differential, {workers} worker(s): seed={seed} {stats}",
+              file=sys.stderr)
+        self.assertGreaterEqual(stats["sent"], count)
+        self.assertGreater(stats["pipelined"], 0)
+
+    def test_string_encoding_against_redis(self):
+        self._run(1)
+
+    def test_string_encoding_against_redis_2_workers(self):
+        self._run(2)
+
+
+if __name__ == "__main__":
+    unittest.main()
