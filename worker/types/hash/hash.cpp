@@ -187,7 +187,7 @@ bool add_unique(store::Heap& heap, Hash* h, std::string_view field, std::string_
   ft->table.set_heap(&heap);
   const std::uint64_t hv = ft->table.hash(field);
   if (ft->table.find(field, hv)) return false;
-  add_field(ft, make_field(heap, field, value, -1), hv);
+  add_field(heap, ft, make_field(heap, field, value, -1), hv);
   return true;
 }
 
