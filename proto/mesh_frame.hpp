@@ -53,8 +53,14 @@ enum class MeshKind : std::uint8_t {
   // the user's name and the inner kind ("0" or "2"), so B runs it (scripts' redis.call, EXEC's
   // re-check) with that user's permissions.
   kAsUser = 4,
+  // Client-side caching across workers (worker/commands/tracking.hpp):
+  // a kCommand of a tracking client whose keys B remembers as read by (origin, client id);
+  kTracked = 5,
+  // a one-way tracking message: an invalidation for a client of the receiving worker, a
+  // redirected one, BCAST keys, or the sender's BCAST prefixes (args[0] says which).
+  kTracking = 6,
 };
-inline constexpr std::uint8_t kMeshKindLast = 4;
+inline constexpr std::uint8_t kMeshKindLast = 6;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id

@@ -365,7 +365,7 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   store::KeyspaceEvents& events = shard_.events();
   Tracking& tracking = shard_.tracking;
   if (tracking.enabled()) [[unlikely]]
-    tracking.set_current(client.origin < 0 ? client.id : 0);
+    tracking.set_current(client);
   const std::int64_t start = clock_ns();
   ++depth_;
   if (events.notifier != nullptr) [[unlikely]] {

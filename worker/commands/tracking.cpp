@@ -1,10 +1,28 @@
 // The tracking table and the invalidation messages (tracking.hpp).
 #include "worker/commands/tracking.hpp"
 
+#include <charconv>
+
 #include "worker/commands/command.hpp"
 #include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
+
+namespace {
+
+// A client id as a mesh argument, in a caller's buffer (no allocation).
+std::string_view id_text(char (&buf)[24], std::uint64_t id) {
+  auto r = std::to_chars(buf, buf + sizeof buf, id);
+  return {buf, static_cast<std::size_t>(r.ptr - buf)};
+}
+
+std::uint64_t id_of(std::string_view s) {
+  std::uint64_t v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+}  // namespace
 
 void Tracking::enable(std::uint64_t id, std::uint64_t redirect, std::uint32_t options,
                       std::span<const std::string_view> prefixes) {
@@ -12,32 +30,82 @@ void Tracking::enable(std::uint64_t id, std::uint64_t redirect, std::uint32_t op
   // As enableTracking: the mode flags are replaced, CLIENT CACHING's flag stays.
   c.flags = (c.flags & kCaching) | kOn | (options & (kBcast | kOptin | kOptout | kNoloop));
   c.redirect = redirect;
+  on_ = true;
   if (!(options & kBcast)) return;
+  bool added = false;
   auto add = [&](std::string_view p) {
-    if (prefixes_[std::string(p)].clients.insert(id).second) c.prefixes.emplace_back(p);
+    if (prefixes_[std::string(p)].clients.insert(id).second) {
+      c.prefixes.emplace_back(p);
+      added = true;
+    }
   };
   if (prefixes.empty()) add("");
   for (std::string_view p : prefixes) add(p);
+  if (added) announce_prefixes();
 }
 
 void Tracking::disable(std::uint64_t id) {
   auto it = clients_.find(id);
   if (it == clients_.end()) return;
+  bool removed = false;
   for (const std::string& p : it->second.prefixes) {
     auto pi = prefixes_.find(p);
     if (pi == prefixes_.end()) continue;
     pi->second.clients.erase(id);
-    if (pi->second.clients.empty()) prefixes_.erase(pi);
+    if (pi->second.clients.empty()) {
+      prefixes_.erase(pi);
+      removed = true;
+    }
   }
   clients_.erase(it);
-  // Keys it read stay in the table until they change (Redis frees them lazily too).
-  if (clients_.empty()) table_.clear();
+  if (removed) announce_prefixes();
+  // Keys it read stay in the table until they change (Redis frees them lazily too); with no
+  // client of this worker left, only the readers of other workers are kept.
+  if (clients_.empty()) {
+    for (auto e = table_.begin(); e != table_.end();) {
+      std::erase_if(e->second, [&](std::uint64_t reader) { return !remote(reader); });
+      e = e->second.empty() ? table_.erase(e) : std::next(e);
+    }
+  }
+  refresh();
+}
+
+// The other workers learn the union of this worker's BCAST prefixes (it replaces what they
+// knew): a key they change that matches one comes back as a "bcast" message.
+void Tracking::announce_prefixes() {
+  if (!peer || workers_ < 2) return;
+  std::vector<std::string_view> args;
+  args.reserve(prefixes_.size() + 1);
+  args.push_back("prefixes");
+  for (const auto& [p, _] : prefixes_) args.push_back(p);
+  for (int w = 0; w < workers_; ++w) {
+    if (w != self_) peer(w, args);
+  }
+}
+
+bool Tracking::wants_read(std::uint64_t id, const CommandDef& def) const {
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return false;
+  const Client& t = it->second;
+  if ((t.flags & kBcast) || !(def.flags & kReadonly) || (def.flags & kPubsub)) return false;
+  // before_command has not run for this command yet: a fresh flag is the one that covers it.
+  const bool caching = (t.flags & kCaching) && t.caching_fresh;
+  return !(((t.flags & kOptin) && !caching) || ((t.flags & kOptout) && caching));
 }
 
 void Tracking::after_command(const ClientInfo& c, const CommandDef& def,
                              std::span<const std::string_view> args, std::size_t max_keys) {
+  if (c.origin >= 0) {
+    // A mesh client: its worker decided (wants_read) and sent a kTracked request.
+    if (!remote_read_) return;
+    for_each_key(def, args, [&](std::size_t pos, const KeySpec&) {
+      table_[std::string(args[pos])].insert(c.id);
+    });
+    evict_over(max_keys);
+    return;
+  }
   auto it = clients_.find(c.id);
-  if (it == clients_.end() || c.origin >= 0) return;
+  if (it == clients_.end()) return;
   Client& t = it->second;
   if (!(t.flags & kBcast) && (def.flags & kReadonly) && !(def.flags & kPubsub)) {
     const bool caching = (t.flags & kCaching) != 0;
@@ -54,30 +122,89 @@ void Tracking::after_command(const ClientInfo& c, const CommandDef& def,
 void Tracking::invalidate(std::string_view key) {
   for (auto& [prefix, p] : prefixes_) {
     if (!key.starts_with(prefix)) continue;
-    p.keys.insert_or_assign(std::string(key), current_);
+    p.keys.insert_or_assign(std::string(key), writer_);
     broadcast_dirty_ = true;
+  }
+  if (remote_bcast_) [[unlikely]] {
+    for (std::size_t w = 0; w < remote_prefixes_.size(); ++w) {
+      for (const std::string& prefix : remote_prefixes_[w]) {
+        if (!key.starts_with(prefix)) continue;
+        remote_keys_[w].emplace_back(key, writer_);
+        broadcast_dirty_ = true;
+        break;
+      }
+    }
   }
   if (table_.empty()) return;
   auto it = table_.find(std::string(key));
   if (it == table_.end()) return;
   const auto ids = std::move(it->second);
   table_.erase(it);  // before sending: a message may not change the table, but stay safe
-  for (std::uint64_t id : ids) {
+  for (std::uint64_t id : ids) tell(id, key);
+  if (table_.empty()) refresh();
+}
+
+void Tracking::tell(std::uint64_t id, std::string_view key) {
+  if (remote(id)) {
+    // Its worker applies its flags (it may have left, turned BCAST on, or be the writer).
+    if (!peer) return;
+    char reader[24];
+    char by[24];
+    const std::string_view args[] = {"key", id_text(reader, id), id_text(by, writer_), key};
+    peer(worker_of(id), args);
+    return;
+  }
+  const Client* t = find(id);
+  if (t == nullptr || (t->flags & kBcast)) return;
+  if ((t->flags & kNoloop) && id == writer_) return;
+  if (id == current_) {
+    queue(id, key, false);
+  } else {
+    const std::string_view one[] = {key};
+    send(id, one, false);
+  }
+}
+
+void Tracking::on_peer_message(int from, std::span<const std::string_view> args) {
+  if (args.empty()) return;
+  const std::string_view op = args[0];
+  if (op == "key" && args.size() >= 4) {
+    // A key a client of this worker read on the sender changed there.
+    const std::uint64_t id = id_of(args[1]);
     const Client* t = find(id);
-    if (t == nullptr || (t->flags & kBcast)) continue;
-    if ((t->flags & kNoloop) && id == current_) continue;
-    if (id == current_) {
-      queue(id, key, false);
-    } else {
-      const std::string_view one[] = {key};
-      send(id, one, false);
+    if (t == nullptr || (t->flags & kBcast)) return;
+    if ((t->flags & kNoloop) && id == id_of(args[2])) return;
+    send(id, args.subspan(3), false);
+  } else if (op == "redir" && args.size() >= 2) {
+    // This worker's client is the REDIRECT target of a client of the sender.
+    const ClientInfo* target = nullptr;
+    proto::ReplyWriter* out = writer ? writer(id_of(args[1]), &target) : nullptr;
+    if (out == nullptr) return;
+    const bool null = args.size() == 3 && args[2] == "null";
+    write_message(*out, *target, true, null ? std::span<const std::string_view>() : args.subspan(3),
+                  null);
+  } else if (op == "bcast") {
+    // Keys changed on the sender that match this worker's prefixes: (writer, key) pairs.
+    for (std::size_t i = 1; i + 1 < args.size(); i += 2) {
+      const std::uint64_t by = id_of(args[i]);
+      for (auto& [prefix, p] : prefixes_) {
+        if (!args[i + 1].starts_with(prefix)) continue;
+        p.keys.insert_or_assign(std::string(args[i + 1]), by);
+        broadcast_dirty_ = true;
+      }
     }
+  } else if (op == "prefixes" && from >= 0 && from < workers_ && from != self_) {
+    auto& mine = remote_prefixes_[static_cast<std::size_t>(from)];
+    mine.assign(args.begin() + 1, args.end());
+    remote_bcast_ = false;
+    for (const auto& p : remote_prefixes_) remote_bcast_ = remote_bcast_ || !p.empty();
+    refresh();
   }
 }
 
 void Tracking::invalidate_all() {
-  if (flushed_) return;  // FLUSHALL clears every database: one message, not one per database
-  flushed_ = current_ != 0;
+  if (flushed_) return;     // FLUSHALL clears every database: one message, not one per database
+  flushed_ = writer_ != 0;  // a command of any worker's client (a fanned-out FLUSHALL too)
   for (auto& [id, c] : clients_) {
     if (id == current_) {
       queue(id, {}, true);
@@ -85,11 +212,14 @@ void Tracking::invalidate_all() {
       send(id, {}, true);
     }
   }
+  // Readers of other workers are told by their own worker's part of the flush.
   table_.clear();
+  refresh();
 }
 
 void Tracking::end_command() {
   current_ = 0;
+  writer_ = 0;
   flushed_ = false;
   if (pending_.empty()) return;
   const std::uint64_t id = pending_id_;
@@ -117,6 +247,23 @@ void Tracking::flush_broadcast() {
     }
     p.keys.clear();
   }
+  if (!remote_bcast_ || !peer) return;
+  std::vector<std::string> ids;
+  for (std::size_t w = 0; w < remote_keys_.size(); ++w) {
+    auto& changed = remote_keys_[w];
+    if (changed.empty()) continue;
+    ids.clear();
+    ids.reserve(changed.size());
+    for (const auto& [k, by] : changed) ids.push_back(std::to_string(by));
+    keys.clear();
+    keys.push_back("bcast");
+    for (std::size_t i = 0; i < changed.size(); ++i) {
+      keys.push_back(ids[i]);
+      keys.push_back(changed[i].first);
+    }
+    peer(static_cast<int>(w), keys);
+    changed.clear();
+  }
 }
 
 void Tracking::queue(std::uint64_t id, std::string_view key, bool null) {
@@ -132,16 +279,10 @@ void Tracking::evict_over(std::size_t max_keys) {
     const std::string key = it->first;
     const auto ids = std::move(it->second);
     table_.erase(it);
-    for (std::uint64_t id : ids) {
-      const Client* t = find(id);
-      if (t == nullptr || (t->flags & kBcast)) continue;
-      if (id == current_) {
-        queue(id, key, false);
-      } else {
-        const std::string_view one[] = {key};
-        send(id, one, false);
-      }
-    }
+    const std::uint64_t writer = writer_;
+    writer_ = 0;  // nobody wrote it: NOLOOP does not hold back this message
+    for (std::uint64_t id : ids) tell(id, key);
+    writer_ = writer;
   }
 }
 
@@ -153,9 +294,26 @@ void Tracking::send(std::uint64_t id, std::span<const std::string_view> keys, bo
   Client& t = it->second;
   const ClientInfo* self = nullptr;
   proto::ReplyWriter* own = writer(id, &self);
+  const bool redirected = t.redirect != 0;
+  if (redirected && remote(t.redirect)) {
+    // The target is a client of another worker: it writes the message there.
+    if (!peer) return;
+    char target[24];
+    std::vector<std::string_view> args;
+    args.reserve(keys.size() + 3);
+    args.push_back("redir");
+    args.push_back(id_text(target, t.redirect));
+    if (null) {
+      args.push_back("null");
+    } else {
+      args.push_back("keys");
+      args.insert(args.end(), keys.begin(), keys.end());
+    }
+    peer(worker_of(t.redirect), args);
+    return;
+  }
   proto::ReplyWriter* out = own;
   const ClientInfo* target = self;
-  const bool redirected = t.redirect != 0;
   if (redirected) {
     out = writer(t.redirect, &target);
     if (out == nullptr) {
@@ -169,22 +327,27 @@ void Tracking::send(std::uint64_t id, std::span<const std::string_view> keys, bo
     }
   }
   if (out == nullptr) return;
-  if (target->resp > 2) {
-    out->push(2);
-    out->bulk("invalidate");
-  } else if (redirected && target->subscribed()) {
-    out->array(3);
-    out->bulk("message");
-    out->bulk("__redis__:invalidate");
+  write_message(*out, *target, redirected, keys, null);
+}
+
+void Tracking::write_message(proto::ReplyWriter& out, const ClientInfo& target, bool redirected,
+                             std::span<const std::string_view> keys, bool null) {
+  if (target.resp > 2) {
+    out.push(2);
+    out.bulk("invalidate");
+  } else if (redirected && target.subscribed()) {
+    out.array(3);
+    out.bulk("message");
+    out.bulk("__redis__:invalidate");
   } else {
     return;  // RESP2 without a redirect: no way to push
   }
   if (null) {
-    out->null();
+    out.null();
     return;
   }
-  out->array(keys.size());
-  for (std::string_view k : keys) out->bulk(k);
+  out.array(keys.size());
+  for (std::string_view k : keys) out.bulk(k);
 }
 
 }  // namespace ruvio::worker

@@ -15,6 +15,17 @@
 // whose command caused it waits until that command's reply is written (flush_pending), so
 // replies and pushes never interleave.
 //
+// Across workers (the proxy port; client ids are unique, id mod workers = its worker): a read
+// that worker A forwards for a tracking client arrives at the key's owner B as a kTracked
+// request, and B keeps that client's id in its table like a local reader's. When the key
+// changes B sends A a one-way "key" message (mesh kind kTracking) naming the reader and the
+// writer; A applies the reader's flags (NOLOOP: the writer is the client itself, through
+// whichever worker) and sends the invalidation as above. A REDIRECT target on another worker
+// gets a "redir" message. BCAST: each worker tells the others the prefixes its clients hold
+// ("prefixes"); a worker that changes a matching key sends the key and its writer ("bcast")
+// to that worker once per loop turn, which adds it to its own per-prefix lists. FLUSHDB /
+// FLUSHALL fan out to every worker, so each sends its own clients the null invalidation.
+//
 // With no tracking client nothing here runs: the executor tests enabled() once per command.
 #pragma once
 
@@ -55,10 +66,18 @@ class Tracking {
 
   // The server's side: a client's push stream and state by id (null: it left).
   std::function<proto::ReplyWriter*(std::uint64_t id, const ClientInfo** info)> writer;
+  // The mesh: a one-way kTracking message to worker `w` (null with one worker).
+  std::function<void(int w, std::span<const std::string_view> args)> peer;
+  void set_workers(int self, int workers) {
+    self_ = self;
+    workers_ = workers;
+    remote_prefixes_.assign(static_cast<std::size_t>(workers), {});
+    remote_keys_.assign(static_cast<std::size_t>(workers), {});
+  }
 
-  bool enabled() const { return !clients_.empty(); }
+  bool enabled() const { return on_; }
   // Keys or prefixes remembered: the keyspace must tell us about changes.
-  bool listening() const { return !clients_.empty(); }
+  bool listening() const { return on_; }
   const Client* find(std::uint64_t id) const {
     auto it = clients_.find(id);
     return it == clients_.end() ? nullptr : &it->second;
@@ -88,8 +107,29 @@ class Tracking {
   // mode, OPTIN/OPTOUT as CLIENT CACHING says) and clears the CACHING flag.
   void after_command(const ClientInfo& c, const CommandDef& def,
                      std::span<const std::string_view> args, std::size_t max_keys);
-  // The client whose command runs (NOLOOP); 0 outside commands.
-  void set_current(std::uint64_t id) { current_ = id; }
+  // The client whose command runs: current_ a client of this worker (its messages wait for
+  // its reply), writer_ of any worker (NOLOOP); 0 outside commands.
+  template <class C>
+  void set_current(const C& client) {
+    current_ = client.origin < 0 ? client.id : 0;
+    writer_ = client.id;
+  }
+
+  // A forwarded read of client `id` of this worker (the router asks before sending it):
+  // true when the owner must remember its keys (normal mode, OPTIN/OPTOUT with CACHING).
+  bool wants_read(std::uint64_t id, const CommandDef& def) const;
+  // The owner's side: the command about to run is a kTracked read (its keys are remembered
+  // for the mesh client running it).
+  void begin_remote_read() {
+    remote_read_ = true;
+    on_ = true;
+  }
+  void end_remote_read() {
+    remote_read_ = false;
+    refresh();
+  }
+  // A kTracking message from worker `from`.
+  void on_peer_message(int from, std::span<const std::string_view> args);
 
   // A key changed (any database).
   void invalidate(std::string_view key);
@@ -103,10 +143,26 @@ class Tracking {
 
   std::size_t keys() const { return table_.size(); }
 
+  // Client `id` is one of another worker's (ids are unique: id mod workers = its worker).
+  bool remote(std::uint64_t id) const {
+    return workers_ > 1 && static_cast<int>(id % static_cast<std::uint64_t>(workers_)) != self_;
+  }
+
  private:
+  int worker_of(std::uint64_t id) const {
+    return static_cast<int>(id % static_cast<std::uint64_t>(workers_));
+  }
+  void refresh() { on_ = !clients_.empty() || !table_.empty() || remote_read_ || remote_bcast_; }
+  // A key a reader must forget: sent here, or to the reader's worker.
+  void tell(std::uint64_t id, std::string_view key);
   void send(std::uint64_t id, std::span<const std::string_view> keys, bool null);
+  // Writes the message itself to the client that receives it (the tracking client or its
+  // redirect target on this worker).
+  static void write_message(proto::ReplyWriter& out, const ClientInfo& target, bool redirected,
+                            std::span<const std::string_view> keys, bool null);
   void queue(std::uint64_t id, std::string_view key, bool null);
   void evict_over(std::size_t max_keys);
+  void announce_prefixes();
 
   std::unordered_map<std::uint64_t, Client> clients_;
   std::unordered_map<std::string, std::unordered_set<std::uint64_t>> table_;
@@ -118,6 +174,16 @@ class Tracking {
   std::map<std::string, Prefix> prefixes_;  // in byte order, as Redis walks its rax
   bool broadcast_dirty_ = false;
   std::uint64_t current_ = 0;
+  std::uint64_t writer_ = 0;  // the running command's client, of any worker (NOLOOP)
+  bool on_ = false;
+  bool remote_read_ = false;
+  bool remote_bcast_ = false;  // some worker's clients hold BCAST prefixes
+  int self_ = 0;
+  int workers_ = 1;
+  // Per worker: its clients' BCAST prefixes, and the changed keys (with their writer) that
+  // match them, sent once per loop turn.
+  std::vector<std::vector<std::string>> remote_prefixes_;
+  std::vector<std::vector<std::pair<std::string, std::uint64_t>>> remote_keys_;
   bool flushed_ = false;  // this command already sent its null invalidations
   std::uint64_t pending_id_ = 0;
   struct Pending {

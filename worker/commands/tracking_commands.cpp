@@ -71,7 +71,10 @@ void client_tracking(Context& ctx) {
         return;
       }
       redirect = *id;
-      if (!client_exists(ctx, static_cast<std::uint64_t>(redirect))) {
+      // A client of another worker (the proxy port spreads a client's connections) is
+      // taken on trust: its worker is not asked synchronously.
+      if (!ctx.shard.tracking.remote(static_cast<std::uint64_t>(redirect)) &&
+          !client_exists(ctx, static_cast<std::uint64_t>(redirect))) {
         ctx.out.error("ERR The client ID you want redirect to does not exist");
         return;
       }

@@ -430,11 +430,11 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
     c.deliver(seq, part, reply);
   } else if (links_[static_cast<std::size_t>(w)]->up()) {
     if (client.user != nullptr && client.user->restricted &&
-        (kind == MeshKind::kCommand || kind == MeshKind::kExec)) {
+        (kind == MeshKind::kCommand || kind == MeshKind::kExec || kind == MeshKind::kTracked)) {
       std::vector<std::string_view> tagged;
       tagged.reserve(args.size() + 2);
       tagged.push_back(client.user->name);
-      tagged.push_back(kind == MeshKind::kExec ? "2" : "0");
+      tagged.push_back(kind == MeshKind::kExec ? "2" : kind == MeshKind::kTracked ? "5" : "0");
       tagged.insert(tagged.end(), args.begin(), args.end());
       links_[static_cast<std::size_t>(w)]->send(MeshKind::kAsUser, self_, client.db, client.resp,
                                                 tagged, MeshWaiter{client.id, seq, part});
@@ -453,7 +453,27 @@ void Router::forward(RoutedClient& c, int owner, std::span<const std::string_vie
   // The owner parks it if nothing is there; this worker's CLIENT LIST and the client's own
   // view see it blocked (flags=b) until the answer comes, as Redis shows a blocked client.
   if (blocking) c.wait_blocked(seq);
-  send_part(c, owner, seq, 0, MeshKind::kCommand, args);
+  send_part(c, owner, seq, 0, read_kind(c.info(), args, true), args);
+}
+
+MeshKind Router::read_kind(ClientInfo& client, std::span<const std::string_view> args, bool ages) {
+  Tracking& t = executor_.shard().tracking;
+  if (!t.enabled() || !client.tracking) [[likely]]
+    return MeshKind::kCommand;
+  const CommandDef* def = command_table().find(args[0]);
+  if (def != nullptr && !def->subcommands.empty() && args.size() > 1) {
+    def = CommandTable::find_sub(*def, args[1]);
+  }
+  const bool tracked = def != nullptr && t.wants_read(client.id, *def);
+  // The local executor never sees this command: CLIENT CACHING's flag ages here.
+  if (ages) t.before_command(client.id);
+  return tracked ? MeshKind::kTracked : MeshKind::kCommand;
+}
+
+void Router::tell_peer(int w, MeshKind kind, std::span<const std::string_view> args) {
+  if (w < 0 || w >= workers_ || w == self_) return;
+  auto& link = links_[static_cast<std::size_t>(w)];
+  if (link && link->up()) link->send(kind, self_, 0, 2, args, MeshWaiter{});
 }
 
 void Router::split(RoutedClient& c, Merge how, std::size_t step,
@@ -503,9 +523,13 @@ void Router::split(RoutedClient& c, Merge how, std::size_t step,
       }
     };
   }
+  // A tracked read: the local part (if any) ages CLIENT CACHING's flag in the executor.
+  const bool local = std::find(owners.begin(), owners.end(), self_) != owners.end();
+  const MeshKind kind = read_kind(c.info(), args, !local);
   std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(groups.size()), std::move(merge));
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    send_part(c, owners[g], seq, static_cast<std::uint32_t>(g), MeshKind::kCommand, groups[g]);
+    send_part(c, owners[g], seq, static_cast<std::uint32_t>(g),
+              owners[g] == self_ ? MeshKind::kCommand : kind, groups[g]);
   }
 }
 
@@ -665,6 +689,24 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       }
       executor_.execute(client, args, out);
       return true;
+    case MeshKind::kTracked: {
+      if (may_park && (executor_.parks(client, args) || executor_.blocks(client, args))) {
+        return false;
+      }
+      Shard& shard = executor_.shard();
+      shard.tracking.begin_remote_read();
+      executor_.execute(client, args, out);
+      shard.tracking.end_remote_read();
+      shard.update_listener();
+      return true;
+    }
+    case MeshKind::kTracking: {
+      Shard& shard = executor_.shard();
+      shard.tracking.on_peer_message(client.origin, args);
+      shard.update_listener();
+      out.ok();
+      return true;
+    }
     case MeshKind::kPatterns: {
       std::vector<std::string> patterns = executor_.shard().pubsub->pattern_list();
       out.array(patterns.size());
@@ -691,7 +733,7 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       return true;
     }
     case MeshKind::kAsUser: {
-      if (args.size() < 3 || (args[1] != "0" && args[1] != "2")) {
+      if (args.size() < 3 || (args[1] != "0" && args[1] != "2" && args[1] != "5")) {
         out.error("ERR malformed mesh request");
         return true;
       }
@@ -702,8 +744,10 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       }
       std::shared_ptr<acl::User> mesh_user = std::move(client.user);
       client.user = std::move(user);
-      const bool done = serve(args[1] == "2" ? MeshKind::kExec : MeshKind::kCommand, client,
-                              args.subspan(2), out, may_park);
+      const MeshKind inner = args[1] == "2"   ? MeshKind::kExec
+                             : args[1] == "5" ? MeshKind::kTracked
+                                              : MeshKind::kCommand;
+      const bool done = serve(inner, client, args.subspan(2), out, may_park);
       client.user = std::move(mesh_user);
       return done;
     }

@@ -76,6 +76,9 @@ class Router {
   // one key all leave from its owner over the same links, so each key's order holds.
   void publish_peers(std::string_view channel, std::string_view message);
 
+  // A one-way request to worker `w` (its reply is dropped): tracking messages.
+  void tell_peer(int w, MeshKind kind, std::span<const std::string_view> args);
+
   // A connection closed: its WATCHes on other workers are dropped.
   void forget(RoutedClient& c);
 
@@ -89,6 +92,9 @@ class Router {
   // `blocking`: a blocking command (the client shows flags=b here until the owner answers).
   void forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
                bool blocking = false);
+  // kTracked when the owner must remember the keys of this read of a tracking client.
+  // `ages`: no local part runs it, so CLIENT CACHING's flag is aged here.
+  MeshKind read_kind(ClientInfo& client, std::span<const std::string_view> args, bool ages);
   void split(RoutedClient& c, Merge how, std::size_t step, std::span<const std::string_view> args);
   void fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args);
   void scan(RoutedClient& c, std::span<const std::string_view> args);

@@ -66,6 +66,10 @@ Server::Server(const control::WorkerInit& init, int control_fd)
     return push_writer(id);
   };
   if (init.worker_count > 1) {
+    shard_.tracking.set_workers(init.id, init.worker_count);
+    shard_.tracking.peer = [this](int w, std::span<const std::string_view> args) {
+      router_.tell_peer(w, MeshKind::kTracking, args);
+    };
     shard_.publish_peers = [this](std::string_view channel, std::string_view message) {
       router_.publish_peers(channel, message);
     };

@@ -1,0 +1,216 @@
+"""Client-side caching across workers, beside redis-server: through a 2-worker proxy port the
+tracking client T sits on worker 0 and the writer W on worker 1, and keys are chosen on both
+workers, so a read forwarded over the mesh must be remembered by the key's owner and its
+invalidation delivered back to T's worker. Each scenario runs on one redis-server too; the
+frames T (or its REDIRECT target R) receives must be byte-identical: RESP3 pushes (default,
+NOLOOP with T's own writes through the other worker, OPTIN with CLIENT CACHING yes, BCAST
+prefixes seeing writes on every worker, FLUSHALL's null) and RESP2 __redis__:invalidate
+messages to a REDIRECT client on the other worker."""
+
+import os
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
+
+import harness  # noqa: E402
+import itest  # noqa: E402
+from resp_raw import RawConn, encode, parse  # noqa: E402
+
+
+def keys_on(worker, n, prefix="tk:"):
+    out, i = [], 0
+    while len(out) < n:
+        k = f"{prefix}{i}"
+        if harness.key_owner(k, 2) == worker:
+            out.append(k.encode())
+        i += 1
+    return out
+
+
+A = keys_on(0, 3)  # owned by worker 0 (T's)
+B = keys_on(1, 3)  # owned by worker 1 (W's)
+
+
+class Frames:
+    """A raw connection that keeps every frame it receives (pushes and replies)."""
+
+    def __init__(self, port, worker=None):
+        for _ in range(400):
+            self.c = RawConn(port)
+            if worker is None:
+                break
+            cid = parse(self.c.call(b"CLIENT", b"ID"))
+            if cid % 2 == worker:
+                break
+            self.c.close()
+        else:
+            raise AssertionError(f"no connection landed on worker {worker}")
+        self.frames = []
+
+    def call(self, *args):
+        self.c.send(encode(args))
+        while True:
+            f = self.c.read_reply()
+            self.frames.append(f)
+            if f[:1] != b">":
+                return f
+
+    def drain(self, wait=0.3):
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            self.c.sock.settimeout(max(0.01, end - time.monotonic()))
+            try:
+                self.frames.append(self.c.read_reply())
+            except (TimeoutError, OSError):
+                break
+        self.c.sock.settimeout(10.0)
+
+    def close(self):
+        self.c.close()
+
+
+def settle():
+    # An invalidation crosses the mesh after the write's reply: let it arrive before T's next
+    # command, as one redis-server has sent it before answering the write.
+    time.sleep(0.05)
+
+
+def scenario(port, workers, mode):
+    """Runs one scenario; returns the frames the observed client received."""
+    t = Frames(port, 0 if workers > 1 else None)
+    w = Frames(port, 1 if workers > 1 else None)
+    r = None
+    try:
+        w.call(b"FLUSHALL")
+        for k in A + B:
+            w.call(b"SET", k, b"v")
+        if mode == "redirect":
+            r = Frames(port, 1 if workers > 1 else None)
+            rid = parse(r.call(b"CLIENT", b"ID"))
+            r.call(b"SUBSCRIBE", b"__redis__:invalidate")
+            r.frames.clear()  # the client ids differ between the servers
+            t.call(b"CLIENT", b"TRACKING", b"ON", b"REDIRECT", b"%d" % rid)
+        else:
+            t.call(b"HELLO", b"3")
+            opts = {"default": [], "noloop": [b"NOLOOP"], "optin": [b"OPTIN"],
+                    "bcast": [b"BCAST", b"PREFIX", A[0], b"PREFIX", B[0], b"PREFIX", b"x"]}
+            t.call(b"CLIENT", b"TRACKING", b"ON", *opts[mode])
+        t.frames.clear()
+        if mode == "optin":
+            t.call(b"CLIENT", b"CACHING", b"yes")
+            t.call(b"GET", B[0])
+            t.call(b"GET", B[1])  # not covered by CACHING: not tracked
+            t.call(b"CLIENT", b"CACHING", b"yes")
+            t.call(b"MGET", A[0], B[2])
+        else:
+            t.call(b"GET", A[0])
+            t.call(b"GET", B[0])
+            t.call(b"MGET", A[1], B[1])
+            t.call(b"STRLEN", B[2])
+        # Writes from the other worker, of keys on both workers.
+        for k in (B[0], A[0], B[1], A[1]):
+            w.call(b"SET", k, b"w1")
+            settle()
+            t.call(b"PING")
+        if mode == "noloop":
+            t.call(b"GET", B[0])
+            t.call(b"SET", B[0], b"own")  # T's own write of a key on the other worker
+            settle()
+            t.call(b"PING")
+            w.call(b"SET", B[0], b"w2")  # already invalidated by T's own write: no message
+            settle()
+            t.call(b"GET", B[2])
+            t.call(b"SET", B[2], b"own")
+        else:
+            t.call(b"GET", B[0])
+            t.call(b"SET", B[0], b"own")  # T's own write: invalidated after its reply
+            settle()
+            t.call(b"PING")
+        w.call(b"DEL", B[2], A[2])
+        settle()
+        t.call(b"GET", B[1])
+        w.call(b"EXPIRE", B[1], b"100")
+        settle()
+        t.call(b"PING")
+        t.call(b"GET", A[2])
+        t.call(b"GET", B[2])
+        w.call(b"FLUSHALL")
+        settle()
+        t.call(b"PING")
+        t.drain()
+        if r is not None:
+            r.drain()
+            return r.frames
+        return t.frames
+    finally:
+        for c in (t, w, r):
+            if c is not None:
+                c.close()
+
+
+def normalized(frames):
+    # BCAST lists a loop turn's keys in one message: split messages per key so the grouping
+    # of one multi-key write over two workers (two turns, two messages) compares.
+    out = []
+    for f in frames:
+        if f.startswith(b">2\r\n$10\r\ninvalidate\r\n*") or f.startswith(b"*3\r\n$7\r\nmessage"):
+            v = parse(f)
+            keys = v[-1]
+            if isinstance(keys, list) and len(keys) > 1:
+                for k in keys:
+                    out.append(("invalidate", k))
+                continue
+            out.append(("invalidate", keys[0] if isinstance(keys, list) else keys))
+        else:
+            out.append(f)
+    return out
+
+
+class TrackingAcrossWorkersTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        itest.require_ruvio()
+        cls.ref = harness.Server(kind="redis")
+        cls.cand = harness.Server(kind="ruvio", args=["--workers", "2"])
+        harness.wait_mesh_up(cls.cand.port)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cand.stop()
+        cls.ref.stop()
+
+    def check(self, mode):
+        want = scenario(self.ref.port, 1, mode)
+        got = scenario(self.cand.port, 2, mode)
+        if mode == "bcast":
+            want, got = normalized(want), normalized(got)
+        self.assertEqual(want, got, mode)
+        return want
+
+    def test_default(self):
+        frames = self.check("default")
+        self.assertIn(b">2\r\n$10\r\ninvalidate\r\n*1\r\n$%d\r\n%s\r\n" % (len(B[0]), B[0]),
+                      frames)
+        self.assertIn(b">2\r\n$10\r\ninvalidate\r\n_\r\n", frames)  # FLUSHALL
+
+    def test_noloop(self):
+        self.check("noloop")
+
+    def test_optin(self):
+        self.check("optin")
+
+    def test_bcast(self):
+        self.check("bcast")
+
+    def test_redirect_resp2(self):
+        frames = self.check("redirect")
+        self.assertIn(b"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$%d\r\n%s\r\n"
+                      % (len(B[0]), B[0]), frames)
+
+
+if __name__ == "__main__":
+    unittest.main()
