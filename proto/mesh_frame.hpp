@@ -53,8 +53,14 @@ enum class MeshKind : std::uint8_t {
   // the user's name and the inner kind ("0" or "2"), so B runs it (scripts' redis.call, EXEC's
   // re-check) with that user's permissions.
   kAsUser = 4,
+  // MONITOR across workers: "on" / "off" (the origin's clients started / stopped monitoring)
+  // or "line" <text> for the origin's monitors; reply +OK, dropped.
+  kMonitor = 5,
+  // DEBUG DIGEST through the proxy: this worker's part per database, an array of one bulk per
+  // database: "" when empty there, else the hex xor of its keys' digests.
+  kDigest = 6,
 };
-inline constexpr std::uint8_t kMeshKindLast = 4;
+inline constexpr std::uint8_t kMeshKindLast = 6;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id
