@@ -59,8 +59,14 @@ enum class MeshKind : std::uint8_t {
   // a one-way tracking message: an invalidation for a client of the receiving worker, a
   // redirected one, BCAST keys, or the sender's BCAST prefixes (args[0] says which).
   kTracking = 6,
+  // MONITOR across workers: "on" / "off" (the origin's clients started / stopped monitoring)
+  // or "line" <text> for the origin's monitors; reply +OK, dropped.
+  kMonitor = 7,
+  // DEBUG DIGEST through the proxy: this worker's part per database, an array of one bulk per
+  // database: "" when empty there, else the hex xor of its keys' digests.
+  kDigest = 8,
 };
-inline constexpr std::uint8_t kMeshKindLast = 6;
+inline constexpr std::uint8_t kMeshKindLast = 8;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id

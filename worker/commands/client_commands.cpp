@@ -537,6 +537,7 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
   num(" idle=", (now_ms - c.last_interaction_ms) / 1000);
   out += " flags=";
   const std::size_t flags_at = out.size();
+  if (c.monitor) out += 'O';
   if (c.subscribed()) out += 'P';
   if (c.in_multi) out += 'x';
   if (c.blocked) out += 'b';

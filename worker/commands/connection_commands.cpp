@@ -164,6 +164,7 @@ void select(Context& ctx) {
 void reset(Context& ctx) {
   if (ctx.shard.pubsub != nullptr) ctx.shard.pubsub->forget(ctx.client);
   ctx.shard.unwatch(ctx.shard.watcher_of(ctx.client));
+  ctx.shard.monitors.remove(ctx.client);  // RESET ends MONITOR
   ctx.client.in_multi = false;
   ctx.client.multi_failed = false;
   ctx.client.queued.clear();

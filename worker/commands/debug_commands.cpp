@@ -37,8 +37,7 @@ bool is_local(const ClientInfo& c) {
 }
 
 bool allowed(Context& ctx) {
-  const std::string& mode = ctx.shard.config().enable_debug_command;
-  return mode == "yes" || (mode == "local" && is_local(ctx.client));
+  return debug_allowed(ctx.shard, ctx.client);
 }
 
 constexpr std::string_view kHelp[] = {
@@ -318,6 +317,11 @@ const CommandDef kDebugCommands[] = {
 // clang-format on
 
 }  // namespace
+
+bool debug_allowed(Shard& shard, const ClientInfo& client) {
+  const std::string& mode = shard.config().enable_debug_command;
+  return mode == "yes" || (mode == "local" && is_local(client));
+}
 
 std::span<const CommandDef> debug_commands() {
   return kDebugCommands;

@@ -134,12 +134,12 @@ void digest_value(const store::Entry& e, Digest& d) {
   if (e.expire_at() != store::kNoExpire) xor_digest(d, "!!expire!!");
 }
 
-Digest digest_dataset(Shard& shard) {
-  Digest final{};
+std::vector<std::optional<Digest>> digest_parts(Shard& shard) {
+  std::vector<std::optional<Digest>> parts(static_cast<std::size_t>(shard.databases()));
   for (int j = 0; j < shard.databases(); ++j) {
     store::Db& db = shard.db(j);
     if (db.size() == 0) continue;
-    mix_u32(final, static_cast<std::uint32_t>(j));
+    Digest& x = parts[static_cast<std::size_t>(j)].emplace();
     // SCAN may return a key twice across a resize; the xor must see each once.
     std::unordered_set<std::string> seen;
     std::uint64_t cursor = 0;
@@ -149,11 +149,43 @@ Digest digest_dataset(Shard& shard) {
         Digest kd{};
         mix_digest(kd, e.key());
         digest_value(e, kd);
-        xor_digest(final, std::string_view(reinterpret_cast<const char*>(kd.data()), kd.size()));
+        xor_digest(x, std::string_view(reinterpret_cast<const char*>(kd.data()), kd.size()));
       });
     } while (cursor != 0);
   }
+  return parts;
+}
+
+Digest digest_combine(std::span<const std::optional<Digest>> dbs) {
+  Digest final{};
+  for (std::size_t j = 0; j < dbs.size(); ++j) {
+    if (!dbs[j]) continue;
+    mix_u32(final, static_cast<std::uint32_t>(j));
+    for (std::size_t i = 0; i < final.size(); ++i) final[i] ^= (*dbs[j])[i];
+  }
   return final;
+}
+
+Digest digest_dataset(Shard& shard) {
+  const std::vector<std::optional<Digest>> parts = digest_parts(shard);
+  return digest_combine(parts);
+}
+
+std::optional<Digest> digest_from_hex(std::string_view hex) {
+  if (hex.size() != 40) return std::nullopt;
+  Digest d{};
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < 20; ++i) {
+    const int hi = nibble(hex[2 * i]);
+    const int lo = nibble(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    d[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+  }
+  return d;
 }
 
 std::string digest_hex(const Digest& d) {

@@ -15,7 +15,11 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "worker/commands/shard.hpp"
 
@@ -28,5 +32,14 @@ void digest_value(const store::Entry& e, Digest& d);
 // computeDatasetDigest over every database of the shard.
 Digest digest_dataset(Shard& shard);
 std::string digest_hex(const Digest& d);
+std::optional<Digest> digest_from_hex(std::string_view hex);
+
+// DEBUG DIGEST through the proxy port: each worker's part per database (none: empty there,
+// else the xor of its keys' digests), and the dataset digest of parts xored over workers
+// (per db an xor is order-free, so the keys of every worker combine as one server's).
+std::vector<std::optional<Digest>> digest_parts(Shard& shard);
+Digest digest_combine(std::span<const std::optional<Digest>> dbs);
+// enable-debug-command allows DEBUG for this client (debug_commands.cpp).
+bool debug_allowed(Shard& shard, const ClientInfo& client);
 
 }  // namespace ruvio::worker

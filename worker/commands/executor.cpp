@@ -322,6 +322,12 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
     rejected(*def);
     return;
   }
+  // A MONITOR client may not touch the keyspace (Redis's check for a replica's commands).
+  if (client.monitor && (def->flags & (kWrite | kMayReplicate | kReadonly))) [[unlikely]] {
+    out.error("ERR Replica can't interact with the keyspace");
+    rejected(*def);
+    return;
+  }
   if (client.cluster_mode && shard_.topology != nullptr) {
     // Direct port: MOVED / CROSSSLOT before anything runs.
     if (auto e = cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
@@ -378,6 +384,9 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   }
   --depth_;
   account(*def, client, args, (clock_ns() - start) / 1000);
+  // MONITOR: after the command, with the database it left selected (SELECT shows its new one).
+  if (shard_.monitors.on()) [[unlikely]]
+    shard_.monitors.feed(client, client.db, args, *def);
   if (tracking.enabled()) [[unlikely]] {
     tracking.after_command(client, *def, args, shard_.config().tracking_table_max_keys);
     tracking.end_command();

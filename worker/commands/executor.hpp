@@ -62,6 +62,8 @@ class Executor {
   const script::Engine* scripts_if_started() const { return scripts_.get(); }
   script::Engine* scripts_if_started() { return scripts_.get(); }
 
+  // Inside EXEC's commands (Redis's CLIENT_DENY_BLOCKING: MONITOR is refused there).
+  bool in_exec() const { return in_exec_; }
   // INFO commandstats / errorstats, SLOWLOG and LATENCY read and reset these.
   CommandStats& command_stats() { return stats_; }
   SlowLog& slowlog() { return slowlog_; }

@@ -38,9 +38,11 @@ std::string syntax_error(const Context& ctx) {
 }
 
 void cmd_fcall(Context& ctx) {
+  ctx.shard.monitors.feed_script(ctx.client, ctx.args);
   ctx.shard.executor->scripts().fcall(ctx, false);
 }
 void cmd_fcall_ro(Context& ctx) {
+  ctx.shard.monitors.feed_script(ctx.client, ctx.args);
   ctx.shard.executor->scripts().fcall(ctx, true);
 }
 

@@ -1,5 +1,5 @@
-// The operations family: SLOWLOG, LATENCY, ROLE, WAIT, WAITAOF, REPLICAOF/SLAVEOF, LOLWUT —
-// what an operator or a client library asks a standalone redis-server without replicas. The
+// The operations family: SLOWLOG, LATENCY, ROLE, WAIT, WAITAOF, REPLICAOF/SLAVEOF, LOLWUT, MONITOR
+// — what an operator or a client library asks a standalone redis-server without replicas. The
 // figures come from the executor's CommandStats / SlowLog / LatencyMonitor (command_stats.hpp).
 #include <algorithm>
 #include <cinttypes>
@@ -13,6 +13,7 @@
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/ops_decls.hpp"
 #include "worker/commands/executor.hpp"
+#include "worker/commands/lolwut.hpp"
 #include "worker/commands/subcommand.hpp"
 #include "worker/persist/service.hpp"
 
@@ -20,6 +21,7 @@ namespace ruvio::worker {
 namespace {
 
 constexpr CommandDecl kWaitaofDecl{};
+constexpr CommandDecl kMonitorDecl{};  // no arguments: nothing to generate
 constexpr std::string_view kVersionLine = "Redis ver. 7.0.15\n";
 
 Executor& executor(Context& ctx) {
@@ -322,17 +324,49 @@ void cmd_replicaof(Context& ctx) {
   ctx.out.error("ERR REPLICAOF host port is not supported by Ruvio: only REPLICAOF NO ONE");
 }
 
-// LOLWUT [VERSION v]: redis-server 7.0 draws art only for versions 5 and 6; every other
-// version (its own default among them) answers the version line alone, which is what Ruvio
-// answers for every version.
+// LOLWUT [VERSION v]: redis-server 7.0 draws for versions 5 (Schotter, lolwut.hpp) and 6;
+// every other version (its own default among them) answers the version line alone. VERSION
+// 6's pixel-art is not drawn by Ruvio: it answers the version line too.
 void cmd_lolwut(Context& ctx) {
-  if (ctx.argc() >= 3 && iequals(ctx.args[1], "version")) {
-    if (!parse_int64(ctx.args[2])) {
+  std::span<const std::string_view> args = ctx.args;
+  std::uint32_t version = 7;
+  if (args.size() >= 3 && iequals(args[1], "version")) {
+    const auto v = parse_int64(args[2]);
+    if (!v) {
       ctx.out.error(err::kNotInt);
       return;
     }
+    version = static_cast<std::uint32_t>(*v);  // Redis prints it with %u
+    args = args.subspan(2);  // the drawing's own arguments follow, as after Redis's shift
   }
-  ctx.out.verbatim(kVersionLine);
+  if (version != 5) {
+    ctx.out.verbatim(kVersionLine);
+    return;
+  }
+  long params[3] = {66, 8, 12};  // columns, squares per row, squares per column
+  constexpr long kMax[3] = {1000, 200, 200};
+  for (std::size_t i = 1; i < args.size() && i <= 3; ++i) {
+    const auto n = parse_int64(args[i]);
+    if (!n) {
+      ctx.out.error(err::kNotInt);
+      return;
+    }
+    params[i - 1] = std::clamp<long>(static_cast<long>(*n), 1, kMax[i - 1]);
+  }
+  ctx.out.verbatim(lolwut_schotter(params[0], params[1], params[2]));
+}
+
+// MONITOR: +OK, then the client receives every command as a line (monitor.hpp) until RESET or
+// QUIT. A client already monitoring gets no answer at all, and inside EXEC it is refused, as
+// Redis refuses a CLIENT_DENY_BLOCKING client.
+void cmd_monitor(Context& ctx) {
+  if (executor(ctx).in_exec()) {
+    ctx.out.error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    return;
+  }
+  if (ctx.client.monitor) return;
+  ctx.shard.monitors.add(ctx.client);
+  ctx.out.ok();
 }
 
 // clang-format off
@@ -399,6 +433,9 @@ const CommandDef kOpsCommands[] = {
     {"lolwut", -1, kReadonly | kFast, &decl::lolwut, cmd_lolwut, "server",
      "Display some computer art and the Redis version",
      "5.0.0", "", "read fast"},
+    {"monitor", 1, kAdmin | kNoScript | kLoading | kStale, &kMonitorDecl, cmd_monitor, "server",
+     "Listen for all requests received by the server in real time",
+     "1.0.0", "", "admin slow dangerous"},
     // WAITAOF is Redis 7.2's: redis-server 7.0 has no declaration to generate it from.
     {"waitaof", 4, kNoScript, &kWaitaofDecl, cmd_waitaof, "generic",
      "Wait for all write commands sent by the client to be appended to the AOF of the master and its replicas",

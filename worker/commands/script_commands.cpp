@@ -20,15 +20,19 @@ script::Engine& engine(Context& ctx) {
 }
 
 void cmd_eval(Context& ctx) {
+  ctx.shard.monitors.feed_script(ctx.client, ctx.args);
   engine(ctx).eval(ctx, false, false);
 }
 void cmd_evalsha(Context& ctx) {
+  ctx.shard.monitors.feed_script(ctx.client, ctx.args);
   engine(ctx).eval(ctx, true, false);
 }
 void cmd_eval_ro(Context& ctx) {
+  ctx.shard.monitors.feed_script(ctx.client, ctx.args);
   engine(ctx).eval(ctx, false, true);
 }
 void cmd_evalsha_ro(Context& ctx) {
+  ctx.shard.monitors.feed_script(ctx.client, ctx.args);
   engine(ctx).eval(ctx, true, true);
 }
 

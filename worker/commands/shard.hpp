@@ -19,6 +19,7 @@
 #include "worker/commands/acl.hpp"
 #include "worker/commands/blocking.hpp"
 #include "worker/commands/client_pause.hpp"
+#include "worker/commands/monitor.hpp"
 #include "worker/commands/tracking.hpp"
 #include "worker/commands/watch_registry.hpp"
 #include "worker/store/db.hpp"
@@ -100,6 +101,8 @@ struct ClientInfo {
   // CLIENT REPLY: the connection drops the replies of commands run while not kReplyOn.
   enum ReplyMode : std::uint8_t { kReplyOn, kReplyOff, kReplySkipNext, kReplySkip };
   ReplyMode reply_mode = kReplyOn;
+  bool monitor = false;  // MONITOR (flags=O): receives every command, may not touch keys
+  bool script = false;   // a script engine's client: MONITOR shows it as "lua"
 };
 
 // Pub/sub on this worker, implemented by the server (it knows the connections). Command
@@ -279,6 +282,8 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   // Client-side caching (tracking.hpp): the Shard listens to the keyspace while a client
   // tracks, as while a key is watched.
   Tracking tracking;
+  // MONITOR clients here and on the peers (monitor.hpp).
+  Monitors monitors;
   void update_listener() {
     const bool listen = !watches_.empty() || !blocking_.empty() || tracking.listening();
     events_.listener = listen ? this : nullptr;

@@ -4,12 +4,14 @@
 #include <charconv>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "proto/reply_scan.hpp"
 #include "shared/slots.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
+#include "worker/commands/debug_digest.hpp"
 #include "worker/commands/executor.hpp"
 #include "worker/route/info_merge.hpp"
 
@@ -332,7 +334,15 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       executor_.acl_refuses(client, args, c.local_writer(), false)) {
     return true;
   }
+  if (args.size() == 2 && def->name == "debug" && iequals(args[1], "digest") &&
+      debug_allowed(executor_.shard(), client)) {
+    digest(c);
+    return true;
+  }
   if (def->flags & kTxWatch) {
+    Monitors& monitors = executor_.shard().monitors;
+    if (monitors.on()) [[unlikely]]
+      monitors.feed(client, client.db, args, *def);
     watch(c, args);
     return true;
   }
@@ -351,6 +361,15 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     def = sub;
   }
   const Routing routing = routing_of(*def);
+  // MONITOR: a command this worker routes is fed here, once, with the arguments as sent; its
+  // local part (a fan-out's, a split's) is not fed again by the executor.
+  Monitors& monitors = executor_.shard().monitors;
+  std::optional<Monitors::Routed> routed;
+  if (monitors.on() && routing.where != Where::kHere && routing.where != Where::kTips &&
+      routing.where != Where::kKeyOwner) [[unlikely]] {
+    monitors.feed(client, client.db, args, *def);
+    routed.emplace(monitors);
+  }
   switch (routing.where) {
     case Where::kHere:
       executor_.execute(client, args, c.local_writer(), named);
@@ -408,6 +427,8 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     executor_.execute(client, args, c.local_writer(), named);
   } else {
     client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
+    if (monitors.on()) [[unlikely]]
+      monitors.feed_forwarded(client, client.db, args, *def);
     forward(c, owner, args, (def->flags & kBlocking) != 0);
   }
   return true;
@@ -418,6 +439,49 @@ void Router::publish_peers(std::string_view channel, std::string_view message) {
   for (auto& link : links_) {
     if (link && link->up()) link->send(MeshKind::kCommand, self_, 0, 2, args, MeshWaiter{});
   }
+}
+
+void Router::digest(RoutedClient& c) {
+  std::uint64_t seq = c.reserve(
+      static_cast<std::uint32_t>(workers_), [](std::vector<std::string>& parts, std::string& out) {
+        if (const std::string* e = first_error(parts)) {
+          out = *e;
+          return;
+        }
+        std::vector<std::optional<Digest>> dbs;
+        std::vector<std::string_view> items;
+        for (const std::string& p : parts) {
+          items.clear();
+          elements(p, items);
+          if (dbs.size() < items.size()) dbs.resize(items.size());
+          for (std::size_t j = 0; j < items.size(); ++j) {
+            const std::optional<Digest> x = digest_from_hex(reply_string(items[j]).value_or(""));
+            if (!x) continue;  // empty on that worker
+            if (!dbs[j]) dbs[j].emplace();
+            for (std::size_t i = 0; i < x->size(); ++i) (*dbs[j])[i] ^= (*x)[i];
+          }
+        }
+        out = "+" + digest_hex(digest_combine(dbs)) + "\r\n";
+      });
+  const std::string_view args[] = {"DIGEST"};
+  for (int w = 0; w < workers_; ++w) {
+    send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kDigest, args);
+  }
+}
+
+void Router::monitor_announce(bool on) {
+  const std::string_view args[] = {on ? "on" : "off"};
+  for (auto& link : links_) {
+    if (link && link->up()) link->send(MeshKind::kMonitor, self_, 0, 2, args, MeshWaiter{});
+  }
+}
+
+void Router::monitor_line(int w, std::string_view line) {
+  if (w < 0 || w >= workers_ || w == self_) return;
+  MeshLink* link = links_[static_cast<std::size_t>(w)].get();
+  const std::string_view args[] = {"line", line};
+  if (link != nullptr && link->up())
+    link->send(MeshKind::kMonitor, self_, 0, 2, args, MeshWaiter{});
 }
 
 void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
@@ -750,6 +814,25 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       const bool done = serve(inner, client, args.subspan(2), out, may_park);
       client.user = std::move(mesh_user);
       return done;
+    }
+    case MeshKind::kDigest: {
+      const std::vector<std::optional<Digest>> parts = digest_parts(executor_.shard());
+      out.array(parts.size());
+      for (const std::optional<Digest>& x : parts) out.bulk(x ? digest_hex(*x) : std::string());
+      return true;
+    }
+    case MeshKind::kMonitor: {
+      Monitors& monitors = executor_.shard().monitors;
+      if (args.size() == 2 && args[0] == "line") {
+        monitors.deliver(args[1]);
+      } else if (args.size() == 1 && (args[0] == "on" || args[0] == "off")) {
+        monitors.set_peer(client.origin, args[0] == "on");
+      } else {
+        out.error("ERR malformed mesh request");
+        return true;
+      }
+      out.ok();
+      return true;
     }
     default:
       out.error("ERR unsupported mesh request");

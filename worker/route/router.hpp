@@ -78,6 +78,10 @@ class Router {
 
   // A one-way request to worker `w` (its reply is dropped): tracking messages.
   void tell_peer(int w, MeshKind kind, std::span<const std::string_view> args);
+  // MONITOR across workers (monitor.hpp): tells every peer whose link is up that this
+  // worker's clients monitor (or no longer do); hands one line to worker `w`'s monitors.
+  void monitor_announce(bool on);
+  void monitor_line(int w, std::string_view line);
 
   // A connection closed: its WATCHes on other workers are dropped.
   void forget(RoutedClient& c);
@@ -98,6 +102,8 @@ class Router {
   void split(RoutedClient& c, Merge how, std::size_t step, std::span<const std::string_view> args);
   void fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args);
   void scan(RoutedClient& c, std::span<const std::string_view> args);
+  // DEBUG DIGEST: every worker's part (MeshKind::kDigest) combined as one server's digest.
+  void digest(RoutedClient& c);
 
   RouteHost& host_;
   Executor& executor_;

@@ -61,13 +61,19 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     }
     return;
   }
+  // MONITOR shows EXEC after its commands and DISCARD, as Redis feeds them after they ran.
+  Monitors& monitors = executor_.shard().monitors;
   if (def->flags & kTxExec) {
     exec(c);
+    if (monitors.on()) [[unlikely]]
+      monitors.feed(client, client.db, args, *def);
     return;
   }
   if (def->flags & kTxDiscard) {
     discard(c);
     c.local_writer().ok();
+    if (monitors.on()) [[unlikely]]
+      monitors.feed(client, client.db, args, *def);
     return;
   }
   // MULTI and WATCH answer their "inside MULTI" errors; QUIT and RESET run at once, as in
@@ -189,6 +195,16 @@ void Router::exec(RoutedClient& c) {
   for (std::size_t i = 0; i < queued.size(); ++i) {
     flat.push_back(counts[i]);
     flat.insert(flat.end(), queued[i].begin(), queued[i].end());
+  }
+  // The owner runs them for a mesh client, which it never feeds: they are fed here.
+  Monitors& monitors = executor_.shard().monitors;
+  if (monitors.on()) [[unlikely]] {
+    for (const auto& cmd : queued) {
+      const std::vector<std::string_view> views(cmd.begin(), cmd.end());
+      if (const CommandDef* def = command_table().find(views[0])) {
+        monitors.feed_forwarded(client, client.db, views, *def);
+      }
+    }
   }
   std::uint64_t seq = c.reserve(1, nullptr);
   send_part(c, target, seq, 0, MeshKind::kExec, flat);

@@ -132,6 +132,7 @@ void Engine::srand48(std::int32_t seed) {
 Engine::Engine(Executor& executor, Shard& shard) : executor_(executor), shard_(shard) {
   client_.id = 0;
   client_.name = "lua";
+  client_.script = true;
   open();
 }
 

@@ -65,6 +65,13 @@ Server::Server(const control::WorkerInit& init, int control_fd)
     *info = &it->second->info();
     return push_writer(id);
   };
+  shard_.monitors.writer = [this](std::uint64_t id) { return push_writer(id); };
+  if (init.worker_count > 1) {
+    shard_.monitors.send_line = [this](int w, std::string_view line) {
+      router_.monitor_line(w, line);
+    };
+    shard_.monitors.announce = [this](bool on) { router_.monitor_announce(on); };
+  }
   if (init.worker_count > 1) {
     shard_.tracking.set_workers(init.id, init.worker_count);
     shard_.tracking.peer = [this](int w, std::span<const std::string_view> args) {
@@ -434,6 +441,7 @@ void Server::on_connection_closed(Connection* c) {
   std::erase(parked_, c);
   shard_.unblock(shard_.watcher_of(c->info()));
   pubsub_.forget(c->info());
+  shard_.monitors.remove(c->info());
   router_.forget(*c);
   if (shard_.tracking.find(c->info().id) != nullptr) {
     shard_.tracking.disable(c->info().id);

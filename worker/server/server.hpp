@@ -59,7 +59,11 @@ class Server final : public RouteHost, public BusyService {
   void deliver(const MeshWaiter& waiter, std::string_view reply) override;
   void mark_mesh_dirty() override { mesh_dirty_ = true; }
   // Readiness waits for the mesh: "ready" means every worker can reach every key.
-  void on_mesh_link_up() override { maybe_ready(); }
+  // A peer that (re)connects learns again that this worker's clients monitor.
+  void on_mesh_link_up() override {
+    if (shard_.monitors.has_local()) router_.monitor_announce(true);
+    maybe_ready();
+  }
   // The writer for an unsolicited message (pub/sub) to client `id`, or null if it is gone.
   proto::ReplyWriter* push_writer(std::uint64_t id);
 
