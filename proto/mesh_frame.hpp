@@ -53,8 +53,10 @@ enum class MeshKind : std::uint8_t {
   // the user's name and the inner kind ("0" or "2"), so B runs it (scripts' redis.call, EXEC's
   // re-check) with that user's permissions.
   kAsUser = 4,
+  // This worker's ACL LOG entries, oldest fields raw (times in ms) for the proxy to regroup.
+  kAclLog = 5,
 };
-inline constexpr std::uint8_t kMeshKindLast = 4;
+inline constexpr std::uint8_t kMeshKindLast = 5;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id
