@@ -21,6 +21,7 @@
 
 #include "worker/commands/acl.hpp"
 #include "worker/commands/command.hpp"
+#include "worker/commands/command_table.hpp"
 #include "worker/commands/decls/client_decls.hpp"
 #include "worker/commands/decls/connection_decls.hpp"
 #include "worker/commands/decls/pubsub_decls.hpp"

@@ -259,9 +259,11 @@ class AclStartupErrorsTest(unittest.TestCase):
                    "an ACL file path is invalid. This setup is very likely to lead to "
                    "configuration errors and security holes, please define either an ACL file "
                    "or declare users directly in your redis.conf, but not both.")
-        for kind in ("redis", "ruvio"):
-            conf = self.write(kind + ".conf", f"aclfile {path}\nuser x on\n")
-            self.refuses(kind, [conf] if kind == "redis" else ["--config", conf], message)
+        # redis-server takes its config file first: the harness puts arguments last, so
+        # Redis gets the same two lines as arguments.
+        self.refuses("redis", ["--aclfile", path, "--user", "x", "on"], message)
+        conf = self.write("ruvio.conf", f"aclfile {path}\nuser x on\n")
+        self.refuses("ruvio", ["--config", conf], message)
 
     def test_bad_user_line(self):
         conf = self.write("ruvio.conf", "user x on +nosuch\n")
