@@ -39,6 +39,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import acl  # noqa: E402
 import bits  # noqa: E402
 import collections_throughput as ct  # noqa: E402
 import common  # noqa: E402
@@ -75,6 +76,9 @@ def rows():
         out.append((name, find_row(bits.ROWS, name)))
     out.append(("XLEN (1000)", find_row(streams.ROWS, "XLEN (1000)")))
     out.append(("XREADGROUP > + XACK", find_row(streams.ROWS, "XREADGROUP > + XACK")))
+    # The ACL check: the same GET as the default user and as a user restricted to ~app:*.
+    for name in ("GET default", "GET app-user (~app:*)"):
+        out.append(("ACL " + name, find_row(acl.ROWS, name)))
     return out
 
 
@@ -239,7 +243,11 @@ def syscalls(kind, requests):
 
 
 def bench_line(port, requests, keyspace, command, clients=CLIENTS):
-    return ["redis-benchmark", "-p", str(port), "-c", str(clients), "-P", str(PIPELINE),
+    login = []
+    if command.startswith(acl.AS_USER):  # the row's requests run as the restricted user
+        command = command[len(acl.AS_USER):]
+        login = ["--user", acl.USER, "-a", acl.PASS]
+    return ["redis-benchmark", *login, "-p", str(port), "-c", str(clients), "-P", str(PIPELINE),
             "-n", str(requests), "-r", str(keyspace), "--csv", *command.split()]
 
 
@@ -248,7 +256,7 @@ def run_row(g, name, row, requests, top):
     ct.flush(g.port)
     load(g.port, requests)
     for _, c in cmds:
-        kind = ct.probe(g.port, c)
+        kind = acl.probe(g.port, c)
         if kind.startswith("error"):
             raise RuntimeError(f"{g.kind} {name}: probe replied {kind}")
 

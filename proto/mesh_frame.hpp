@@ -65,8 +65,10 @@ enum class MeshKind : std::uint8_t {
   // DEBUG DIGEST through the proxy: this worker's part per database, an array of one bulk per
   // database: "" when empty there, else the hex xor of its keys' digests.
   kDigest = 8,
+  // This worker's ACL LOG entries, oldest fields raw (times in ms) for the proxy to regroup.
+  kAclLog = 9,
 };
-inline constexpr std::uint8_t kMeshKindLast = 8;
+inline constexpr std::uint8_t kMeshKindLast = 9;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id

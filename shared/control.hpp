@@ -28,11 +28,18 @@ struct WorkerInit {
   // slot_first/slot_last span this worker's slots (topology.worker_owns() when several ranges).
   Topology topology;
   int self = 0;
+  // The users a worker last reported (AclState), for a restarted worker: empty at the first
+  // start, when the config file's `user` lines and the aclfile are read.
+  std::string acl_state;
   template <class A>
   void serialize(A& ar) {
-    ar(id, worker_count, slot_first, slot_last, config, mesh_name, topology, self);
+    ar(id, worker_count, slot_first, slot_last, config, mesh_name, topology, self, acl_state);
   }
 };
+
+// A worker's exit status when its ACL users cannot be loaded at start (Redis exits then):
+// the supervisor stops the service instead of restarting the worker.
+inline constexpr int kExitAclError = 78;
 
 // Worker → supervisor once its listeners accept connections.
 struct WorkerReady {
@@ -143,9 +150,20 @@ struct AllocTraceAttached {
   void serialize(A&) {}
 };
 
+// Worker → supervisor, when ready and after every change of its ACL users: the users in
+// ACL SAVE's format. The supervisor keeps the latest for the workers it restarts.
+struct AclState {
+  std::string users;
+  template <class A>
+  void serialize(A& ar) {
+    ar(users);
+  }
+};
+
 // New alternatives go at the end: a frame's variant index must keep its meaning.
-using Message = std::variant<WorkerInit, WorkerReady, Shutdown, ShutdownRequest, StatsRequest,
-                             StatsReport, WorkerFigures, ConfigUpdate, AllocTraceAttached>;
+using Message =
+    std::variant<WorkerInit, WorkerReady, Shutdown, ShutdownRequest, StatsRequest, StatsReport,
+                 WorkerFigures, ConfigUpdate, AllocTraceAttached, AclState>;
 
 // Appends one frame (length + payload) for `msg` to `out`.
 void encode(const Message& msg, std::string& out);

@@ -199,6 +199,9 @@ class Supervisor {
   uv_timer_t stop_timer_{};
   bool stopping_ = false;
   bool announced_ready_ = false;
+  int exit_code_ = 0;
+  // The users a worker last reported: a restarted worker starts with them (see AclState).
+  std::string acl_state_;
   std::vector<std::string> env_storage_;
   std::vector<char*> envp_;
   char read_buffer_[64 * 1024];
@@ -327,6 +330,7 @@ void Supervisor::spawn(Worker& w) {
   init.slot_last = slots.last;
   init.config = config_;
   init.mesh_name = "ruvio." + std::to_string(::getpid()) + "." + std::to_string(config_.port);
+  init.acl_state = acl_state_;
   send(w, init);
   spdlog::info("worker {} started: pid {}, cpu {}, slots {}-{}", w.id, pid, w.cpu, slots.first,
                slots.last);
@@ -403,6 +407,8 @@ void Supervisor::on_message(Worker& w, const control::Message& msg) {
       spdlog::info("ready: {}", summary());
       sd_notify_send("READY=1\nSTATUS=ready: " + summary());
     }
+  } else if (const auto* acl = std::get_if<control::AclState>(&msg)) {
+    acl_state_ = acl->users;
   } else if (std::holds_alternative<control::ShutdownRequest>(msg)) {
     begin_shutdown("SHUTDOWN from a client of worker " + std::to_string(w.id), false);
   } else if (ops_ && ops_->on_message(w.id, msg)) {
@@ -435,6 +441,14 @@ void Supervisor::on_worker_exit(Worker& w, int status) {
     w.state = State::kExited;
     spdlog::info("worker {} (pid {}) {}", w.id, pid, describe_exit(status));
     maybe_finish();
+    return;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == control::kExitAclError) {
+    // The worker logged why (Redis's words); Redis would not have started either.
+    spdlog::critical("worker {} (pid {}) cannot load its ACL users; stopping", w.id, pid);
+    w.state = State::kExited;
+    exit_code_ = 1;
+    begin_shutdown("ACL users not loaded", false);
     return;
   }
   const bool stable = uv_hrtime() - w.started_ns >= kStableRunNs;
@@ -603,7 +617,7 @@ int Supervisor::run(std::vector<int> proxy_fds, std::vector<int> direct_fds, int
   for (int fd : direct_fds) {
     if (fd >= 0) close(fd);
   }
-  return 0;
+  return exit_code_;
 }
 
 std::string find_worker_binary(std::string& error) {

@@ -157,7 +157,8 @@ class AclFilesTest(unittest.TestCase):
                 with self.assertRaises(redis.ResponseError) as cm:
                     c.execute_command("ACL", "LOAD")
                 self.assertEqual(str(cm.exception),
-                                 f"{path}:1: Unknown command or category name in ACL. {path}:2 "
+                                 f"{path}:1: Error in applying operation '+nosuch': Unknown "
+                                 f"command or category name in ACL. {path}:2 "
                                  "should start with user keyword followed by the username. "
                                  "WARNING: ACL errors detected, no change to the previously "
                                  "active ACL rules was performed")

@@ -466,7 +466,7 @@ class MeshWire(unittest.TestCase):
         cases = {
             "short meta": struct.pack("<I", 5) + b"\0" * 5,
             "oversized": struct.pack("<I", 0xFFFFFFFF) + b"\0" * 32,
-            "bad kind": good[:4] + b"\xff" + good[5:],
+            "bad kind": good[:4] + b"\xff" + good[5:],  # past the last kind
             "bad body": struct.pack("<I", 20 + 6) + good[4:24] + b"PING\r\n",
         }
         for name, frame in cases.items():

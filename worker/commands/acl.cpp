@@ -70,6 +70,27 @@ int lookup(std::string_view name) {
   return s == nullptr ? -1 : ids.id_of(s);
 }
 
+// A pattern whose only special byte is one final '*' is a prefix; one with none, a literal.
+PatternShape shape_of(std::string_view pat) {
+  const std::size_t special = pat.find_first_of("*?[\\");
+  if (special == std::string_view::npos) return PatternShape::kExact;
+  return special == pat.size() - 1 && pat[special] == '*' ? PatternShape::kPrefix
+                                                          : PatternShape::kGlob;
+}
+
+bool pattern_match(const KeyPattern& p, std::string_view key) {
+  switch (p.shape) {
+    case PatternShape::kPrefix:
+      return key.size() >= p.pattern.size() - 1 &&
+             key.compare(0, p.pattern.size() - 1, p.pattern, 0, p.pattern.size() - 1) == 0;
+    case PatternShape::kExact:
+      return key == p.pattern;
+    case PatternShape::kGlob:
+      break;
+  }
+  return glob_match(p.pattern, key);
+}
+
 void change_perm(Selector& s, int id, bool allow) {
   const CommandIds& ids = command_ids();
   s.set_bit(static_cast<std::size_t>(id), allow);
@@ -149,7 +170,7 @@ RuleError set_selector(Selector& s, std::string_view op) {
     auto same = std::find_if(s.patterns.begin(), s.patterns.end(),
                              [&](const KeyPattern& p) { return p.pattern == pat; });
     if (same == s.patterns.end()) {
-      s.patterns.push_back({std::string(pat), flags});
+      s.patterns.push_back({std::string(pat), flags, shape_of(pat)});
     } else {
       same->flags |= flags;
     }
@@ -291,7 +312,7 @@ bool key_ok(const Selector& s, std::string_view key, std::uint16_t spec_flags) {
   if (spec_flags & (kKeyInsert | kKeyDelete | kKeyUpdate)) need |= kPermWrite;
   for (const KeyPattern& p : s.patterns) {
     if ((p.flags & need) != need) continue;
-    if (glob_match(p.pattern, key)) return true;
+    if (pattern_match(p, key)) return true;
   }
   return false;
 }
@@ -690,8 +711,16 @@ std::string describe_user(const User& u) {
   return res;
 }
 
+// The command table gives every declaration its id in the order command_ids() numbers them,
+// so the id is the declaration's own; the lookup only serves one the table does not know.
+static int id_for(const CommandDef& def) {
+  const CommandIds& ids = command_ids();
+  if (def.id < ids.defs.size() && ids.defs[def.id] == &def) return def.id;
+  return ids.id_of(&def);
+}
+
 Verdict check(const User& u, const CommandDef& def, std::span<const std::string_view> args) {
-  const int id = command_ids().id_of(&def);
+  const int id = id_for(def);
   if (id < 0) return {};
   Verdict relevant{Denied::kCommand, 0};
   for (const Selector& s : u.selectors) {
@@ -705,7 +734,7 @@ Verdict check(const User& u, const CommandDef& def, std::span<const std::string_
 }
 
 bool full_key_access(const User& u, const CommandDef& def, std::span<const std::string_view> args) {
-  const int id = command_ids().id_of(&def);
+  const int id = id_for(def);
   if (id < 0) return true;
   for (const Selector& s : u.selectors) {
     if (check_selector(s, def, id, args).denied != Denied::kOk) continue;

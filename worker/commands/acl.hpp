@@ -59,9 +59,13 @@ struct CommandIds {
 const CommandIds& command_ids();
 
 enum KeyPerm : std::uint8_t { kPermRead = 1, kPermWrite = 2, kPermAll = 3 };
+// How a key pattern is matched, decided when the rule is set: most patterns are a literal
+// prefix and one '*' ("app:*"), or a literal, so the check is a compare, not a glob.
+enum class PatternShape : std::uint8_t { kGlob, kPrefix, kExact };
 struct KeyPattern {
   std::string pattern;
   std::uint8_t flags = kPermAll;
+  PatternShape shape = PatternShape::kGlob;
 };
 
 enum SelectorFlag : std::uint32_t {
@@ -154,6 +158,13 @@ struct LogEntry {
   std::string client_info;
 };
 
+// Redis's addACLLogEntry on `log` (newest first): `entry` joins a recent like entry (its count
+// added) or goes in front; the log keeps at most `max_len` entries.
+void log_insert(std::deque<LogEntry>& log, LogEntry entry, std::size_t max_len);
+
+// The aclfile's bytes, or nullopt with Redis's "Error loading ACLs, opening file" text.
+std::optional<std::string> read_acl_file(const std::string& path, std::string& error);
+
 // This worker's users and log. Every worker holds the same users: the ACL commands that
 // change them run on every worker (their routing), the files are read by each at start.
 class Users {
@@ -180,6 +191,10 @@ class Users {
                    std::vector<std::shared_ptr<User>>* removed);
   // `user` lines of the config file (each: name then rules): empty or the error.
   std::string load_config_lines(const std::vector<std::vector<std::string>>& lines);
+  // ACLLoadUsersAtStartup: the config file's `user` lines, then the aclfile. Empty, or what
+  // Redis logs before it exits (the server then refuses to start).
+  std::string load_at_startup(const std::vector<std::vector<std::string>>& lines,
+                              const std::string& aclfile);
   std::string save_text() const;
 
   void log(LogEntry entry);

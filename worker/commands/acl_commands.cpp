@@ -4,10 +4,8 @@
 // so the users are the same wherever a client connects.
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <random>
 
 #include "worker/commands/acl_family.hpp"
@@ -71,6 +69,7 @@ void syntax_error(Context& ctx) {
 void acl_setuser(Context& ctx) {
   const std::string err = ctx.shard.acl().setuser(ctx.args[2], ctx.args.subspan(3));
   if (err.empty()) {
+    ctx.shard.note_acl_change();
     ctx.out.ok();
   } else {
     ctx.out.error("ERR " + err);
@@ -91,6 +90,7 @@ void acl_deluser(Context& ctx) {
     close_clients_of(ctx, u.get());
     ++deleted;
   }
+  if (deleted > 0) ctx.shard.note_acl_change();
   ctx.out.integer(deleted);
 }
 
@@ -228,29 +228,7 @@ void acl_log(Context& ctx) {
     count = *v < 0 ? 0 : *v;
   }
   const auto& log = users.log_entries();
-  const std::size_t n = std::min(static_cast<std::size_t>(count), log.size());
-  ctx.out.array(n);
-  const std::int64_t now = wall_ms();
-  for (std::size_t i = 0; i < n; ++i) {
-    const acl::LogEntry& e = log[i];
-    ctx.out.map(7);
-    ctx.out.bulk("count");
-    ctx.out.integer(static_cast<std::int64_t>(e.count));
-    ctx.out.bulk("reason");
-    ctx.out.bulk(reason_text(e.reason));
-    ctx.out.bulk("context");
-    ctx.out.bulk(e.context == acl::LogContext::kToplevel ? "toplevel"
-                 : e.context == acl::LogContext::kMulti  ? "multi"
-                                                         : "lua");
-    ctx.out.bulk("object");
-    ctx.out.bulk(e.object);
-    ctx.out.bulk("username");
-    ctx.out.bulk(e.username);
-    ctx.out.bulk("age-seconds");
-    ctx.out.double_value(static_cast<double>(now - e.ctime_ms) / 1000);
-    ctx.out.bulk("client-info");
-    ctx.out.bulk(e.client_info);
-  }
+  write_acl_log(ctx.out, log, std::min(static_cast<std::size_t>(count), log.size()), wall_ms());
 }
 
 void acl_dryrun(Context& ctx) {
@@ -304,23 +282,20 @@ void acl_load(Context& ctx) {
     ctx.out.error(kNoAclFile);
     return;
   }
-  std::string text;
-  if (std::FILE* f = std::fopen(file.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    std::fclose(f);
-  } else {
-    ctx.out.error("ERR Error loading ACLs, opening file '" + file + "': " + std::strerror(errno));
+  std::string err;
+  const std::optional<std::string> text = acl::read_acl_file(file, err);
+  if (!text) {
+    ctx.out.error("ERR " + err);
     return;
   }
   std::vector<std::shared_ptr<acl::User>> removed;
-  const std::string err = ctx.shard.acl().load(text, file, &removed);
+  err = ctx.shard.acl().load(*text, file, &removed);
   if (!err.empty()) {
     ctx.out.error("ERR " + err);
     return;
   }
   for (const auto& u : removed) close_clients_of(ctx, u.get());
+  ctx.shard.note_acl_change();
   ctx.out.ok();
 }
 
@@ -419,9 +394,18 @@ const CommandDef kAclSubcommands[] = {
     {"acl|list", 2, kAclAdmin, &decl::acl_list, acl_list, "server",
      "List the current ACL rules in ACL config file format", "6.0.0",
      "O(N). Where N is the number of configured users.", kAdminCats},
-    {"acl|log", -2, kAclAdmin, &decl::acl_log, acl_log, "server",
-     "List latest events denied because of ACLs in place", "6.0.0",
-     "O(N) with N being the number of entries shown.", kAdminCats},
+    {"acl|log",
+     -2,
+     kAclAdmin,
+     &decl::acl_log,
+     acl_log,
+     "server",
+     "List latest events denied because of ACLs in place",
+     "6.0.0",
+     "O(N) with N being the number of entries shown.",
+     kAdminCats,
+     {},
+     {Where::kAllWorkers, Merge::kAclLog}},
     {"acl|save", 2, kAclAdmin, &decl::acl_save, acl_save, "server",
      "Save the current ACL rules in the configured ACL file", "6.0.0",
      "O(N). Where N is the number of configured users.", kAdminCats},
@@ -522,6 +506,46 @@ bool acl_refused(Shard& shard, ClientInfo& client, const CommandDef& def,
   }
   out->error(text);
   return true;
+}
+
+void write_acl_log(proto::ReplyWriter& out, const std::deque<acl::LogEntry>& log, std::size_t n,
+                   std::int64_t now_ms) {
+  out.array(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const acl::LogEntry& e = log[i];
+    out.map(7);
+    out.bulk("count");
+    out.integer(static_cast<std::int64_t>(e.count));
+    out.bulk("reason");
+    out.bulk(reason_text(e.reason));
+    out.bulk("context");
+    out.bulk(e.context == acl::LogContext::kToplevel ? "toplevel"
+             : e.context == acl::LogContext::kMulti  ? "multi"
+                                                     : "lua");
+    out.bulk("object");
+    out.bulk(e.object);
+    out.bulk("username");
+    out.bulk(e.username);
+    out.bulk("age-seconds");
+    out.double_value(static_cast<double>(now_ms - e.ctime_ms) / 1000);
+    out.bulk("client-info");
+    out.bulk(e.client_info);
+  }
+}
+
+void write_acl_log_raw(Shard& shard, proto::ReplyWriter& out) {
+  const auto& log = shard.acl().log_entries();
+  out.array(log.size());
+  for (const acl::LogEntry& e : log) {
+    out.array(7);
+    out.integer(static_cast<std::int64_t>(e.count));
+    out.integer(static_cast<std::int64_t>(e.reason));
+    out.integer(static_cast<std::int64_t>(e.context));
+    out.bulk(e.object);
+    out.bulk(e.username);
+    out.integer(e.ctime_ms);
+    out.bulk(e.client_info);
+  }
 }
 
 std::span<const CommandDef> acl_commands() {

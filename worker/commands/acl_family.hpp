@@ -33,6 +33,14 @@ bool acl_authenticate(Context& ctx, std::string_view user, std::string_view pass
 // The client's user name as CLIENT LIST shows it.
 std::string_view acl_user_name(const ClientInfo& client);
 
+// ACL LOG's reply: the first `n` entries of `log` (newest first), ages taken at `now_ms`.
+void write_acl_log(proto::ReplyWriter& out, const std::deque<acl::LogEntry>& log, std::size_t n,
+                   std::int64_t now_ms);
+// The proxy's ACL LOG (MeshKind::kAclLog): every entry of this worker's log, newest first,
+// each [count reason context object username ctime-ms client-info] with reason and context
+// as their enum values.
+void write_acl_log_raw(Shard& shard, proto::ReplyWriter& out);
+
 // CLIENT LIST's line for `c` without its newline (connection_commands.cpp).
 std::string client_info_line(const ClientInfo& c, std::int64_t now_ms);
 

@@ -1,5 +1,8 @@
 // One worker's ACL users (Redis's Users rax: sorted by name) and its ACL LOG.
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include "worker/commands/acl.hpp"
 
@@ -153,9 +156,19 @@ std::string Users::load(std::string_view text, std::string_view filename,
       errors += where + ": Unmatched parenthesis in selector definition.";
       continue;
     }
+    // Redis names every unknown command; of the other errors only a line's first (it may
+    // explain the ones after it).
+    bool syntax_error = false;
     for (std::string& rule : *merged) {
-      const RuleError e = set_user(*u, trim(rule));
-      if (e != RuleError::kOk) errors += where + ": " + std::string(rule_error_text(e)) + ". ";
+      const std::string_view op = trim(rule);
+      const RuleError e = set_user(*u, op);
+      if (e == RuleError::kUnknown) {
+        errors += where + ": Error in applying operation '" + std::string(op) +
+                  "': " + std::string(rule_error_text(e)) + ". ";
+      } else if (e != RuleError::kOk && !syntax_error) {
+        errors += where + ": " + std::string(rule_error_text(e)) + ". ";
+        syntax_error = true;
+      }
     }
   }
   if (!errors.empty()) {
@@ -183,7 +196,60 @@ std::string Users::load(std::string_view text, std::string_view filename,
   return {};
 }
 
+std::string Users::load_at_startup(const std::vector<std::vector<std::string>>& lines,
+                                   const std::string& aclfile) {
+  if (!aclfile.empty() && !lines.empty()) {
+    return "Configuring Redis with users defined in redis.conf and at the same setting an ACL "
+           "file path is invalid. This setup is very likely to lead to configuration errors and "
+           "security holes, please define either an ACL file or declare users directly in your "
+           "redis.conf, but not both.";
+  }
+  if (std::string err = load_config_lines(lines); !err.empty()) return err;
+  if (aclfile.empty()) return {};
+  std::string err;
+  if (auto text = read_acl_file(aclfile, err)) err = load(*text, aclfile, nullptr);
+  return err.empty() ? err : "Aborting Redis startup because of ACL errors: " + err;
+}
+
+std::optional<std::string> read_acl_file(const std::string& path, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) {
+    error = "Error loading ACLs, opening file '" + path + "': " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string text;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+
 std::string Users::load_config_lines(const std::vector<std::vector<std::string>>& lines) {
+  // Redis checks each line when it reads the config file (ACLAppendUserForLoading: every
+  // error but an unknown command, and a second line for a name), then applies them.
+  std::vector<std::string_view> seen;
+  for (const auto& words : lines) {
+    if (words.empty()) continue;
+    const std::string declaration = "Error in user declaration '" + words[0] + "': ";
+    if (std::find(seen.begin(), seen.end(), words[0]) != seen.end()) {
+      return declaration + std::string(rule_error_text(RuleError::kDuplicate));
+    }
+    seen.push_back(words[0]);
+    std::vector<std::string_view> rules(words.begin() + 1, words.end());
+    std::size_t invalid = 0;
+    auto merged = merge_selector_args(rules, invalid);
+    if (!merged)
+      return declaration + "Unmatched parenthesis in acl selector starting at '" +
+             std::string(rules[invalid]) + "'.";
+    User fake = make_user(words[0]);
+    for (const std::string& rule : *merged) {
+      const RuleError e = set_user(fake, rule);
+      if (e != RuleError::kOk && e != RuleError::kUnknown) {
+        return declaration + std::string(rule_error_text(e));
+      }
+    }
+  }
   for (const auto& words : lines) {
     if (words.empty()) continue;
     std::vector<std::string_view> rules(words.begin() + 1, words.end());
@@ -203,7 +269,8 @@ std::string Users::load_config_lines(const std::vector<std::vector<std::string>>
       const RuleError e = set_user(*u, rule);
       if (e != RuleError::kOk) {
         return "Error loading ACL rule '" + rule + "' for the user named '" + words[0] +
-               "': " + std::string(rule_error_text(e));
+               "': " + std::string(rule_error_text(e)) +
+               "\nCritical error while loading ACLs. Exiting.";
       }
     }
   }
@@ -217,6 +284,10 @@ std::string Users::save_text() const {
 }
 
 void Users::log(LogEntry entry) {
+  log_insert(log_, std::move(entry), log_max_len);
+}
+
+void log_insert(std::deque<LogEntry>& log_, LogEntry entry, std::size_t max_len) {
   // Redis groups an entry with one of the 10 newest that has the same reason, context,
   // object and user within 60 s: that one moves to the front and counts one more.
   constexpr std::int64_t kGroupMs = 60000;
@@ -231,13 +302,13 @@ void Users::log(LogEntry entry) {
       log_.erase(log_.begin() + static_cast<std::ptrdiff_t>(i));
       match.client_info = std::move(entry.client_info);
       match.ctime_ms = entry.ctime_ms;
-      match.count++;
+      match.count += entry.count;
       log_.push_front(std::move(match));
       return;
     }
   }
   log_.push_front(std::move(entry));
-  while (log_.size() > log_max_len) log_.pop_back();
+  while (log_.size() > max_len) log_.pop_back();
 }
 
 }  // namespace ruvio::worker::acl

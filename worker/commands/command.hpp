@@ -210,6 +210,7 @@ enum class Merge : std::uint8_t {
   kNumpat,      // PUBSUB NUMPAT: distinct patterns of every worker
   kKill,        // CLIENT KILL: +OK if a worker killed (old form), else counts summed
   kSlowlog,     // SLOWLOG GET: every worker's entries, newest first, cut to the count asked
+  kAclLog,      // ACL LOG: every worker's entries regrouped as one log (RESET: every worker)
 };
 struct Routing {
   Where where = Where::kTips;

@@ -92,6 +92,7 @@ std::optional<std::string> set_requirepass(Shard& s, std::string_view v, bool ap
   if (apply) {
     s.config().requirepass = std::string(v);
     s.acl().set_default_password(v);
+    s.note_acl_change();
   }
   return std::nullopt;
 }

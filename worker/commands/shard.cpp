@@ -36,18 +36,7 @@ Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(
   sets.max_listpack_value = config_.set_max_listpack_value;
   // Redis's order: requirepass, then the config file's `user` lines, then the aclfile.
   acl_.set_default_password(config_.requirepass);
-  acl_error_ = acl_.load_config_lines(config_.acl_users);
-  if (acl_error_.empty() && !config_.aclfile.empty()) {
-    if (std::FILE* f = std::fopen(config_.aclfile.c_str(), "r")) {
-      std::string text;
-      char buf[4096];
-      std::size_t got = 0;
-      while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
-      std::fclose(f);
-      acl_error_ = acl_.load(text, config_.aclfile, nullptr);
-    }
-    // A missing aclfile starts with the default user, as Redis does; ACL SAVE creates it.
-  }
+  acl_error_ = acl_.load_at_startup(config_.acl_users, config_.aclfile);
 }
 
 std::size_t Shard::used_memory() const {

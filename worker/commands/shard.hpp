@@ -211,6 +211,17 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   acl::Users& acl() { return acl_; }
   // Why the users of the config file / aclfile could not be loaded at start (empty: they were).
   const std::string& acl_error() const { return acl_error_; }
+  // A restarted worker takes the users its siblings hold (the supervisor keeps the latest
+  // ACL LIST a worker reported) instead of the files: run-time changes never saved survive.
+  void restore_acl(std::string_view users_text) {
+    acl_error_ = acl_.load(users_text, "acl-state", nullptr);
+  }
+  // Called after every change of the users (SETUSER, DELUSER, LOAD, requirepass): the server
+  // reports the new state to the supervisor. Set by the server.
+  std::function<void()> acl_changed;
+  void note_acl_change() {
+    if (acl_changed) acl_changed();
+  }
   // Closes every client `match` selects except `except` (ACL DELUSER / LOAD). Set by the server.
   std::function<void(const std::function<bool(const ClientInfo&)>& match, const ClientInfo* except)>
       close_clients;

@@ -9,10 +9,12 @@
 
 #include "proto/reply_scan.hpp"
 #include "shared/slots.hpp"
+#include "worker/commands/acl_family.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/debug_digest.hpp"
 #include "worker/commands/executor.hpp"
+#include "worker/route/acl_log_merge.hpp"
 #include "worker/route/info_merge.hpp"
 
 namespace ruvio::worker {
@@ -662,6 +664,31 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       };
       break;
     }
+    case Merge::kAclLog: {
+      // RESET clears every worker's log; a count reads every worker's entries as one log.
+      // A wrong argument gets this worker's answer (the error one server would give).
+      if (args.size() == 3 && iequals(args[2], "reset")) {
+        merge = merge_of(Merge::kFirstError);
+        break;
+      }
+      const std::optional<std::int64_t> n =
+          args.size() == 3 ? parse_int64(args[2]) : std::optional<std::int64_t>(10);
+      if (args.size() > 3 || !n) {
+        executor_.execute(c.info(), args, c.local_writer());
+        return;
+      }
+      const std::size_t count = *n < 0 ? 0 : static_cast<std::size_t>(*n);
+      std::uint64_t seq =
+          c.reserve(static_cast<std::uint32_t>(workers_),
+                    [count, max_len = executor_.shard().acl().log_max_len, resp = c.info().resp](
+                        std::vector<std::string>& parts, std::string& out) {
+                      merge_acl_log(parts, count, max_len, resp, out);
+                    });
+      for (int w = 0; w < workers_; ++w) {
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kAclLog, args);
+      }
+      return;
+    }
     case Merge::kText:
       merge = [resp = c.info().resp](std::vector<std::string>& parts, std::string& out) {
         if (const std::string* e = first_error(parts)) {
@@ -771,6 +798,9 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       out.ok();
       return true;
     }
+    case MeshKind::kAclLog:
+      write_acl_log_raw(executor_.shard(), out);
+      return true;
     case MeshKind::kPatterns: {
       std::vector<std::string> patterns = executor_.shard().pubsub->pattern_list();
       out.array(patterns.size());

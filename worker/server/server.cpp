@@ -117,7 +117,8 @@ Server::Server(const control::WorkerInit& init, int control_fd)
     }
     for (Connection* c : doomed) c->close();
   };
-  if (!shard_.acl_error().empty()) spdlog::error("ACL users not loaded: {}", shard_.acl_error());
+  if (!init_.acl_state.empty()) shard_.restore_acl(init_.acl_state);
+  shard_.acl_changed = [this] { send_control(control::AclState{shard_.acl().save_text()}); };
   shard_.kill_client = [this](std::uint64_t id) {
     if (auto it = clients_.find(id); it != clients_.end()) it->second->close();
   };
@@ -309,6 +310,17 @@ bool Server::listen_on(uv_tcp_t& handle, int fd) {
 }
 
 int Server::run(int listen_fd, int direct_fd) {
+  // Redis refuses to start when its users cannot be loaded; so does this worker, with Redis's
+  // words, and the supervisor stops the service (kExitAclError).
+  if (!shard_.acl_error().empty()) {
+    std::string_view text = shard_.acl_error();
+    while (!text.empty()) {
+      const std::size_t eol = std::min(text.find('\n'), text.size());
+      spdlog::critical("{}", text.substr(0, eol));
+      text.remove_prefix(std::min(eol + 1, text.size()));
+    }
+    return control::kExitAclError;
+  }
   // Durability: the data comes back (snapshot + WAL replay) before anything is served.
   if (init_.config.durability != Durability::kMemory) {
     persistence_ = std::make_unique<persist::Persistence>(
@@ -338,6 +350,7 @@ int Server::run(int listen_fd, int direct_fd) {
   uv_signal_start(&sigint_, on_signal, SIGINT);
   ops_sample_ms_ = shard_.now_ms();
   listening_ = true;
+  shard_.note_acl_change();  // the supervisor knows the users from the start
   maybe_ready();
   spdlog::info("listening, slots {}-{}", init_.slot_first, init_.slot_last);
   uv_run(&loop_, UV_RUN_DEFAULT);

@@ -70,6 +70,7 @@ std::optional<control::Message> handle_ops_message(Shard& shard, const control::
     if (config.requirepass != update->requirepass) {
       config.requirepass = update->requirepass;
       shard.acl().set_default_password(config.requirepass);
+      shard.note_acl_change();
     }
     spdlog::info("configuration reloaded: log-level {}, maxmemory {}, maxmemory-policy {}",
                  config.log_level, config.maxmemory, config.maxmemory_policy);
