@@ -79,7 +79,32 @@ def rows():
     # The ACL check: the same GET as the default user and as a user restricted to ~app:*.
     for name in ("GET default", "GET app-user (~app:*)"):
         out.append(("ACL " + name, find_row(acl.ROWS, name)))
+    out.append(("SET evicting (allkeys-lru)", ("SET evicting", evict_fill,
+                                               [(10_000_000, EVICT_SET)], evict_reset)))
     return out
+
+
+# eviction.py's load at a limit callgrind reaches quickly: every SET of a new key (100-byte
+# value, 10M key names) is over the limit and evicts, as in the 100 MB run once it is full.
+EVICT_LIMIT = 4 * 1024 * 1024
+EVICT_SET = "SET key:__rand_int__ " + "v" * 100
+
+
+def evict_fill(port, requests):
+    _call(port, b"CONFIG", b"SET", b"maxmemory-policy", b"allkeys-lru")
+    _call(port, b"CONFIG", b"SET", b"maxmemory", str(EVICT_LIMIT).encode())
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as s:
+        batch = b"".join(b"*3\r\n$3\r\nSET\r\n$12\r\nfill:%07d\r\n$100\r\n%s\r\n"
+                         % (i, b"v" * 100) for i in range(1000))
+        for _ in range(60):  # 60,000 keys of ~150 B: past 4 MB on both servers
+            s.sendall(batch)
+            got = 0
+            while got < 1000:
+                got += s.recv(65536).count(b"\r\n")
+
+
+def evict_reset(port, requests):
+    _call(port, b"CONFIG", b"SET", b"maxmemory", b"0")
 
 
 def wait_port(port, timeout=60.0):

@@ -128,7 +128,7 @@ std::optional<std::string> apply_int(const std::string& v, Config& c, Given&) {
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 65> kOptions = {{
+const std::array<OptionSpec, 66> kOptions = {{
     {"bind", "ADDR", "listen address for every port (default 127.0.0.1)",
      [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
        std::array<unsigned char, sizeof(in6_addr)> buf{};
@@ -415,6 +415,15 @@ const std::array<OptionSpec, 65> kOptions = {{
        }
        return std::nullopt;
      }},
+    {"maxmemory-clients", "BYTES|N%",
+     "memory of all clients (buffers) past which the largest are closed, split over workers "
+     "(default 0 = off)",
+     [](const std::string& v, Config& c, Given&) -> std::optional<std::string> {
+       const auto m = parse_memory_or_percent(v);
+       if (!m) return "a memory size such as 64mb, or a percentage of maxmemory such as 10%";
+       c.maxmemory_clients = *m;
+       return std::nullopt;
+     }},
     {"maxmemory-samples", "N", "keys sampled per eviction (default 5)",
      apply_int<&Config::maxmemory_samples, 1>},
     {"maxmemory-eviction-tenacity", "N", "eviction effort per command, 0..100 (default 10)",
@@ -670,6 +679,21 @@ std::string format_percentiles(const std::vector<double>& list) {
     s += format_percentile(p);
   }
   return s;
+}
+
+std::optional<std::int64_t> parse_memory_or_percent(const std::string& text) {
+  if (text.ends_with('%')) {
+    std::int64_t pct = 0;
+    const char* end = text.data() + text.size() - 1;
+    const auto [ptr, ec] = std::from_chars(text.data(), end, pct);
+    if (text.size() < 2 || ec != std::errc() || ptr != end || pct < 0) return std::nullopt;
+    return -pct;
+  }
+  const auto bytes = parse_memory(text);
+  if (!bytes || *bytes > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(*bytes);
 }
 
 std::optional<std::uint64_t> parse_memory(const std::string& text) {

@@ -120,6 +120,9 @@ struct Config {
   std::uint32_t notify_keyspace_events = 0;
   // tracking-table-max-keys: keys the client-side caching table remembers (0 = no limit).
   std::uint64_t tracking_table_max_keys = 1000000;
+  // maxmemory-clients as Redis keeps it: bytes, or minus a percentage of maxmemory ("10%" is
+  // -10); 0 = no client eviction. Split over the workers as maxmemory is.
+  std::int64_t maxmemory_clients = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -136,8 +139,8 @@ struct Config {
        tcp_keepalive, aclfile, acl_users, protected_mode, admin_token, slowlog_log_slower_than,
        slowlog_max_len, latency_monitor_threshold, latency_tracking, latency_tracking_percentiles,
        maxmemory_samples, maxmemory_eviction_tenacity, lfu_log_factor, lfu_decay_time,
-       enable_debug_command, sanitize_dump_payload, notify_keyspace_events,
-       tracking_table_max_keys);
+       enable_debug_command, sanitize_dump_payload, notify_keyspace_events, tracking_table_max_keys,
+       maxmemory_clients);
   }
 };
 
@@ -170,6 +173,9 @@ std::string format_percentile(double p);
 
 // "100mb", "2gb", "1024", "10k" (Redis's memtoull rules). nullopt when malformed.
 std::optional<std::uint64_t> parse_memory(const std::string& text);
+// maxmemory-clients' value (Redis's PERCENT_CONFIG): a memory size as parse_memory, or "N%"
+// as -N. nullopt when malformed; a percentage above 100 is the caller's to refuse.
+std::optional<std::int64_t> parse_memory_or_percent(const std::string& text);
 
 // client-output-buffer-limit's value: "<class> <hard> <soft> <soft seconds>" groups (class
 // normal, replica/slave or pubsub), applied to `limits` only when every group is valid.

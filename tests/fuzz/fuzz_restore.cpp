@@ -12,7 +12,8 @@
 //       worker/types/listpack/listpack.cpp worker/types/intset/intset.cpp \
 //       worker/types/zset/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \
 //       worker/types/hash/hash.cpp worker/store/record.cpp worker/store/table.cpp \
-//       worker/store/db.cpp worker/store/heap.cpp worker/store/canonical_int.cpp \
+//       worker/store/db.cpp worker/store/lru_clock.cpp \
+//       worker/store/heap.cpp worker/store/canonical_int.cpp \
 //       worker/store/alloc_sampler.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \
 //       worker/types/stream/stream_id.cpp worker/types/stream/stream_node.cpp \

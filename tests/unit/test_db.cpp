@@ -234,9 +234,9 @@ TEST_CASE("db: used_memory is exact and returns to baseline after clear") {
 TEST_CASE("db: idle time and LFU counter in the clock byte") {
   Db db;
   db.set_string("k", "v", {});
-  CHECK(db.find("k", kNow).idle_seconds(kNow) == 0);
-  CHECK(db.peek("k").idle_seconds(kNow + 3000) == 3);
-  CHECK(db.find("k", kNow + 3000).idle_seconds(kNow + 3000) == 0);
+  CHECK(db.idle_seconds(db.find("k", kNow), kNow) == 0);
+  CHECK(db.idle_seconds(db.peek("k"), kNow + 3000) == 3);
+  CHECK(db.idle_seconds(db.find("k", kNow + 3000), kNow + 3000) == 0);
   db.set_lfu_mode(true);
   db.set_string("f", "v", {});
   CHECK(db.peek("f").lfu() == 5);

@@ -46,6 +46,20 @@ std::optional<std::string> set_maxmemory(Shard& s, std::string_view v, bool appl
   return std::nullopt;
 }
 
+// maxmemory-clients: "N%" of maxmemory (kept as -N) or bytes; CONFIG GET answers as Redis.
+std::string get_maxmemory_clients(Shard& s) {
+  const std::int64_t v = s.config().maxmemory_clients;
+  return v < 0 ? std::to_string(-v) + "%" : std::to_string(v);
+}
+
+std::optional<std::string> set_maxmemory_clients(Shard& s, std::string_view v, bool apply) {
+  const auto m = parse_memory_or_percent(std::string(v));
+  if (!m) return std::string("argument must be a memory or percent value");
+  if (*m < -100) return std::string("percentage argument must be less or equal to 100");
+  if (apply) s.config().maxmemory_clients = *m;
+  return std::nullopt;
+}
+
 std::optional<std::string> set_policy(Shard& s, std::string_view v, bool apply) {
   static constexpr std::string_view kPolicies[] = {
       "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
@@ -306,7 +320,7 @@ const Param kParams[] = {
     {"maxmemory-policy", [](Shard& s) { return s.config().maxmemory_policy; }, set_policy},
     {"maxmemory-samples", get_int<&Config::maxmemory_samples>,
      set_int<&Config::maxmemory_samples, 1>},
-    {"maxmemory-clients", [](Shard&) { return fixed("0"); }, nullptr},
+    {"maxmemory-clients", get_maxmemory_clients, set_maxmemory_clients},
     {"requirepass", [](Shard& s) { return s.config().requirepass; }, set_requirepass},
     {"proto-max-bulk-len", get_u64<&Config::proto_max_bulk_len>,
      set_buffer_bytes<&Config::proto_max_bulk_len>},

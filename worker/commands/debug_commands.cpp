@@ -113,7 +113,7 @@ void debug_object(Context& ctx) {
   // Redis shares the integers 0..9999 (OBJ_SHARED_INTEGERS), refcount INT_MAX.
   const bool shared =
       e.type() == store::Type::kString && e.is_int() && e.int_value() >= 0 && e.int_value() < 10000;
-  const std::int64_t idle = e.idle_seconds(ctx.now_ms());
+  const std::int64_t idle = ctx.db().idle_seconds(e, ctx.now_ms());
   const std::int64_t lru = (ctx.now_ms() / 1000 - idle) & ((1 << 24) - 1);
   std::string extra;
   if (e.type() == store::Type::kList) {
@@ -259,6 +259,19 @@ void cmd_debug(Context& ctx) {
     ctx.out.ok();
   } else if (iequals(sub, "set-active-expire") && argc == 3) {
     ctx.shard.active_expire_enabled = std::atoi(std::string(ctx.args[2]).c_str()) != 0;
+    ctx.out.ok();
+  } else if (iequals(sub, "lru-advance") && argc == 3) {
+    // Ruvio's own (not in DEBUG HELP, which stays Redis's): moves this worker's LRU clock
+    // <seconds> ahead and runs one timer tick of its merge pass, so tests can age keys by
+    // hours without waiting (lru_clock.hpp). Expiry and every other clock are untouched.
+    const std::optional<std::int64_t> s = parse_int64(ctx.args[2]);
+    if (!s || *s < 0) {
+      ctx.out.error(err::kNotInt);
+      return;
+    }
+    ctx.shard.lru_clock().shift(*s);
+    ctx.shard.lru_clock().advance(ctx.now_ms());
+    ctx.shard.lru_pass_step();
     ctx.out.ok();
   } else if (iequals(sub, "digest") && argc == 2) {
     ctx.out.simple(digest_hex(digest_dataset(ctx.shard)));

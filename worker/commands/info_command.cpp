@@ -378,7 +378,7 @@ void stats_section(Text& t, Shard& shard) {
   t.field("expired_time_cap_reached_count", 0);
   t.field("expire_cycle_cpu_milliseconds", 0);
   t.field_u("evicted_keys", s.evicted_keys);
-  t.field("evicted_clients", 0);
+  t.field_u("evicted_clients", s.evicted_clients);
   t.field("total_eviction_exceeded_time", 0);
   t.field("current_eviction_exceeded_time", 0);
   t.field_u("keyspace_hits", s.keyspace_hits);

@@ -306,7 +306,7 @@ void obj_idletime(Context& ctx) {
         "switching between policies at runtime LRU and LFU data will take some time to adjust.");
     return;
   }
-  ctx.out.integer(e.idle_seconds(ctx.now_ms()));
+  ctx.out.integer(ctx.db().idle_seconds(e, ctx.now_ms()));
 }
 
 void obj_freq(Context& ctx) {

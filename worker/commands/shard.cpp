@@ -39,6 +39,19 @@ Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(
   acl_error_ = acl_.load_at_startup(config_.acl_users, config_.aclfile);
 }
 
+void Shard::lru_pass_step() {
+  if (store::is_lfu(policy_)) return;
+  store::LruClock& clock = events_.lru;
+  if (!clock.passing() && !clock.wants_pass()) return;
+  lru_dbs_.clear();
+  std::size_t keys = 0;
+  for (auto& db : dbs_) {
+    lru_dbs_.push_back(db.get());
+    keys += db->size();
+  }
+  store::lru_pass_step(clock, lru_dbs_, now_ms_, store::lru_pass_budget(keys));
+}
+
 std::size_t Shard::used_memory() const {
   std::size_t total = 0;
   for (const auto& db : dbs_) total += db->used_memory();

@@ -2,6 +2,7 @@
 // Owned by the server loop; commands get it through Context (worker/commands/context.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -46,6 +47,7 @@ struct Stats {
   std::uint64_t reads_processed = 0;            // read callbacks that brought bytes (Redis's field)
   std::uint64_t writes_processed = 0;           // flushes that wrote bytes
   std::uint64_t evicted_keys = 0;               // keys deleted under maxmemory
+  std::uint64_t evicted_clients = 0;            // clients closed under maxmemory-clients
 };
 
 // Per-connection state that commands read and change (CLIENT, SELECT, HELLO, AUTH...).
@@ -186,7 +188,12 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   void set_now_ms(std::int64_t t) {
     now_ms_ = t;
     events_.clock_ms = t;
+    events_.lru.advance(t);
   }
+  // The LRU clock (store/lru_clock.hpp) and one timer tick of its merge pass over every
+  // database, bounded by lru_pass_budget. Nothing to do under an LFU policy.
+  store::LruClock& lru_clock() { return events_.lru; }
+  void lru_pass_step();
   std::int64_t start_ms() const { return start_ms_; }
   int tcp_port() const { return config_.port; }
 
@@ -198,6 +205,26 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   // server's connections.
   std::size_t client_buffer_bytes = 0;
   std::size_t client_recent_max_output = 0;
+  // The clients' tot-mem (CLIENT LIST) summed: what maxmemory-clients is measured against.
+  std::size_t client_memory = 0;
+  // This worker's share of maxmemory-clients in bytes (0: off): a percentage is of maxmemory,
+  // the total is split over the workers as maxmemory is, and a share is never under Redis's
+  // 128 KB floor (a limit so small no client could talk to the server).
+  std::size_t client_eviction_limit() const {
+    const std::int64_t v = config_.maxmemory_clients;
+    std::uint64_t total = 0;
+    if (v < 0 && config_.maxmemory > 0) {
+      total = static_cast<std::uint64_t>(static_cast<double>(config_.maxmemory) *
+                                         static_cast<double>(-v) / 100.0);
+    } else if (v > 0) {
+      total = static_cast<std::uint64_t>(v);
+    } else {
+      return 0;
+    }
+    const std::uint64_t share =
+        total / static_cast<std::uint64_t>(config_.workers > 0 ? config_.workers : 1);
+    return static_cast<std::size_t>(std::max<std::uint64_t>(share, 128 * 1024));
+  }
   // CLIENT KILL: closes client `id` of this worker (the calling client closes after its
   // reply instead). Set by the server.
   std::function<void(std::uint64_t id)> kill_client;
@@ -359,8 +386,9 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
     return -1;
   }
 
-  store::KeyspaceEvents events_;  // before dbs_: every Db points at it
-  std::string notify_channel_;    // reused: a notification's channel name
+  store::KeyspaceEvents events_;     // before dbs_: every Db points at it
+  std::vector<store::Db*> lru_dbs_;  // lru_pass_step's view of dbs_, reused
+  std::string notify_channel_;       // reused: a notification's channel name
   Config config_;
   int worker_id_;
   Stats stats_;

@@ -27,6 +27,7 @@ const std::set<std::string_view, std::less<>> kSummed = {
     "rejected_connections",
     "expired_keys",
     "evicted_keys",
+    "evicted_clients",
     "keyspace_hits",
     "keyspace_misses",
     "used_memory",

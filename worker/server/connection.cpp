@@ -145,6 +145,11 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
     return;
   }
   c->process_input();
+  // A command still arriving (its argument's room reserved) is measured now, for CLIENT
+  // LIST's qbuf/tot-mem and the turn's maxmemory-clients check; replies are measured when
+  // flushed. One test when the read ended on a whole command.
+  if (c->in_.size() > 0 && !c->closing_) [[unlikely]]
+    c->update_buffer_stats();
 }
 
 int Connection::socket_fd() {
@@ -289,6 +294,10 @@ void Connection::update_buffer_stats() {
   shard.client_buffer_bytes += now;
   shard.client_buffer_bytes -= counted_buffer_bytes_;
   counted_buffer_bytes_ = now;
+  const std::size_t mem = now + info_.query_buffer_free;  // tot-mem
+  shard.client_memory += mem;
+  shard.client_memory -= counted_memory_;
+  counted_memory_ = mem;
   if (info_.output_buffer_bytes > shard.client_recent_max_output) {
     shard.client_recent_max_output = info_.output_buffer_bytes;
   }
@@ -335,6 +344,8 @@ void Connection::close() {
   closing_ = true;
   server_.shard().client_buffer_bytes -= counted_buffer_bytes_;
   counted_buffer_bytes_ = 0;
+  server_.shard().client_memory -= counted_memory_;
+  counted_memory_ = 0;
   server_.on_connection_closed(this);
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
 }

@@ -88,11 +88,14 @@ class Connection final : public RoutedClient {
   bool parked_ = false;                   // the first command in in_ waits for CLIENT PAUSE to end
   std::int64_t obuf_soft_since_ms_ = 0;   // past the soft output limit since (0: under it)
   std::size_t counted_buffer_bytes_ = 0;  // this client's share of Shard::client_buffer_bytes
+  std::size_t counted_memory_ = 0;        // its tot-mem in Shard::client_memory
 
  public:
   // Housekeeping (once a second): the soft output limit of a client no new output reaches,
   // and the idle timeout. True when the client was closed.
   bool cron(std::int64_t now_ms);
+  // What CLIENT LIST's tot-mem shows (maxmemory-clients measures it), as last recorded.
+  std::size_t memory() const { return counted_memory_; }
 };
 
 }  // namespace ruvio::worker

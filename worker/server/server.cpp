@@ -534,6 +534,7 @@ void Server::on_check(uv_check_t* h) {
       c->flush();
     }
   }
+  self->evict_clients();
   if (self->shard_.shutdown_requested && !self->shutting_down_) {
     self->send_control(control::ShutdownRequest{});
     self->begin_shutdown();
@@ -585,6 +586,7 @@ void Server::housekeeping() {
     db.lfu_decay_step(now, std::int64_t{shard_.config().lfu_decay_time} * 60 * 1000,
                       kLfuDecayKeysPerTick);
   }
+  shard_.lru_pass_step();
   // maxmemory: go on with an eviction that ran out of time, or catch up after CONFIG SET
   // lowered the limit, without waiting for the next command (Redis's eviction time proc).
   if (shard_.config().maxmemory != 0 && !frozen) executor_.perform_evictions();
@@ -612,6 +614,7 @@ void Server::housekeeping() {
       shard_.client_recent_max_output =
           std::max(shard_.client_recent_max_output, c->info().output_buffer_bytes);
     }
+    evict_clients();
   }
   if (now - ops_sample_ms_ >= 1000) {
     std::uint64_t done = shard_.stats().commands_processed - ops_sample_commands_;

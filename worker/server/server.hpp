@@ -105,6 +105,16 @@ class Server final : public RouteHost, public BusyService {
   bool listening_ = false;
   bool ready_sent_ = false;
   void housekeeping();
+  // maxmemory-clients (client_eviction.cpp, Redis's evictClients): while the clients' memory
+  // is at or past this worker's share, closes the largest evictable client. One compare
+  // while under it or off; called at the end of every loop turn and by the clients' cron.
+  void evict_clients() {
+    const std::size_t limit = shard_.client_eviction_limit();
+    if (limit != 0 && shard_.client_memory >= limit) [[unlikely]]
+      evict_clients_over(limit);
+  }
+  void evict_clients_over(std::size_t limit);
+  std::int64_t over_logged_ms_ = 0;
   // maxclients: this worker's share of the process-wide count, and the descriptors it keeps
   // for itself beyond its clients.
   std::uint64_t client_share(std::uint64_t maxclients) const;

@@ -5,15 +5,16 @@
 // record moves (reallocated), both tables get the new pointer.
 //
 // The record's clock byte (see record.hpp) has two meanings, chosen per Db:
-//   LRU mode (default; noeviction and *-lru): (now_ms / 1000) mod 256, set on every access.
-//     OBJECT IDLETIME = (now tick - stored tick) mod 256 seconds: exact up to 255 s, then it
-//     wraps. One byte cannot hold more without a sweep re-encoding old keys.
+//   LRU mode (default; noeviction and *-lru): the LRU clock's current generation id, set on
+//     every access (lru_clock.hpp: a 256-entry table of generation start times that a
+//     bounded background pass keeps from running out, so idle times never wrap).
 //   LFU mode (*-lfu): Redis's logarithmic counter (LFU_INIT_VAL 5, lfu-log-factor 10). There
 //     is no room for Redis's 16-bit decay timestamp: lfu_decay_step() instead walks the table
 //     once per lfu-decay-time period and takes 1 from every counter, which is what Redis's
 //     LFUDecrAndReturn computes for a key at its next access (one per period elapsed).
 #include "worker/store/db.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <memory>
@@ -29,10 +30,6 @@
 namespace ruvio::store {
 
 namespace {
-
-std::uint8_t lru_tick(std::int64_t now_ms) {
-  return static_cast<std::uint8_t>(static_cast<std::uint64_t>(now_ms / 1000) & 0xFF);
-}
 
 // Writes the decimal text of v; returns the length.
 std::size_t write_int(char* out, std::int64_t v) {
@@ -98,10 +95,6 @@ std::string_view Entry::encoding() const {
   }
 }
 
-std::int64_t Entry::idle_seconds(std::int64_t now_ms) const {
-  return static_cast<std::uint8_t>(lru_tick(now_ms) - rec_->clock());
-}
-
 // ---- Db::Impl -------------------------------------------------------------------------------
 
 struct Db::Impl {
@@ -112,6 +105,8 @@ struct Db::Impl {
   std::int64_t now = 0;
   bool lfu = false;
   int lfu_log_factor = 10;
+  std::uint32_t lru_epoch = 0;     // the LRU clock pass this Db has finished
+  std::uint64_t lru_cursor = 0;    // its SCAN cursor in the pass in progress
   std::int64_t decay_started = 0;  // when the current (or last) decay pass began
   std::size_t decay_pos = 0;       // walk position of the pass in progress
   bool decaying = false;
@@ -227,13 +222,23 @@ struct Db::Impl {
   }
 
   std::int64_t clock_now() const { return ev->clock_ms != 0 ? ev->clock_ms : now; }
-  std::uint8_t fresh_clock() const { return lfu ? kLfuInitVal : lru_tick(clock_now()); }
+  // The LRU generation of an access now. The shard advances the clock once per loop turn;
+  // a Db of its own (unit tests) on its lookups.
+  std::uint8_t lru_now() const {
+    if (ev->clock_ms == 0) [[unlikely]]
+      ev->lru.advance(now);
+    return ev->lru.current();
+  }
+  std::uint8_t fresh_clock() const { return lfu ? kLfuInitVal : lru_now(); }
+  // The clock byte a record keeps when it moves to another slot (RENAME, MOVE): a generation
+  // the LRU pass merges away must not survive behind the pass's cursor.
+  std::uint8_t moved_clock(std::uint8_t c) const { return lfu ? c : ev->lru.keep(c); }
 
   void touch(Record* r) {
     if (ev->no_touch) [[unlikely]]
       return;
     if (!lfu) {
-      r->set_clock(lru_tick(clock_now()));
+      r->set_clock(lru_now());
       return;
     }
     std::uint8_t c = r->clock();
@@ -485,6 +490,31 @@ bool Db::lfu_decay_step(std::int64_t now_ms, std::int64_t period_ms, std::size_t
   return d.decaying;
 }
 
+std::int64_t Db::idle_seconds(Entry e, std::int64_t now_ms) const {
+  return impl_->ev->lru.idle_seconds(e.lfu(), now_ms);
+}
+
+bool Db::lru_remap_step(const LruClock& clock, std::size_t* left) {
+  Impl& d = *impl_;
+  if (d.lru_epoch == clock.epoch()) return true;
+  if (d.lfu || d.main.size() == 0) {  // counters, not generations / nothing to rewrite
+    d.lru_epoch = clock.epoch();
+    d.lru_cursor = 0;
+    return true;
+  }
+  do {
+    std::size_t n = 0;
+    d.lru_cursor = d.main.scan(d.lru_cursor, [&](Record* r) {
+      r->set_clock(clock.remap(r->clock()));
+      ++n;
+    });
+    *left -= std::min(n, *left);
+  } while (d.lru_cursor != 0 && *left > 0);
+  if (d.lru_cursor != 0) return false;
+  d.lru_epoch = clock.epoch();
+  return true;
+}
+
 std::size_t Db::sample(bool from_expires, std::size_t want, Entry* out) {
   Impl& d = *impl_;
   const Table& t = from_expires ? d.expires : d.main;
@@ -541,7 +571,7 @@ void Db::set_access(std::string_view key, std::int64_t idle_s, std::int64_t freq
   if (d.lfu) {
     if (freq >= 0) ref.get()->set_clock(static_cast<std::uint8_t>(freq));
   } else if (idle_s >= 0) {
-    ref.get()->set_clock(lru_tick(now_ms - idle_s * 1000));
+    ref.get()->set_clock(d.ev->lru.back_by(idle_s, now_ms));
   }
 }
 
@@ -678,7 +708,8 @@ void Db::rename(std::string_view from, std::string_view to) {
   if (r->has_ttl()) d.expires.erase(from, hf);
   std::uint64_t ht = d.main.hash(to);
   d.remove(to, ht, d.lazy_policy.server_del);
-  Record* nr = Record::create(d.heap, r->type(), to, r->expire_at(), r->clock(), r->payload());
+  Record* nr = Record::create(d.heap, r->type(), to, r->expire_at(), d.moved_clock(r->clock()),
+                              r->payload());
   Record::destroy_shallow(d.heap, r);  // nr owns the external buffer now
   d.add(nr, ht);
 }
@@ -715,6 +746,7 @@ bool Db::move_to(std::string_view key, Db& target) {
   d.heap.transfer(t.heap, r->memory_usage());
   std::uint64_t ht = t.main.hash(key);
   t.remove(key, ht, t.lazy_policy.expire);  // an expired leftover of the same name
+  r->set_clock(t.moved_clock(r->clock()));
   t.add(r, ht);
   return true;
 }

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <utility>
 
+#include "worker/store/lru_clock.hpp"
+
 namespace ruvio::store {
 
 inline constexpr std::int64_t kNoExpire = -1;
@@ -74,8 +76,7 @@ class Entry {
   // Redis names: "int", "embstr", "raw", or the value type's own ("listpack", ...).
   std::string_view encoding() const;
   std::size_t memory_usage() const;  // bytes this key costs (record + value buffers)
-  std::uint8_t lfu() const;          // OBJECT FREQ
-  std::int64_t idle_seconds(std::int64_t now_ms) const;  // OBJECT IDLETIME
+  std::uint8_t lfu() const;          // OBJECT FREQ; the LRU generation id in LRU mode
 
   const Record* record() const { return rec_; }
 
@@ -133,6 +134,9 @@ struct KeyspaceEvents {
   // notifier is installed): what a write handle publishes on release unless the command
   // stated another (WriteHandle::notify_as).
   KeyspaceEvent command;
+  // The LRU clock the clock bytes of LRU mode refer to (lru_clock.hpp). The shard advances
+  // it with clock_ms; a Db without a shard advances it on its lookups.
+  LruClock lru;
 };
 
 // Lazy free (Redis's lazyfree-lazy-*): which deletions that the Db decides itself hand
@@ -308,7 +312,7 @@ class Db {
   // LOOKUP_NOTOUCH).
   // RESTORE's IDLETIME / FREQ (Redis's objectSetLRUOrLFU): under an LFU policy the counter
   // becomes `freq` (when >= 0), otherwise the LRU clock is set `idle_s` seconds back (when
-  // >= 0; the one-byte clock keeps idle times modulo 256 s). A missing key: nothing.
+  // >= 0; LruClock::back_by). A missing key: nothing.
   void set_access(std::string_view key, std::int64_t idle_s, std::int64_t freq,
                   std::int64_t now_ms);
   Entry find_notouch(std::string_view key, std::int64_t now_ms);
@@ -381,6 +385,14 @@ class Db {
   // Redis's "counter - periods since last access" with no per-key timestamp (the clock byte is
   // all a key pays). Returns true while a pass is in progress.
   bool lfu_decay_step(std::int64_t now_ms, std::int64_t period_ms, std::size_t budget);
+  // OBJECT IDLETIME, DEBUG OBJECT lru_seconds_idle, the eviction pool's LRU score: seconds
+  // since `e` was last accessed, through the LRU clock (0 in LFU mode, as Redis answers
+  // IDLETIME only under LRU policies: the caller refuses).
+  std::int64_t idle_seconds(Entry e, std::int64_t now_ms) const;
+  // The LRU clock's merge pass over this Db (lru_pass_step): rewrites the clock bytes of up to
+  // *left keys through clock.remap() (SCAN order, so no key present throughout is missed),
+  // taking what it did off *left. True once this Db is done with the clock's current pass.
+  bool lru_remap_step(const LruClock& clock, std::size_t* left);
 
   // Eviction (evict.hpp). Up to `want` (at most 64) random keys of the main table, or of the
   // expiry index when `from_expires`; returns how many were written to `out`.

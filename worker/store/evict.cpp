@@ -25,10 +25,6 @@ bool iequal(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::uint8_t lru_tick(std::int64_t now_ms) {
-  return static_cast<std::uint8_t>(static_cast<std::uint64_t>(now_ms / 1000) & 0xFF);
-}
-
 }  // namespace
 
 std::optional<EvictPolicy> parse_evict_policy(std::string_view name) {
@@ -72,7 +68,6 @@ void Evictor::populate(int db_index, Db& db, bool from_expires, EvictPolicy poli
                        std::size_t samples, std::int64_t now_ms) {
   Entry got[kMaxSamples];
   const std::size_t n = db.sample(from_expires, std::min(samples, kMaxSamples), got);
-  const std::uint8_t tick = lru_tick(now_ms);
   for (std::size_t i = 0; i < n; ++i) {
     const Entry& e = got[i];
     std::uint64_t idle;
@@ -86,7 +81,7 @@ void Evictor::populate(int db_index, Db& db, bool from_expires, EvictPolicy poli
             std::numeric_limits<std::uint64_t>::max() - static_cast<std::uint64_t>(e.expire_at());
         break;
       default:
-        idle = static_cast<std::uint8_t>(tick - e.lfu());  // the clock byte as LRU ticks
+        idle = static_cast<std::uint64_t>(db.idle_seconds(e, now_ms));  // lru_clock.hpp
         break;
     }
     insert(idle, db_index, e.key());

@@ -6,7 +6,8 @@
 // without a full scan; the random ones take one random key. The scores, all "higher goes
 // first", come from the record's one clock byte (record.hpp) and its expiry:
 //
-//   *-lru         idle seconds: (now tick - clock) mod 256    (Redis: 24-bit clock, 1 s resolution)
+//   *-lru         idle seconds through the LRU clock (lru_clock.hpp: exact for a minute, then
+//                 within 1/8; Redis: a 24-bit clock of 1 s resolution that wraps in 194 days)
 //   *-lfu         255 - LFU counter (already decayed by lfu_decay_step, see db.cpp)
 //   volatile-ttl  UINT64_MAX - expire_at (soonest expiry first)
 //
