@@ -252,13 +252,14 @@ def diff_seed():
 class FamilyDiffTest:
     """The tests every family's differential test has, mixed into a unittest.TestCase that
     sets `family` (for the messages), `keys` (the generator's keys, which must live on both
-    workers), `count_env` (the variable with the command count, default 20000) and
+    workers), `count_env` (the variable with the command count, default `default_count`) and
     `run_family(seed, count, workers, against)`; `check(stats, workers)` may be extended
     (`self.against` names the candidate there)."""
 
     family = ""
     keys = ()
     count_env = "RUVIO_DIFF_COMMANDS"
+    default_count = 20000
 
     def run_family(self, seed, count, workers, against):
         raise NotImplementedError  # every family's test class defines it
@@ -270,7 +271,7 @@ class FamilyDiffTest:
     def run_checked(self, workers, against="ruvio"):
         if against == "ruvio" and not os.path.exists(harness.RUVIO_BIN):
             self.skipTest(f"{harness.RUVIO_BIN} not built")
-        seed, count = diff_seed(), int(os.environ.get(self.count_env, "20000"))
+        seed, count = diff_seed(), int(os.environ.get(self.count_env, self.default_count))
         self.against = against
         what = f"{self.family} differential vs {against}, {workers} worker(s)"
         print(f"\n{what}: seed={seed}", file=sys.stderr)
