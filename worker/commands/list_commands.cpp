@@ -452,32 +452,33 @@ void move_generic(Context& ctx, std::string_view src, std::string_view dst, List
   if (!lookup_or_wrongtype(ctx, dst, Type::kList, Access::kWrite, de)) return;
   // The moved entry, held across the two handles (a reused buffer: no allocation per call).
   static std::string moved;
-  bool emptied = false;
-  {
-    store::WriteHandle h = ctx.db().open(src, Type::kList, ctx.now_ms());
-    // Redis's order of events: the push on dst, then the pop on src, then src's "del".
-    h.notify_as(kNotifyList, src == dst ? push_event(to) : std::string_view());
-    Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
-    const ListPos p = from == ListEnd::kHead ? ql.first() : ql.last();
-    const Listpack::Entry e = ql.get(p);
+  const auto take = [&](const Quicklist& ql) {
+    const Listpack::Entry e = ql.get(from == ListEnd::kHead ? ql.first() : ql.last());
     if (e.is_int) {
       char buf[24];
       moved.assign(format_int64(e.i, buf));
     } else {
       moved.assign(e.str);
     }
-    if (src == dst) {
-      ql.erase(p);
-      types::list_push(ql, to, moved);
-      ctx.out.bulk(moved);
-      h.release();
-      ctx.notify(kNotifyList, pop_event(from), src);
-      return;
-    }
-    ql.erase(p);
-    // An emptied source is deleted after the push (one command: nobody sees it empty).
-    emptied = ql.size() == 0;
+  };
+  if (src == dst) {
+    store::WriteHandle h = ctx.db().open(src, Type::kList, ctx.now_ms());
+    h.notify_as(kNotifyList, push_event(to));
+    Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
+    take(ql);
+    ql.erase(from == ListEnd::kHead ? ql.first() : ql.last());
+    types::list_push(ql, to, moved);
+    ctx.out.bulk(moved);
+    h.release();
+    ctx.notify(kNotifyList, pop_event(from), src);
+    return;
   }
+  {
+    ListObject scratch;
+    take(view(ctx, ctx.db().peek(src), scratch));  // `se` may be stale after dst's lookup
+  }
+  // Redis's order (lmoveHandlePush first): the push on dst, its WATCH/tracking signal, then
+  // the pop on src, src's "del" when emptied, and src's signal.
   {
     store::WriteHandle h = ctx.db().open(dst, Type::kList, ctx.now_ms());
     h.notify_as(kNotifyList, push_event(to));
@@ -486,8 +487,11 @@ void move_generic(Context& ctx, std::string_view src, std::string_view dst, List
     types::list_push(ql, to, moved);
     ctx.out.bulk(moved);
   }
-  ctx.notify(kNotifyList, pop_event(from), src);
-  if (emptied) ctx.db().open(src, Type::kList, ctx.now_ms()).remove();
+  store::WriteHandle h = ctx.db().open(src, Type::kList, ctx.now_ms());
+  h.notify_as(kNotifyList, pop_event(from));
+  Quicklist ql(h.heap(), h.as<ListObject>(), fill_of(ctx));
+  ql.erase(from == ListEnd::kHead ? ql.first() : ql.last());
+  if (ql.size() == 0) h.remove();
 }
 
 // LMOVE source destination LEFT|RIGHT LEFT|RIGHT
