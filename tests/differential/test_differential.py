@@ -14,6 +14,7 @@ different owners must answer CROSSSLOT (UNSPLIT below): such a command is compar
 that exact error and not sent to redis-server, so both keep the same data.
 """
 
+import abc
 import os
 import random
 import sys
@@ -249,7 +250,7 @@ def diff_seed():
 
 
 
-class FamilyDiffTest:
+class FamilyDiffTest(abc.ABC):
     """The tests every family's differential test has, mixed into a unittest.TestCase that
     sets `family` (for the messages), `keys` (the generator's keys, which must live on both
     workers), `count_env` (the variable with the command count, default `default_count`) and
@@ -261,8 +262,9 @@ class FamilyDiffTest:
     count_env = "RUVIO_DIFF_COMMANDS"
     default_count = 20000
 
+    @abc.abstractmethod
     def run_family(self, seed, count, workers, against):
-        raise NotImplementedError  # every family's test class defines it
+        """The family's run: its stats (sent, resp3, pipelined, crossslot, ...)."""
 
     def check(self, stats, workers):
         self.assertGreater(stats["resp3"], 0)

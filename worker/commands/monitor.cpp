@@ -6,51 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "shared/sds_text.hpp"
 #include "worker/commands/command.hpp"
 #include "worker/commands/command_stats.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/shard.hpp"
 
 namespace ruvio::worker {
-
-void append_repr(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (const char ch : s) {
-    const auto b = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '\\':
-      case '"':
-        out += '\\';
-        out += ch;
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (b >= 0x20 && b <= 0x7e) {  // isprint() in the C locale Redis runs in
-          out += ch;
-        } else {
-          out += "\\x";
-          out += kHex[b >> 4];
-          out += kHex[b & 15];
-        }
-    }
-  }
-  out += '"';
-}
 
 void format_monitor_line(std::string& out, std::int64_t sec, std::int64_t usec, int db,
                          std::string_view who, std::span<const std::string_view> args,

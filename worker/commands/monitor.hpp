@@ -26,10 +26,6 @@ namespace ruvio::worker {
 struct ClientInfo;
 struct CommandDef;
 
-// Appends `s` quoted as sdscatrepr does: \\ \" \n \r \t \a \b escaped, other bytes outside
-// 0x20..0x7e as \xhh.
-void append_repr(std::string& out, std::string_view s);
-
 // The line without its leading '+' and trailing CRLF (the writer's simple string adds them);
 // the arguments at `redacted` show as "(redacted)".
 void format_monitor_line(std::string& out, std::int64_t sec, std::int64_t usec, int db,
