@@ -7,6 +7,7 @@ up one reply (RESP2 or RESP3, including a leading attribute `|` frame if there i
 (KEYS order, TTL tolerance)."""
 
 import socket
+import time
 
 
 def encode(args):
@@ -109,6 +110,46 @@ class RawConn:
     def call(self, *args):
         self.send(encode(args))
         return self.read_reply()
+
+
+class Frames:
+    """A raw connection that keeps every frame it receives (pushes included): the client-side
+    caching tests read invalidations off it. `worker`: reconnect until the connection lands on
+    that worker of a 2-worker proxy (CLIENT ID mod 2)."""
+
+    def __init__(self, port, worker=None, drain_wait=0.25):
+        for _ in range(400):
+            self.c = RawConn(port)
+            if worker is None or parse(self.c.call(b"CLIENT", b"ID")) % 2 == worker:
+                break
+            self.c.close()
+        else:
+            raise AssertionError(f"no connection landed on worker {worker}")
+        self.frames = []
+        self.drain_wait = drain_wait
+
+    def call(self, *args):
+        """Sends a command; reads frames up to its reply (pushes before it are kept)."""
+        self.c.send(encode(args))
+        while True:
+            f = self.c.read_reply()
+            self.frames.append(f)
+            if f[:1] != b">":
+                return f
+
+    def drain(self, wait=None):
+        """Keeps what arrives within `wait` seconds (default: drain_wait)."""
+        end = time.monotonic() + (self.drain_wait if wait is None else wait)
+        while time.monotonic() < end:
+            self.c.sock.settimeout(max(0.01, end - time.monotonic()))
+            try:
+                self.frames.append(self.c.read_reply())
+            except (TimeoutError, OSError):
+                break
+        self.c.sock.settimeout(10.0)
+
+    def close(self):
+        self.c.close()
 
 
 def parse(raw):

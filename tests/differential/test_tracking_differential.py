@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import harness  # noqa: E402
 import test_differential as td  # noqa: E402
-from resp_raw import RawConn, encode, parse  # noqa: E402
+from resp_raw import Frames, RawConn, parse  # noqa: E402
 from test_notify_differential import Mix  # noqa: E402
 
 MODES = {
@@ -61,36 +61,6 @@ NAMES = ["get", "mget", "strlen", "getrange", "exists", "type", "ttl", "pttl", "
          "object", "sintercard", "zintercard", "lcs", "substr", "touch", "bitfield_ro",
          "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "georadius_ro", "geosearch",
          "xinfo", "xpending", "hrandfield", "sort_ro", "zunion", "zinter", "zdiff"]
-
-
-class Frames:
-    """A raw connection that keeps every frame it receives."""
-
-    def __init__(self, port):
-        self.c = RawConn(port)
-        self.frames = []
-
-    def call(self, *args):
-        """Sends a command; reads frames up to its reply (pushes before it are kept)."""
-        self.c.send(encode(args))
-        while True:
-            f = self.c.read_reply()
-            self.frames.append(f)
-            if f[:1] != b">":
-                return f
-
-    def drain(self, wait=0.25):
-        end = time.monotonic() + wait
-        while time.monotonic() < end:
-            self.c.sock.settimeout(max(0.01, end - time.monotonic()))
-            try:
-                self.frames.append(self.c.read_reply())
-            except (TimeoutError, OSError):
-                break
-        self.c.sock.settimeout(10.0)
-
-    def close(self):
-        self.c.close()
 
 
 def run_mode(port, mode, seed, count, readonly, log=None, skip=(), crossed=None):

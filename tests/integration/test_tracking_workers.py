@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 
 import harness  # noqa: E402
 import itest  # noqa: E402
-from resp_raw import RawConn, encode, parse  # noqa: E402
+from resp_raw import Frames, parse  # noqa: E402
 
 
 def keys_on(worker, n, prefix="tk:"):
@@ -35,44 +35,6 @@ A = keys_on(0, 3)  # owned by worker 0 (T's)
 B = keys_on(1, 3)  # owned by worker 1 (W's)
 
 
-class Frames:
-    """A raw connection that keeps every frame it receives (pushes and replies)."""
-
-    def __init__(self, port, worker=None):
-        for _ in range(400):
-            self.c = RawConn(port)
-            if worker is None:
-                break
-            cid = parse(self.c.call(b"CLIENT", b"ID"))
-            if cid % 2 == worker:
-                break
-            self.c.close()
-        else:
-            raise AssertionError(f"no connection landed on worker {worker}")
-        self.frames = []
-
-    def call(self, *args):
-        self.c.send(encode(args))
-        while True:
-            f = self.c.read_reply()
-            self.frames.append(f)
-            if f[:1] != b">":
-                return f
-
-    def drain(self, wait=0.3):
-        end = time.monotonic() + wait
-        while time.monotonic() < end:
-            self.c.sock.settimeout(max(0.01, end - time.monotonic()))
-            try:
-                self.frames.append(self.c.read_reply())
-            except (TimeoutError, OSError):
-                break
-        self.c.sock.settimeout(10.0)
-
-    def close(self):
-        self.c.close()
-
-
 def settle():
     # An invalidation crosses the mesh after the write's reply: let it arrive before T's next
     # command, as one redis-server has sent it before answering the write.
@@ -81,15 +43,15 @@ def settle():
 
 def scenario(port, workers, mode):
     """Runs one scenario; returns the frames the observed client received."""
-    t = Frames(port, 0 if workers > 1 else None)
-    w = Frames(port, 1 if workers > 1 else None)
+    t = Frames(port, 0 if workers > 1 else None, drain_wait=0.3)
+    w = Frames(port, 1 if workers > 1 else None, drain_wait=0.3)
     r = None
     try:
         w.call(b"FLUSHALL")
         for k in A + B:
             w.call(b"SET", k, b"v")
         if mode == "redirect":
-            r = Frames(port, 1 if workers > 1 else None)
+            r = Frames(port, 1 if workers > 1 else None, drain_wait=0.3)
             rid = parse(r.call(b"CLIENT", b"ID"))
             r.call(b"SUBSCRIBE", b"__redis__:invalidate")
             r.frames.clear()  # the client ids differ between the servers
