@@ -106,8 +106,27 @@ std::string list_text(const acl::Users& users) {
   return users.save_text();
 }
 
+// Redis prints a selector as "(" + its rules + ")" without quoting, so a key or channel pattern
+// of a selector that ends in ')' closes the selector early when the text is read back:
+// redis-server 7.0 gives "(~ab1) resetchannels -@all)" for SETUSER u "(~ab1))" and then refuses
+// that line in an aclfile too. Ruvio prints the same text; such users are not round-tripped.
+bool closes_early(const acl::Users& users) {
+  for (const auto& [name, u] : users.all()) {
+    for (std::size_t i = 1; i < u->selectors.size(); ++i) {
+      for (const auto& k : u->selectors[i].patterns) {
+        if (k.pattern.ends_with(')')) return true;
+      }
+      for (const auto& c : u->selectors[i].channels) {
+        if (c.ends_with(')')) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // Loading the saved text of `users` gives the same text again.
 void round_trip(const acl::Users& users) {
+  if (closes_early(users)) return;
   const std::string saved = list_text(users);
   acl::Users again;
   const std::string err = again.load(saved, "saved", nullptr);
