@@ -263,20 +263,27 @@ void cmd_role(Context& ctx) {
   ctx.out.array(0);
 }
 
+// WAIT's and WAITAOF's millisecond timeout, checked as Redis's getTimeoutFromObjectOrReply.
+// Nothing is waited for (no replicas), so only its validity matters.
+bool valid_timeout(Context& ctx, std::string_view arg) {
+  const auto timeout = parse_int64(arg);
+  if (!timeout) {
+    ctx.out.error("ERR timeout is not an integer or out of range");
+    return false;
+  }
+  if (*timeout < 0) {
+    ctx.out.error("ERR timeout is negative");
+    return false;
+  }
+  return true;
+}
+
 void cmd_wait(Context& ctx) {
   if (!parse_int64(ctx.args[1])) {
     ctx.out.error(err::kNotInt);
     return;
   }
-  const auto timeout = parse_int64(ctx.args[2]);
-  if (!timeout) {
-    ctx.out.error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (*timeout < 0) {
-    ctx.out.error("ERR timeout is negative");
-    return;
-  }
+  if (!valid_timeout(ctx, ctx.args[2])) return;
   ctx.out.integer(0);
 }
 
@@ -289,15 +296,7 @@ void cmd_waitaof(Context& ctx) {
     ctx.out.error(err::kNotInt);
     return;
   }
-  const auto timeout = parse_int64(ctx.args[3]);
-  if (!timeout) {
-    ctx.out.error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (*timeout < 0) {
-    ctx.out.error("ERR timeout is negative");
-    return;
-  }
+  if (!valid_timeout(ctx, ctx.args[3])) return;
   const bool wal = ctx.shard.config().durability != Durability::kMemory;
   if (*numlocal != 0 && !wal) {
     ctx.out.error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
