@@ -305,11 +305,12 @@ def strace_counts(pid, run):
 
 
 def cpu_split(pid, run):
-    """perf record (cpu-clock samples) of `pid` while run() runs: the shares of the samples in
-    the kernel, in the vDSO (clock reads, which callgrind does not count: valgrind hides the
-    vDSO, so its clock_gettime is a system call there) and in the server's own code."""
+    """perf record (cpu-clock samples) of `pid` while run() runs: the sampled on-CPU time (a
+    timing, so noise on a busy machine; the shares less so) and its shares in the kernel, in
+    the vDSO (clock reads, which callgrind does not count: valgrind hides the vDSO, so its
+    clock_gettime is a system call there) and in the server's own code."""
     data = os.path.join(tempfile.mkdtemp(prefix="instr-rec-"), "perf.data")
-    rec = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "2999", "-p", str(pid),
+    rec = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "4999", "-p", str(pid),
                             "-o", data], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)
     try:
@@ -319,11 +320,12 @@ def cpu_split(pid, run):
         rec.wait(60)
     rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "dso",
                           "--stdio", "-g", "none"], capture_output=True, text=True).stdout
-    split = {"samples": 0, "kernel": 0.0, "vdso": 0.0, "user_other": 0.0}
+    split = {"cpu_ns": 0, "kernel": 0.0, "vdso": 0.0, "user_other": 0.0}
     for line in rep.splitlines():
-        m = re.match(r"# Samples: (\d+)(K?)", line)
+        # cpu-clock's event count is the sampled on-CPU time in ns.
+        m = re.match(r"# Event count \(approx.\): (\d+)", line)
         if m:
-            split["samples"] = int(m.group(1)) * (1000 if m.group(2) else 1)
+            split["cpu_ns"] = int(m.group(1))
         m = re.match(r"\s*([\d.]+)%\s+(\S+)", line)
         if m:
             share = float(m.group(1)) / 100
@@ -361,7 +363,8 @@ def syscalls(kind, requests, worker_bin, names=SYSCALL_ROWS):
                    "read_write_per_request": round((counts.get("read", 0) +
                                                     counts.get("write", 0)) / requests, 4)}
             if use_perf:
-                row["cpu_split"] = cpu_split(pid, run)
+                row["cpu_split"] = split = cpu_split(pid, run)
+                split["cpu_us_per_request"] = round(split["cpu_ns"] / requests / 1000, 3)
             out["rows"][name] = row
         return out
     finally:
@@ -378,8 +381,9 @@ def syscall_table(counts):
             per = row["per_request"]
             split = row.get("cpu_split", {})
             out.append([kind, name] + [per.get(c, 0) for c in cols] +
-                       [split.get("kernel"), split.get("vdso")])
-    return common.table(["server", "row", *cols, "kernel share", "vdso share"], out)
+                       [split.get("cpu_us_per_request"), split.get("kernel"), split.get("vdso")])
+    return common.table(["server", "row", *cols, "sampled CPU µs/req", "kernel share",
+                         "vdso share"], out)
 
 
 def bench_line(port, requests, keyspace, command, clients=CLIENTS):

@@ -567,6 +567,7 @@ void Server::lazyfree_slice() {
 
 void Server::housekeeping() {
   refresh_clock();
+  executor_.clock().calibrate();
   std::int64_t now = shard_.now_ms();
   std::size_t expired = 0;
   // CLIENT PAUSE freezes the keyspace: no key expires while it holds (Redis 7.0).
