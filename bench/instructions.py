@@ -249,6 +249,11 @@ SYSCALLS = ("read", "write", "writev", "sendmsg", "sendto", "recvfrom", "recvmsg
             "gettimeofday", "clock_nanosleep", "timerfd_settime", "eventfd2", "setsockopt")
 
 
+# Through the proxy port a pipeline of random keys mixes both workers' keys (GET k would
+# send every pipeline wholly to k's owner).
+PROXY_ROW = ("GET random key", nothing, [(100_000, "GET key:__rand_int__")], nothing)
+
+
 def perf_usable():
     if shutil.which("perf") is None:
         return False
@@ -338,16 +343,24 @@ def cpu_split(pid, run):
 def syscalls(kind, requests, worker_bin, names=SYSCALL_ROWS):
     """System calls per request, by kind, of the native (not valgrind) server process while
     redis-benchmark sends `requests` of each row (the rows' loads, 50 clients, pipeline 16):
-    the kernel half of the per-request path, which callgrind cannot see."""
-    args = ["--alloc-trace", "off"] if kind == "ruvio" else []
-    srv = harness.Server(kind=kind, args=args, env={"RUVIO_WORKER_BIN": worker_bin})
+    the kernel half of the per-request path, which callgrind cannot see. `ruvio-proxy`: two
+    workers behind the proxy port (half the keys forwarded over the mesh), both counted."""
+    args = ["--alloc-trace", "off"] if kind.startswith("ruvio") else []
+    if kind == "ruvio-proxy":
+        args += ["--workers", "2"]
+    srv = harness.Server(kind=kind.split("-")[0], args=args,
+                         env={"RUVIO_WORKER_BIN": worker_bin})
     use_perf = perf_usable()
     try:
-        pid = srv.worker_pids()[0] if kind == "ruvio" else srv.pid
+        if kind == "ruvio-proxy":
+            harness.wait_mesh_up(srv.port)
+            pid = ",".join(str(p) for p in srv.worker_pids())
+        else:
+            pid = srv.worker_pids()[0] if kind == "ruvio" else srv.pid
         out = {"tool": "perf stat (tracepoints)" if use_perf else "strace -c",
                "requests": requests, "rows": {}}
         for name in names:
-            _, load, cmds, after = find_row([r for _, r in rows()], name)
+            _, load, cmds, after = find_row([r for _, r in rows()] + [PROXY_ROW], name)
             ct.flush(srv.port)
             load(srv.port, requests)
             (keyspace, command), = cmds
@@ -468,6 +481,9 @@ def main():
     if a.syscalls and (shutil.which("perf") or shutil.which("strace")):
         for kind in a.servers.split(","):
             sys_counts[kind] = syscalls(kind, 100_000, a.worker_bin)
+            if kind == "ruvio" and shutil.which("perf"):
+                sys_counts["ruvio-proxy"] = syscalls("ruvio-proxy", 100_000, a.worker_bin,
+                                                     names=("GET random key",))
         print(syscall_table(sys_counts), file=sys.stderr)
     run = {}
     path = os.path.join(common.RESULTS, f"2026-12-01-{a.result_name}.json")
