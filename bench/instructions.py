@@ -238,33 +238,165 @@ def top_functions(path, n):
     return rows
 
 
-def syscalls(kind, requests):
-    """strace -c of the (native, not valgrind) server process while redis-benchmark sends
-    `requests` PINGs: the kernel half of the per-request path, which callgrind cannot see."""
-    args = ["--alloc-trace", "off"] if kind == "ruvio" else []
-    srv = harness.Server(kind=kind, args=args)
+# The rows of the kernel side: the shared request path (reads, writes, the loop's waits).
+SYSCALL_ROWS = ("PING", "GET", "SET")
+# Counted one by one (tracepoints); everything else is in "other" (raw_syscalls total minus
+# these). The time-related calls would show a clock read that is a real system call (the
+# vDSO serves clock_gettime/gettimeofday without one when the clocksource allows it).
+SYSCALLS = ("read", "write", "writev", "sendmsg", "sendto", "recvfrom", "recvmsg",
+            "epoll_wait", "epoll_pwait", "epoll_ctl", "accept4", "close", "madvise", "mmap",
+            "munmap", "mprotect", "brk", "futex", "getrusage", "getpid", "clock_gettime",
+            "gettimeofday", "clock_nanosleep", "timerfd_settime", "eventfd2", "setsockopt")
+
+
+# Through the proxy port a pipeline of random keys mixes both workers' keys (GET k would
+# send every pipeline wholly to k's owner).
+PROXY_ROW = ("GET random key", nothing, [(100_000, "GET key:__rand_int__")], nothing)
+
+
+def perf_usable():
+    if shutil.which("perf") is None:
+        return False
+    r = subprocess.run(["perf", "stat", "-x,", "-e", "raw_syscalls:sys_enter", "true"],
+                       capture_output=True, text=True)
+    return r.returncode == 0 and "not supported" not in r.stderr
+
+
+def perf_counts(pid, run):
+    """Tracepoint counts (perf stat: counted in the kernel, no stop per call as strace makes,
+    so the server batches as it does untraced) of `pid`'s threads while run() runs."""
+    events = ["raw_syscalls:sys_enter", "context-switches", "page-faults"] + [
+        f"syscalls:sys_enter_{n}" for n in SYSCALLS]
+    out = os.path.join(tempfile.mkdtemp(prefix="instr-perf-"), "stat")
+    st = subprocess.Popen(["perf", "stat", "-x,", "-e", ",".join(events), "-p", str(pid),
+                           "-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
     try:
-        pid = srv.worker_pids()[0] if kind == "ruvio" else srv.pid
-        out = os.path.join(tempfile.mkdtemp(prefix="instr-strace-"), "strace")
-        st = subprocess.Popen(["strace", "-c", "-f", "-p", str(pid), "-o", out],
-                              stderr=subprocess.DEVNULL)
-        time.sleep(1.0)
-        subprocess.run(bench_line(srv.port, requests, 1, "PING"), capture_output=True,
-                       check=True)
+        run()
+    finally:
+        st.send_signal(2)
+        st.wait(30)
+    counts = {}
+    with open(out) as f:
+        for line in f:
+            p = line.strip().split(",")
+            if len(p) > 2 and p[0].replace(".", "").isdigit():
+                name = p[2].split(":")[-1].replace("sys_enter_", "")
+                counts["all_syscalls" if name == "sys_enter" else name] = int(float(p[0]))
+    return counts
+
+
+def strace_counts(pid, run):
+    """strace -c of `pid` while run() runs (where perf is not available; strace stops the
+    server at every call, so it batches more and counts fewer epoll_waits)."""
+    out = os.path.join(tempfile.mkdtemp(prefix="instr-strace-"), "strace")
+    st = subprocess.Popen(["strace", "-c", "-f", "-p", str(pid), "-o", out],
+                          stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    try:
+        run()
+    finally:
         time.sleep(0.3)
         st.send_signal(2)
         st.wait(30)
-        counts = {}
-        with open(out) as f:
-            for line in f:
-                m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
-                if m and m.group(2) != "total":
-                    counts[m.group(2)] = int(m.group(1))
-        return {"requests": requests, "calls": counts,
-                "read_write_per_request": round((counts.get("read", 0) +
-                                                 counts.get("write", 0)) / requests, 4)}
+    counts = {}
+    with open(out) as f:
+        for line in f:
+            m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
+            if m and m.group(2) != "total":
+                counts[m.group(2)] = int(m.group(1))
+    counts["all_syscalls"] = sum(counts.values())
+    return counts
+
+
+def cpu_split(pid, run):
+    """perf record (cpu-clock samples) of `pid` while run() runs: the sampled on-CPU time (a
+    timing, so noise on a busy machine; the shares less so) and its shares in the kernel, in
+    the vDSO (clock reads, which callgrind does not count: valgrind hides the vDSO, so its
+    clock_gettime is a system call there) and in the server's own code."""
+    data = os.path.join(tempfile.mkdtemp(prefix="instr-rec-"), "perf.data")
+    rec = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "4999", "-p", str(pid),
+                            "-o", data], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    try:
+        run()
+    finally:
+        rec.send_signal(2)
+        rec.wait(60)
+    rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "dso",
+                          "--stdio", "-g", "none"], capture_output=True, text=True).stdout
+    split = {"cpu_ns": 0, "kernel": 0.0, "vdso": 0.0, "user_other": 0.0}
+    for line in rep.splitlines():
+        # cpu-clock's event count is the sampled on-CPU time in ns.
+        m = re.match(r"# Event count \(approx.\): (\d+)", line)
+        if m:
+            split["cpu_ns"] = int(m.group(1))
+        m = re.match(r"\s*([\d.]+)%\s+(\S+)", line)
+        if m:
+            share = float(m.group(1)) / 100
+            key = ("kernel" if "kernel" in m.group(2) else
+                   "vdso" if "vdso" in m.group(2) else "user_other")
+            split[key] = round(split[key] + share, 4)
+    return split
+
+
+def syscalls(kind, requests, worker_bin, names=SYSCALL_ROWS):
+    """System calls per request, by kind, of the native (not valgrind) server process while
+    redis-benchmark sends `requests` of each row (the rows' loads, 50 clients, pipeline 16):
+    the kernel half of the per-request path, which callgrind cannot see. `ruvio-proxy`: two
+    workers behind the proxy port (half the keys forwarded over the mesh), both counted."""
+    args = ["--alloc-trace", "off"] if kind.startswith("ruvio") else []
+    if kind == "ruvio-proxy":
+        args += ["--workers", "2"]
+    srv = harness.Server(kind=kind.split("-")[0], args=args,
+                         env={"RUVIO_WORKER_BIN": worker_bin})
+    use_perf = perf_usable()
+    try:
+        if kind == "ruvio-proxy":
+            harness.wait_mesh_up(srv.port)
+            pid = ",".join(str(p) for p in srv.worker_pids())
+        else:
+            pid = srv.worker_pids()[0] if kind == "ruvio" else srv.pid
+        out = {"tool": "perf stat (tracepoints)" if use_perf else "strace -c",
+               "requests": requests, "rows": {}}
+        for name in names:
+            _, load, cmds, after = find_row([r for _, r in rows()] + [PROXY_ROW], name)
+            ct.flush(srv.port)
+            load(srv.port, requests)
+            (keyspace, command), = cmds
+
+            def run():
+                subprocess.run(bench_line(srv.port, requests, keyspace, command),
+                               capture_output=True, check=True)
+
+            counts = (perf_counts if use_perf else strace_counts)(pid, run)
+            after(srv.port, requests)
+            row = {"calls": counts,
+                   "per_request": {k: round(v / requests, 4) for k, v in counts.items() if v},
+                   "read_write_per_request": round((counts.get("read", 0) +
+                                                    counts.get("write", 0)) / requests, 4)}
+            if use_perf:
+                row["cpu_split"] = split = cpu_split(pid, run)
+                split["cpu_us_per_request"] = round(split["cpu_ns"] / requests / 1000, 3)
+            out["rows"][name] = row
+        return out
     finally:
         srv.stop()
+
+
+def syscall_table(counts):
+    """Per request, per server, per row: the calls that matter on the request path."""
+    cols = ("all_syscalls", "read", "write", "epoll_wait", "epoll_ctl", "madvise",
+            "context-switches", "page-faults")
+    out = []
+    for kind, res in counts.items():
+        for name, row in res["rows"].items():
+            per = row["per_request"]
+            split = row.get("cpu_split", {})
+            out.append([kind, name] + [per.get(c, 0) for c in cols] +
+                       [split.get("cpu_us_per_request"), split.get("kernel"), split.get("vdso")])
+    return common.table(["server", "row", *cols, "sampled CPU µs/req", "kernel share",
+                         "vdso share"], out)
 
 
 def bench_line(port, requests, keyspace, command, clients=CLIENTS):
@@ -319,14 +451,22 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--result-name", default="instructions",
                     help="writes bench/results/2026-12-01-<name>.json")
-    ap.add_argument("--syscalls", action="store_true", help="also strace -c 100,000 PINGs")
+    ap.add_argument("--syscalls", action="store_true",
+                    help="also count system calls per request (PING, GET, SET; 100,000 each)")
+    ap.add_argument("--syscalls-only", action="store_true",
+                    help="only the system call counts (no callgrind rows)")
     a = ap.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("valgrind (callgrind) is needed")
     wanted = [r.strip() for r in a.rows.split(",") if r.strip()]
-    selected = [(n, r) for n, r in rows() if not wanted or any(w in n for w in wanted)]
+    names = {n for n, _ in rows()}
+    # A name that is a row's whole name selects that row only ("GET", not "ACL GET default").
+    selected = [(n, r) for n, r in rows()
+                if not wanted or n in wanted or any(w in n for w in wanted if w not in names)]
+    if a.syscalls_only:
+        a.syscalls, selected = True, []
     results = {}
-    for kind in a.servers.split(","):
+    for kind in a.servers.split(",") if selected else []:
         g = Grinder(kind, a.worker_bin)
         try:
             results[kind] = {}
@@ -338,14 +478,16 @@ def main():
         finally:
             g.stop()
     sys_counts = {}
-    if a.syscalls and shutil.which("strace"):
+    if a.syscalls and (shutil.which("perf") or shutil.which("strace")):
         for kind in a.servers.split(","):
-            sys_counts[kind] = syscalls(kind, 100_000)
-            print(f"  {kind:5} syscalls for 100,000 PINGs: {sys_counts[kind]['calls']}",
-                  file=sys.stderr)
+            sys_counts[kind] = syscalls(kind, 100_000, a.worker_bin)
+            if kind == "ruvio" and shutil.which("perf"):
+                sys_counts["ruvio-proxy"] = syscalls("ruvio-proxy", 100_000, a.worker_bin,
+                                                     names=("GET random key",))
+        print(syscall_table(sys_counts), file=sys.stderr)
     run = {}
     path = os.path.join(common.RESULTS, f"2026-12-01-{a.result_name}.json")
-    if a.rows and os.path.exists(path):
+    if (a.rows or a.syscalls_only) and os.path.exists(path):
         # A re-run of some rows replaces those rows of the label and keeps the others.
         with open(path) as f:
             run = json.load(f).get("runs", {}).get(a.label, {})
@@ -377,7 +519,7 @@ def main():
                                                                 if "command" in run else []),
         "requests": a.requests, "clients": CLIENTS, "pipeline": PIPELINE,
         "machine": common.machine(), "versions": common.versions(), "results": results,
-        "syscalls_100k_ping": sys_counts or run.get("syscalls_100k_ping", {}),
+        "syscalls_per_request": sys_counts or run.get("syscalls_per_request", {}),
         "table": table}
     os.makedirs(common.RESULTS, exist_ok=True)
     with open(path, "w") as f:

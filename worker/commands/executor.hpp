@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "proto/resp_writer.hpp"
+#include "shared/tick_clock.hpp"
 #include "worker/commands/command_stats.hpp"
 #include "worker/commands/shard.hpp"
 
@@ -122,6 +123,8 @@ class Executor {
   bool refuses_queueing(const ClientInfo& client, proto::ReplyWriter& out);
   // True while an eviction pass ran out of time and the timer should continue it.
   bool eviction_pending() const { return eviction_pending_; }
+  // The clock of command durations; the loop's housekeeping calibrates it.
+  TickClock& clock() { return clock_; }
 
  private:
   // parks() and blocks() past their one-test exits (inline above, on every request).
@@ -145,6 +148,7 @@ class Executor {
   CommandStats stats_;
   SlowLog slowlog_;
   LatencyMonitor latency_;
+  TickClock clock_;
   // A refused command: counted as Redis's rejectCommand does.
   void rejected(const CommandDef& def);
   // After the handler ran: calls, time, failed_calls, the slow log and the latency monitor.

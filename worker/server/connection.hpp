@@ -35,11 +35,17 @@ class Connection final : public RoutedClient {
 
   // Called once the socket is accepted: fills addresses, starts reading.
   bool start();
-  // Writes what is queued; called by the server once per loop turn for dirty connections.
-  void flush();
+  // Writes what is queued; called by the server once per loop turn for dirty connections
+  // (may_hold: the end-of-turn pass, which may hold replies back a little, see flush()).
+  void flush(bool may_hold = false);
   // Closes the socket; the object deletes itself when libuv is done with the handle.
   void close();
   bool closing() const { return closing_; }
+  // The hold timer fired: the next flush writes what is ready.
+  void release_hold() {
+    held_ = false;
+    hold_expired_ = true;
+  }
   // Closes a connection the server never adopted (maxclients reached): no bookkeeping.
   void close_unadopted() {
     closing_ = true;
@@ -86,6 +92,8 @@ class Connection final : public RoutedClient {
   bool close_after_flush_ = false;
   bool reading_ = false;
   bool parked_ = false;                   // the first command in in_ waits for CLIENT PAUSE to end
+  bool held_ = false;                     // in the server's held list (Server::hold)
+  bool hold_expired_ = false;             // the hold timer released this client's output
   std::int64_t obuf_soft_since_ms_ = 0;   // past the soft output limit since (0: under it)
   std::size_t counted_buffer_bytes_ = 0;  // this client's share of Shard::client_buffer_bytes
   std::size_t counted_memory_ = 0;        // its tot-mem in Shard::client_memory

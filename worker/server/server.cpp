@@ -45,6 +45,8 @@ constexpr std::size_t kRehashBucketsPerTick = 1024;
 constexpr std::size_t kLazyFreeStep = 4096;
 constexpr std::uint64_t kLazyFreeSliceNs = 2'000'000;
 constexpr std::uint64_t kLazyFreeIntervalMs = 1;
+// How long held replies (Server::hold) may wait when no event ends the turn sooner.
+constexpr std::uint64_t kHoldMs = 1;
 
 std::int64_t wall_ms() {
   using namespace std::chrono;
@@ -99,6 +101,8 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   block_timer_.data = this;
   uv_timer_init(&loop_, &lazyfree_timer_);
   lazyfree_timer_.data = this;
+  uv_timer_init(&loop_, &hold_timer_);
+  hold_timer_.data = this;
   uv_signal_init(&loop_, &sigterm_);
   sigterm_.data = this;
   uv_signal_init(&loop_, &sigint_);
@@ -452,6 +456,7 @@ proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
 
 void Server::on_connection_closed(Connection* c) {
   std::erase(parked_, c);
+  std::erase(held_, c);
   shard_.unblock(shard_.watcher_of(c->info()));
   pubsub_.forget(c->info());
   shard_.monitors.remove(c->info());
@@ -469,6 +474,27 @@ void Server::mark_dirty(Connection* c) {
   c->dirty = true;
   c->next_dirty = dirty_head_;
   dirty_head_ = c;
+}
+
+void Server::hold(Connection* c) {
+  if (held_.empty() && !uv_is_active(reinterpret_cast<uv_handle_t*>(&hold_timer_))) {
+    uv_timer_start(&hold_timer_, on_hold_timer, kHoldMs, 0);
+  }
+  held_.push_back(c);
+}
+
+// kHoldMs after the first hold: what is held leaves now, complete or not, in the whole
+// end-of-turn pass (journal first), as the block timer runs it.
+void Server::on_hold_timer(uv_timer_t* h) {
+  auto* self = static_cast<Server*>(h->data);
+  self->releasing_.swap(self->held_);
+  for (Connection* c : self->releasing_) {
+    c->release_hold();
+    self->mark_dirty(c);
+  }
+  self->releasing_.clear();
+  self->refresh_clock();
+  on_check(&self->check_);
 }
 
 // Once per loop turn, after I/O callbacks: hand every reply produced this turn to the kernel.
@@ -531,9 +557,10 @@ void Server::on_check(uv_check_t* h) {
       list = c->next_dirty;
       c->next_dirty = nullptr;
       c->dirty = false;
-      c->flush();
+      c->flush(true);
     }
   }
+  if (self->held_.empty()) uv_timer_stop(&self->hold_timer_);
   self->evict_clients();
   if (self->shard_.shutdown_requested && !self->shutting_down_) {
     self->send_control(control::ShutdownRequest{});
@@ -567,6 +594,7 @@ void Server::lazyfree_slice() {
 
 void Server::housekeeping() {
   refresh_clock();
+  executor_.clock().calibrate();
   std::int64_t now = shard_.now_ms();
   std::size_t expired = 0;
   // CLIENT PAUSE freezes the keyspace: no key expires while it holds (Redis 7.0).

@@ -41,6 +41,8 @@ class Server final : public RouteHost, public BusyService {
   // Connection bookkeeping.
   void on_connection_closed(Connection* c);
   void mark_dirty(Connection* c);
+  // c's ready replies wait for the ones other workers owe it, for kHoldMs at most.
+  void hold(Connection* c);
   void refresh_clock() override;
 
   // Routes one command of a client connection (the proxy layer). False: CLIENT PAUSE holds
@@ -89,6 +91,7 @@ class Server final : public RouteHost, public BusyService {
   // written, in FIFO order while the key can serve them, and resumes the waiters whose
   // deadline passed; polls deadlines while someone waits.
   static void on_block_timer(uv_timer_t* h);
+  static void on_hold_timer(uv_timer_t* h);
   void check_blocking();
   void serve_ready_keys();
   // Runs the parked command of waiter `token` again (a connection of this worker or a
@@ -139,6 +142,9 @@ class Server final : public RouteHost, public BusyService {
   uv_timer_t block_timer_{};
   bool block_timer_on_ = false;
   uv_timer_t lazyfree_timer_{};
+  uv_timer_t hold_timer_{};
+  std::vector<Connection*> held_;  // hold()'s connections since the hold timer started
+  std::vector<Connection*> releasing_;
   std::uint64_t pause_version_ = 0;  // ClientPause::version() last acted on
   std::vector<Connection*> parked_;  // in the order they were parked
   // check_blocking's reused buffers (no allocation per served push).
