@@ -12,10 +12,14 @@ see the stored scores (ZRANGE WITHSCORES, ZSCORE, ZREM, OBJECT ENCODING past 128
 bad input (out-of-range coordinates, unknown units, COUNT 0/negative, ANY without COUNT, bad
 box sizes, missing FROM*/BY*, wrong types).
 
-Distinct members never share a point on purpose: equal distances are the one place where
-Ruvio and Redis may order a COUNT-limited result differently (Redis's partial quicksort,
-pqsort, leaves ties in an order of its own; Ruvio's std::partial_sort in another). A full
-sort agrees on ties too: both keep the search order (glibc's qsort is a merge sort).
+Equal distances are generated on purpose (g_geoadd_tie, g_geosearch_tie and the shared
+spots point() returns now and then): many members on one point, a FROMMEMBER centre on a
+duplicated spot (distance 0 to several members), points placed symmetrically about 0,0 (the
+geohash grid is symmetric there, so mirrored points decode to mirrored coordinates and tie
+exactly from FROMLONLAT 0 0), searched with small COUNT values, ASC/DESC/none and ANY. Their
+order is where Ruvio must reproduce Redis's algorithms exactly: the candidate order (the 9
+cells in Redis's order, each cell's zset range by score then member), glibc's stable merge sort
+when everything found is returned, and Redis's pqsort when COUNT cuts (pqsort.hpp).
 Every reply is compared byte for byte ("exact"): even unsorted results come back in the
 same order, the zset's own order cell after cell.
 
@@ -67,6 +71,9 @@ class GeoGenerator:
         self.total = sum(w for w, _ in self.table)
         self.pending = []
         self.added = {}  # key -> members GEOADD gave it lately (FROMMEMBER picks among them)
+        # A few shared points: point() returns one now and then, so members share a spot.
+        self.spots = [self.fresh_point() for _ in range(6)]
+        self.tied = {}  # key -> members put on a shared spot or a mirrored one
 
     def pick(self, seq):
         return seq[self.r.randrange(len(seq))]
@@ -118,6 +125,12 @@ class GeoGenerator:
         return lon, lat
 
     def point(self):
+        """A point as text: one of the shared spots (a tie), clustered (most) or uniform."""
+        if self.chance(0.08):
+            return self.pick(self.spots)
+        return self.fresh_point()
+
+    def fresh_point(self):
         """A point as text: clustered (most) or uniform. The exact edges come only from
         g_geoadd_edge, each under its own member."""
         x = self.r.random()
@@ -177,7 +190,8 @@ class GeoGenerator:
         if self.chance(0.5):
             opts.append(self.pick([b"ASC", b"DESC", b"asc"]))
         if self.chance(0.45):
-            opts += [b"COUNT", self.pick([b"1", b"2", b"3", b"5", b"10", b"50", b"1000"])]
+            opts += [b"COUNT", self.pick([b"1", b"2", b"3", b"4", b"5", b"7", b"10", b"50",
+                                          b"1000"])]
             if self.chance(0.35):
                 opts.append(b"ANY")
         elif self.chance(0.02):
@@ -234,6 +248,61 @@ class GeoGenerator:
             triples += [lon, lat, b"b%d" % (base + i)]
         self.pending.append(Cmd([b"OBJECT", b"ENCODING", k]))
         return Cmd([b"GEOADD", k, *triples])
+
+    def g_geoadd_tie(self):
+        """Members on one point (a shared spot, or 0,0 itself), or mirrored about 0,0."""
+        k = self.key()
+        triples = []
+        if self.chance(0.5):
+            lon, lat = self.pick(self.spots) if self.chance(0.7) else (b"0", b"0")
+            for _ in range(self.r.randint(2, 9)):
+                triples += [lon, lat, self.member()]
+        else:
+            dx = self.r.choice([0.0, 0.001, 0.05, 0.3, 1.7, 20.0]) * self.r.uniform(0.5, 1.5)
+            dy = self.r.choice([0.0, 0.002, 0.04, 0.6, 3.0, 30.0]) * self.r.uniform(0.5, 1.5)
+            for sx, sy in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
+                if self.chance(0.8):
+                    triples += [b"%.6f" % (sx * dx), b"%.6f" % (sy * dy), self.member()]
+            if not triples or self.chance(0.3):
+                triples += [b"0", b"0", self.member()]
+        for i in range(2, len(triples), 3):
+            self.remember(k, triples[i])
+            self.tied.setdefault(k, []).append(triples[i])
+            del self.tied[k][:-30]
+        return Cmd([b"GEOADD", k, *triples])
+
+    def g_geosearch_tie(self):
+        """A search where ties are likely: FROMMEMBER a member on a shared spot, or FROMLONLAT
+        0 0 amid mirrored points; small COUNT (with or without ANY), any order."""
+        k = self.key()
+        tied = self.tied.get(k)
+        if tied and self.chance(0.5):
+            frm = [b"FROMMEMBER", self.pick(tied)]
+        else:
+            frm = [b"FROMLONLAT", b"0", b"0"]
+        by = self._by() if self.chance(0.3) else [b"BYRADIUS", self.pick(
+            [b"0", b"1", b"500", b"5000", b"3000"]), self.pick([b"km", b"m"])]
+        opts = [b"COUNT", self.pick([b"1", b"2", b"3", b"4", b"5", b"6", b"8", b"12"])]
+        if self.chance(0.25):
+            opts.append(b"ANY")
+        if self.chance(0.7):
+            opts.append(self.pick([b"ASC", b"DESC"]))
+        if self.chance(0.3):
+            opts.append(self.pick([b"WITHDIST", b"WITHHASH", b"WITHCOORD"]))
+        radius = by[1:] if by[0] == b"BYRADIUS" else [b"100", b"km"]
+        form = self.r.randrange(4)
+        if form == 0 and frm[0] == b"FROMMEMBER":
+            return Cmd([self.pick([b"GEORADIUSBYMEMBER", b"GEORADIUSBYMEMBER_RO"]), k, frm[1],
+                        *radius, *opts])
+        if form == 1 and frm[0] == b"FROMLONLAT":
+            return Cmd([self.pick([b"GEORADIUS", b"GEORADIUS_RO"]), k, b"0", b"0", *radius,
+                        *opts])
+        if form == 2 and k in TAGGED:
+            dst = self.tkey()
+            opts = [o for o in opts if not o.startswith(b"WITH")]
+            self.pending.append(Cmd([b"ZRANGE", dst, b"0", b"-1", b"WITHSCORES"]))
+            return Cmd([b"GEOSEARCHSTORE", dst, k, *frm, *by, *opts])
+        return Cmd([b"GEOSEARCH", k, *frm, *by, *opts])
 
     def g_geopos(self):
         k = self.pick(KEYS + PLAIN_ZSET + DIST_KEYS) if self.chance(0.9) else self.pick(
@@ -385,7 +454,7 @@ class GeoGenerator:
 
 
 WEIGHTS = {
-    "geoadd": 24, "geoadd_edge": 2, "geoadd_bulk": 1, "geopos": 8, "geodist": 8,
-    "geosearch": 22, "geosearchstore": 6, "georadius": 14, "zset": 6, "generic": 4,
-    "wrongtype": 1, "arity": 2,
+    "geoadd": 24, "geoadd_edge": 2, "geoadd_bulk": 1, "geoadd_tie": 6, "geopos": 8,
+    "geodist": 8, "geosearch": 22, "geosearch_tie": 10, "geosearchstore": 6, "georadius": 14,
+    "zset": 6, "generic": 4, "wrongtype": 1, "arity": 2,
 }

@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
+import dump_data  # noqa: E402
 import test_differential as td  # noqa: E402
 from cmdgen import Cmd  # noqa: E402
 
@@ -142,6 +143,72 @@ class Generator:
                                                  for _ in range(self.r.randint(0, 3))]])
         return self.write(k, [b"PFMERGE", k, self.pick(KEYS)])
 
+    def hll_blob(self):
+        """A short sparse HLL (16-byte header + opcodes, 18 to ~50 bytes: embedded, most at
+        most 44 bytes, the embstr limit), its cache valid (possibly a made-up value) or stale."""
+        regs = sorted(set(self.r.randrange(16384) for _ in range(self.pick([0, 1, 2, 5, 10]))))
+        body, pos = b"", 0
+
+        def zeros(n):
+            return bytes([n - 1]) if n <= 64 else bytes([0x40 | (n - 1) >> 8, (n - 1) & 0xFF])
+        for reg in regs:
+            if reg > pos:
+                body += zeros(reg - pos)
+            body += bytes([0x80 | (self.r.randrange(32) << 2)])  # VAL v, one register
+            pos = reg + 1
+        if pos < 16384:
+            body += zeros(16384 - pos)
+        card = self.pick([0, len(regs), 7])
+        cache = card.to_bytes(8, "little")
+        if self.chance(0.5):
+            cache = cache[:7] + b"\x80"  # stale: PFCOUNT recomputes
+        return b"HYLL\x01\x00\x00\x00" + cache + body
+
+    def g_hll_embedded(self):
+        """An HLL that arrives embedded (SET, SETNX, RESTORE, COPY of one), then a PF* command:
+        Redis unshares it (dbUnshareStringValue) in PFADD, single-key PFCOUNT, PFMERGE's
+        destination and PFDEBUG, so OBJECT ENCODING says "raw" after them, even when nothing
+        changes; a source of PFMERGE or of a multi-key PFCOUNT stays as it is."""
+        k = self.pick(KEYS)
+        blob = self.hll_blob()
+        c = self.r.randrange(4)
+        if c == 0:
+            seq = [Cmd([b"SET", k, blob])]
+        elif c == 1:
+            seq = [Cmd([b"DEL", k]), Cmd([b"SETNX", k, blob])]
+        else:
+            body = b"\x00" + bytes([len(blob)]) + blob  # RDB string, 6-bit length
+            seq = [Cmd([b"RESTORE", k, b"0", dump_data.with_footer(body), b"REPLACE"])]
+        seq.append(Cmd([b"OBJECT", b"ENCODING", k]))
+        other = self.pick(KEYS)
+        also = []  # other keys whose encoding is read after the command
+        c = self.r.randrange(9)
+        if c == 0:
+            cmd = [b"PFADD", k]
+        elif c == 1:
+            cmd = [b"PFADD", k, *[b"e%d" % self.r.randrange(50)
+                                  for _ in range(self.r.randint(1, 3))]]
+        elif c in (2, 3):
+            cmd = [b"PFCOUNT", k]
+        elif c == 4:
+            cmd, also = [b"PFCOUNT", k, other], [other]
+        elif c == 5:
+            cmd = [b"PFMERGE", k, *([other] if self.chance(0.5) else [])]
+        elif c == 6:
+            cmd, also = [b"PFMERGE", other, k], [other]
+        elif c == 7:
+            cmd = [b"PFDEBUG", self.pick([b"ENCODING", b"DECODE", b"TODENSE", b"NOSUCH"]), k]
+        else:
+            cmd = [b"APPEND", k, b""]
+        seq += [Cmd(cmd), Cmd([b"OBJECT", b"ENCODING", k])]
+        if self.chance(0.4):
+            seq.append(Cmd([b"GET", k]))
+        seq += [Cmd([b"OBJECT", b"ENCODING", o]) for o in also]
+        if self.chance(0.3):  # the cache path after the command
+            seq += [Cmd([b"PFCOUNT", k]), Cmd([b"OBJECT", b"ENCODING", k])]
+        self.pending += seq[1:]
+        return seq[0]
+
     def g_keyspace(self):
         k = self.pick(KEYS)
         c = self.r.randrange(7)
@@ -165,7 +232,7 @@ class Generator:
 
 
 WEIGHTS = {"set": 16, "append": 8, "setrange": 8, "setbit": 10, "bitfield": 8, "bitop": 5,
-           "incr": 8, "hll": 6, "keyspace": 12}
+           "incr": 8, "hll": 6, "hll_embedded": 5, "keyspace": 12}
 
 
 class StrEncRun(td.DiffRun):

@@ -300,6 +300,37 @@ TEST_CASE("geo: sort_by_distance keeps the search order of ties in a full sort")
   CHECK(v[1].dist == 1);
 }
 
+TEST_CASE("geo: pqsort leaves COUNT-cut ties where redis-server 7.0.15 does") {
+  // GEOSEARCH k FROMMEMBER m232 BYRADIUS 500 km COUNT 5 over 7 points (search order below,
+  // m232 and m928 on one spot): redis-server answers m928 m232 m758 m229 m384. The median
+  // m758 already splits the array, so a NetBSD qsort with the swap_cnt switch would finish
+  // with an insertion sort and answer m232 m928 …; 7.0.15's partition block swap puts m928
+  // first.
+  const double d[] = {74.9457, 0, 0, 3.3487, 85.7832, 119.5146, 119.5146};
+  const int id[] = {229, 232, 928, 758, 384, 448, 986};
+  std::vector<geo::GeoPoint> v(7);
+  for (int i = 0; i < 7; ++i) {
+    v[i].dist = d[i];
+    v[i].score = id[i];
+  }
+  geo::sort_by_distance(v, false, 5);
+  const int want[] = {928, 232, 758, 229, 384};
+  for (int i = 0; i < 5; ++i) CHECK(v[i].score == want[i]);
+
+  // A large array with many ties: the first `first` positions hold the smallest distances in
+  // ascending order whatever the ties (the order among them is the algorithm's).
+  std::mt19937 rng(7);
+  for (std::size_t first : {1u, 3u, 10u, 99u}) {
+    std::vector<geo::GeoPoint> w(100);
+    for (auto& p : w) p.dist = static_cast<double>(rng() % 6);
+    std::vector<double> sorted;
+    for (const auto& p : w) sorted.push_back(p.dist);
+    std::sort(sorted.begin(), sorted.end());
+    geo::sort_by_distance(w, false, first);
+    for (std::size_t i = 0; i < first; ++i) CHECK(w[i].dist == sorted[i]);
+  }
+}
+
 TEST_CASE("geo: ShapeTest's prefilter never changes within()'s exact answer") {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> lon_d(-180, 180), lat_d(geo::kLatMin, geo::kLatMax);

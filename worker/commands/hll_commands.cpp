@@ -30,6 +30,8 @@ using store::Type;
 
 constexpr std::string_view kNotHll = "WRONGTYPE Key is not a valid HyperLogLog string value.";
 constexpr std::string_view kCorrupt = "INVALIDOBJ Corrupted HLL object detected";
+// Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT: a longer string is "raw" whatever its history.
+constexpr std::size_t kEmbstrLimit = 44;
 
 std::size_t sparse_max(Context& ctx) {
   return ctx.shard.config().hll_sparse_max_bytes;
@@ -94,6 +96,8 @@ void pfadd(Context& ctx) {
   } else if (h.is_int() || !hll::looks_valid(h.view())) {
     ctx.out.error(kNotHll);
     return;
+  } else {
+    h.unshare();  // Redis's dbUnshareStringValue: "raw" even when no register changes
   }
   HandleBuffer b(h);
   for (std::size_t j = 2; j < ctx.argc(); ++j) {
@@ -139,16 +143,27 @@ void pfcount(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  if (!is_hll(e)) {
+  if (e.is_int()) {
     ctx.out.error(kNotHll);
     return;
   }
-  if (hll::cache_valid(e.str())) {
-    ctx.out.integer(static_cast<std::int64_t>(hll::cached(e.str())));
+  const std::string_view v = e.str();
+  if (!hll::looks_valid(v)) {
+    ctx.out.error(kNotHll);
+    return;
+  }
+  if (hll::cache_valid(v)) {
+    const auto card = static_cast<std::int64_t>(hll::cached(v));
+    // Redis's PFCOUNT of one key unshares the value first (dbUnshareStringValue), so an HLL
+    // that came in embedded (SET, RESTORE) reports "raw" afterwards. Once, and not a change.
+    if (v.size() <= kEmbstrLimit && e.shared_str()) [[unlikely]] {
+      ctx.db().open_string(ctx.args[1], ctx.now_ms()).unshare();
+    }
+    ctx.out.integer(card);
     return;
   }
   bool invalid = false;
-  const std::uint64_t card = hll::count(e.str(), &invalid);
+  const std::uint64_t card = hll::count(v, &invalid);
   if (invalid) {
     ctx.out.error(kCorrupt);
     return;
@@ -214,6 +229,7 @@ void pfdebug(Context& ctx) {
     ctx.out.error(kNotHll);
     return;
   }
+  h.unshare();  // as Redis, before any subcommand (ENCODING and DECODE too)
   std::string& s = scratch();
   const bool dense = hll::is_dense(h.view());
   if (iequals(sub, "getreg") || iequals(sub, "todense")) {

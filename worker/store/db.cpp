@@ -59,6 +59,9 @@ std::int64_t Entry::int_value() const {
 std::string_view Entry::str() const {
   return rec_->str();
 }
+bool Entry::shared_str() const {
+  return rec_->enc() == Enc::kEmbStr;
+}
 std::size_t Entry::str_len() const {
   return rec_->str_len();
 }

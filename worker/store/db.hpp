@@ -69,6 +69,9 @@ class Entry {
   std::int64_t int_value() const;
   std::string_view str() const;  // only when !is_int()
   std::size_t str_len() const;   // length of the string form in either encoding
+  // An embedded string not yet edited in place: what Redis's dbUnshareStringValue would turn
+  // into a raw copy (StringHandle::unshare does that here).
+  bool shared_str() const;
 
   // Value objects (every type but strings); null for a string.
   const types::Object* object() const;

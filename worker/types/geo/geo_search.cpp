@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "worker/types/geo/pqsort.hpp"
+
 namespace ruvio::types::geo {
 namespace {
 
@@ -54,21 +56,25 @@ void search(const ZSet* z, Shape& shape, std::size_t limit, std::vector<GeoPoint
 }
 
 void sort_by_distance(std::vector<GeoPoint>& v, bool descending, std::size_t first) {
-  auto asc = [](const GeoPoint& a, const GeoPoint& b) { return a.dist < b.dist; };
-  auto desc = [](const GeoPoint& a, const GeoPoint& b) { return a.dist > b.dist; };
+  // sort_gp_asc / sort_gp_desc: distance only, so ties are left to the sort algorithm.
+  auto asc = [](const GeoPoint& a, const GeoPoint& b) {
+    return a.dist > b.dist ? 1 : a.dist == b.dist ? 0 : -1;
+  };
+  auto desc = [&asc](const GeoPoint& a, const GeoPoint& b) { return -asc(a, b); };
   if (first >= v.size()) {
-    if (descending) {
-      std::stable_sort(v.begin(), v.end(), desc);
-    } else {
-      std::stable_sort(v.begin(), v.end(), asc);
-    }
+    // glibc 2.36's qsort is a merge sort for arrays that fit its memory test (always here):
+    // stable, so ties keep the search order.
+    auto less = [&](const GeoPoint& a, const GeoPoint& b) {
+      return (descending ? desc(a, b) : asc(a, b)) < 0;
+    };
+    std::stable_sort(v.begin(), v.end(), less);
     return;
   }
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(first);
+  if (first == 0) return;
   if (descending) {
-    std::partial_sort(v.begin(), mid, v.end(), desc);
+    pqsort(v.data(), v.size(), desc, 0, first - 1);
   } else {
-    std::partial_sort(v.begin(), mid, v.end(), asc);
+    pqsort(v.data(), v.size(), asc, 0, first - 1);
   }
 }
 

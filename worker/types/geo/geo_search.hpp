@@ -24,9 +24,10 @@ struct GeoPoint {
 // it stops once `out` holds that many (COUNT … ANY).
 void search(const ZSet* z, Shape& shape, std::size_t limit, std::vector<GeoPoint>& out);
 
-// Sorts by distance, ascending or descending. Equal distances keep the search order (Redis
-// sorts with glibc's qsort, a merge sort); with `first` < size only that many come first in
-// order, the rest in no order (Redis's pqsort).
+// Sorts by distance, ascending or descending, leaving equal distances where Redis 7.0 does:
+// when all points are returned (`first` >= size) Redis sorts with glibc's qsort, a stable merge
+// sort, so ties keep the search order; when COUNT cuts, it sorts positions [0, first) with its
+// pqsort (pqsort.hpp), whose tie order is that algorithm's own.
 void sort_by_distance(std::vector<GeoPoint>& v, bool descending, std::size_t first);
 
 }  // namespace ruvio::types::geo

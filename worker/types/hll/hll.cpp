@@ -209,13 +209,6 @@ unsigned pattern(std::string_view ele, std::size_t* reg) {
   return static_cast<unsigned>(__builtin_ctzll(hash)) + 1;
 }
 
-bool looks_valid(std::string_view s) {
-  if (s.size() < kHeaderBytes || s.substr(0, 4) != "HYLL") return false;
-  const auto enc = static_cast<std::uint8_t>(s[4]);
-  if (enc > kSparse) return false;
-  return enc != kDense || s.size() == kDenseBytes;
-}
-
 void make_empty(std::string& out) {
   out.assign(kHeaderBytes + 2, '\0');
   std::memcpy(out.data(), "HYLL", 4);
@@ -223,16 +216,6 @@ void make_empty(std::string& out) {
   const unsigned l = kRegisters - 1;  // one XZERO covers all 16384 registers
   out[kHeaderBytes] = static_cast<char>((l >> 8) | 0x40);
   out[kHeaderBytes + 1] = static_cast<char>(l & 0xff);
-}
-
-bool cache_valid(std::string_view s) {
-  return (static_cast<std::uint8_t>(s[15]) & 0x80) == 0;
-}
-
-std::uint64_t cached(std::string_view s) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<std::uint8_t>(s[8 + i]);
-  return v;
 }
 
 void set_cache(char* s, std::uint64_t card) {

@@ -36,8 +36,10 @@
 // answers exactly what redis-server answers.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,7 +59,18 @@ unsigned pattern(std::string_view ele, std::size_t* reg);
 
 // isHLLObjectOrReply's checks: at least a header, "HYLL", a known encoding, a dense one of
 // exactly kDenseBytes. (A sparse body is checked as it is read: corrupt answers false / -1.)
-bool looks_valid(std::string_view s);
+// Inline, as the cache reads below: PFCOUNT of a cached HLL is these and a lookup.
+inline bool looks_valid(std::string_view s) {
+  if (s.size() < kHeaderBytes) return false;
+  std::uint32_t magic;
+  std::memcpy(&magic, s.data(), 4);
+  std::uint32_t want;
+  std::memcpy(&want, "HYLL", 4);
+  if (magic != want) return false;
+  const auto enc = static_cast<std::uint8_t>(s[4]);
+  if (enc > kSparse) return false;
+  return enc != kDense || s.size() == kDenseBytes;
+}
 inline bool is_dense(std::string_view s) {
   return static_cast<std::uint8_t>(s[4]) == kDense;
 }
@@ -65,9 +78,16 @@ inline bool is_dense(std::string_view s) {
 // A new, empty sparse HLL (what PFADD creates).
 void make_empty(std::string& out);
 
-// Cached cardinality.
-bool cache_valid(std::string_view s);
-std::uint64_t cached(std::string_view s);
+// Cached cardinality (bytes 8..15, little-endian; the top bit set: stale).
+inline bool cache_valid(std::string_view s) {
+  return (static_cast<std::uint8_t>(s[15]) & 0x80) == 0;
+}
+inline std::uint64_t cached(std::string_view s) {
+  std::uint64_t v;
+  std::memcpy(&v, s.data() + 8, 8);  // one load
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
 void set_cache(char* s, std::uint64_t card);
 void invalidate(char* s);
 
