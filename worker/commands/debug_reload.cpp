@@ -1,0 +1,150 @@
+// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE], as Redis 7.0's debug.c: the worker's snapshot is
+// written to its file, the worker emptied (keys and function libraries), and the file read
+// back, so the command proves the snapshot format's round trip through the disk.
+//
+// The file is the worker's own snapshot (DIR/worker-<i>/snapshot) through Persistence::save(),
+// which also drops the WAL it covers. Under --durability memory there is no snapshot that a
+// restart reads, so the round trip goes through DIR/worker-<i>/snapshot.debug-reload instead,
+// a file recovery never looks at (a later start with a WAL must not load a stale copy).
+//
+// Where Redis differs on purpose: NOFLUSH without MERGE and a key both in memory and in the
+// file makes Redis panic ("Duplicated key found in RDB file"); here the file's key wins, as
+// with MERGE. After NOSAVE or NOFLUSH the keyspace is no longer what snapshot + WAL describe,
+// so a durable worker saves its snapshot again (a restart then finds what DEBUG left).
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "worker/commands/common.hpp"
+#include "worker/commands/context.hpp"
+#include "worker/commands/executor.hpp"
+#include "worker/commands/hash_family.hpp"
+#include "worker/persist/service.hpp"
+#include "worker/persist/snapshot.hpp"
+#include "worker/script/functions.hpp"
+#include "worker/script/lua_engine.hpp"
+
+namespace ruvio::worker {
+namespace {
+
+constexpr const char* kMemoryFile = "snapshot.debug-reload";
+constexpr std::string_view kLoadFailed = "ERR Error trying to load the RDB dump";
+
+std::vector<store::Db*> all_dbs(Shard& shard) {
+  std::vector<store::Db*> v;
+  for (int i = 0; i < shard.databases(); ++i) v.push_back(&shard.db(i));
+  return v;
+}
+
+std::vector<std::string_view> library_codes(Shard& shard) {
+  std::vector<std::string_view> codes;
+  const script::Engine* e =
+      shard.executor != nullptr ? shard.executor->scripts_if_started() : nullptr;
+  const script::Functions* f = e != nullptr ? e->functions_if_started() : nullptr;
+  if (f == nullptr) return codes;
+  for (const auto& [name, lib] : f->libraries()) codes.emplace_back(lib->code);
+  return codes;
+}
+
+// Redis's loader drops the keys already expired (rdbLoadRio on a master); the hashes with
+// field TTLs join the field expiry index, as after a start.
+void after_load(Shard& shard, std::int64_t now_ms) {
+  std::vector<std::string> expired;
+  std::vector<std::string> hashes;
+  for (int i = 0; i < shard.databases(); ++i) {
+    store::Db& db = shard.db(i);
+    expired.clear();
+    hashes.clear();
+    std::uint64_t cursor = 0;
+    do {
+      cursor = db.scan(cursor, 256, [&](store::Entry e) {
+        if (e.expire_at() >= 0 && e.expire_at() <= now_ms) {
+          expired.emplace_back(e.key());
+        } else if (e.type() == store::Type::kHash) {
+          hashes.emplace_back(e.key());
+        }
+      });
+    } while (cursor != 0);
+    for (const std::string& k : expired) db.erase(k);
+    for (const std::string& k : hashes) note_hash_field_ttls(shard, i, k);
+  }
+}
+
+}  // namespace
+
+void debug_reload(Context& ctx) {
+  bool merge = false;
+  bool flush = true;
+  bool save = true;
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    const std::string_view opt = ctx.args[j];
+    if (iequals(opt, "merge")) {
+      merge = true;
+    } else if (iequals(opt, "noflush")) {
+      flush = false;
+    } else if (iequals(opt, "nosave")) {
+      save = false;
+    } else {
+      ctx.out.error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+      return;
+    }
+  }
+  Shard& shard = ctx.shard;
+  persist::Service* p = shard.persistence;
+  std::string dir;
+  const char* file = persist::kSnapshotFile;
+  if (p != nullptr) {
+    dir = p->snapshot_dir();
+  } else {
+    dir = shard.config().dir + "/worker-" + std::to_string(shard.worker_id());
+    file = kMemoryFile;
+  }
+  const std::vector<store::Db*> dbs = all_dbs(shard);
+  if (save) {
+    std::optional<std::string> err;
+    if (p != nullptr) {
+      err = p->save();
+    } else {
+      ::mkdir(shard.config().dir.c_str(), 0755);
+      ::mkdir(dir.c_str(), 0755);
+      persist::SnapshotInfo info;
+      err = persist::write_snapshot(dbs, dir, 0, ctx.now_ms(), info, library_codes(shard), file);
+    }
+    if (err) {
+      ctx.out.error("ERR");  // Redis's shared.err when rdbSave fails
+      return;
+    }
+  }
+  if (flush) {
+    for (store::Db* db : dbs) db->clear();
+    script::Engine* e = shard.executor != nullptr ? shard.executor->scripts_if_started() : nullptr;
+    if (e != nullptr && e->functions_if_started() != nullptr) e->flush_functions();
+    shard.release_memory();
+  }
+  persist::SnapshotInfo info;
+  std::string error;
+  std::vector<std::string> libraries;
+  const persist::LoadResult r = persist::load_snapshot(dbs, dir, info, error, &libraries, file);
+  if (r != persist::LoadResult::kLoaded) {
+    ctx.out.error(kLoadFailed);
+    return;
+  }
+  // Redis's loader refuses a library that exists unless MERGE (RDBFLAGS_ALLOW_DUP) is given.
+  bool ok = true;
+  if (!libraries.empty()) {
+    script::Functions& f = shard.executor->scripts().functions();
+    std::string result;
+    for (const std::string& code : libraries) ok = f.load(code, merge, false, result) && ok;
+  }
+  after_load(shard, ctx.now_ms());
+  if (p != nullptr && (!save || !flush)) (void)p->save();
+  if (!ok) {
+    ctx.out.error(kLoadFailed);
+    return;
+  }
+  ctx.out.ok();
+}
+
+}  // namespace ruvio::worker
