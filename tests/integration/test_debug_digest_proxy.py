@@ -8,7 +8,8 @@ DEBUG DIGEST-VALUE key [key ...] through the proxy: the keys are split by owner 
 digests come back in argument order, each as the owner's redis-server twin has it, for
 dump_data.populate's keys of every type and encoding (its zsets with -0 scores once digested
 differently: Ruvio converted a listpack before a long ZADD, redis-server 7.0 member by
-member), asked in shuffled runs with missing keys among them."""
+member), asked in shuffled runs with missing keys among them. DEBUG OBJECT, LISTPACK and
+QUICKLIST of a key are answered by its owner."""
 
 import os
 import random
@@ -105,6 +106,21 @@ class DigestThroughProxy(unittest.TestCase):
                                  a.execute_command("DEBUG", "DIGEST-VALUE", *run), (seed, run))
             for args in (["DEBUG", "DIGEST-VALUE"], ["DEBUG", "DIGEST-VALUE", keys[0], keys[0]]):
                 self.assertEqual(b.execute_command(*args), a.execute_command(*args), args)
+            # DEBUG OBJECT / LISTPACK / QUICKLIST key: the key's owner answers.
+            for k in keys[:40]:
+                enc = a.object("encoding", k)
+                self.assertIn(b" encoding:" + enc + b" ", b.execute_command("DEBUG", "OBJECT", k))
+                for sub in ("LISTPACK", "QUICKLIST"):
+                    x = y = None
+                    try:
+                        x = a.execute_command("DEBUG", sub, k)
+                    except Exception as e:  # noqa: BLE001 (the error text is compared)
+                        x = str(e)
+                    try:
+                        y = b.execute_command("DEBUG", sub, k)
+                    except Exception as e:  # noqa: BLE001
+                        y = str(e)
+                    self.assertEqual(y, x, (k, sub))
             a.close()
             b.close()
 

@@ -7,6 +7,9 @@
 // restart reads, so the round trip goes through DIR/worker-<i>/snapshot.debug-reload instead,
 // a file recovery never looks at (a later start with a WAL must not load a stale copy).
 //
+// The loaded hashes, sets and zsets take the encodings the current thresholds choose, as in
+// Redis (a CONFIG SET hash-max-listpack-entries then DEBUG RELOAD converts).
+//
 // Where Redis differs on purpose: NOFLUSH without MERGE and a key both in memory and in the
 // file makes Redis panic ("Duplicated key found in RDB file"); here the file's key wins, as
 // with MERGE. After NOSAVE or NOFLUSH the keyspace is no longer what snapshot + WAL describe,
@@ -21,10 +24,12 @@
 #include "worker/commands/context.hpp"
 #include "worker/commands/executor.hpp"
 #include "worker/commands/hash_family.hpp"
+#include "worker/persist/rdb_value.hpp"
 #include "worker/persist/service.hpp"
 #include "worker/persist/snapshot.hpp"
 #include "worker/script/functions.hpp"
 #include "worker/script/lua_engine.hpp"
+#include "worker/types/hash/hash.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -48,27 +53,56 @@ std::vector<std::string_view> library_codes(Shard& shard) {
   return codes;
 }
 
-// Redis's loader drops the keys already expired (rdbLoadRio on a master); the hashes with
-// field TTLs join the field expiry index, as after a start.
+// Redis's loader builds a hash, set or zset in the encoding the current thresholds choose
+// (rdbLoadObject converts both ways), where the snapshot keeps the one it was saved in: such
+// a value goes through the RDB codec, which rebuilds it under the thresholds. A hash with
+// field TTLs stays as loaded (7.0's RDB form has no field TTLs; 7.0 has none to convert).
+void apply_thresholds(store::Db& db, std::string_view key, const persist::rdb::BuildLimits& lim,
+                      std::int64_t now_ms, std::string& scratch) {
+  const store::Entry e = db.peek(key);
+  if (!e) return;
+  if (e.type() == store::Type::kHash &&
+      types::hash::next_field_expire(static_cast<const types::hash::Hash*>(e.object())) >= 0) {
+    return;
+  }
+  scratch.clear();
+  if (!persist::rdb::encode_value(e, now_ms, scratch)) return;
+  persist::rdb::Loaded v;
+  if (!persist::rdb::decode_value(db.heap(), scratch, lim, v) || v.is_string) return;
+  store::SetOptions opt;
+  opt.expire_at = e.expire_at();
+  db.erase(key);
+  db.set_object(key, v.obj, opt);
+}
+
+// Redis's loader drops the keys already expired (rdbLoadRio on a master) and applies the
+// encoding thresholds; the hashes with field TTLs join the field expiry index, as after a
+// start.
 void after_load(Shard& shard, std::int64_t now_ms) {
+  const persist::rdb::BuildLimits lim = persist::rdb::build_limits(shard.config());
   std::vector<std::string> expired;
-  std::vector<std::string> hashes;
+  std::vector<std::string> collections;
+  std::string scratch;
   for (int i = 0; i < shard.databases(); ++i) {
     store::Db& db = shard.db(i);
     expired.clear();
-    hashes.clear();
+    collections.clear();
     std::uint64_t cursor = 0;
     do {
       cursor = db.scan(cursor, 256, [&](store::Entry e) {
+        const store::Type t = e.type();
         if (e.expire_at() >= 0 && e.expire_at() <= now_ms) {
           expired.emplace_back(e.key());
-        } else if (e.type() == store::Type::kHash) {
-          hashes.emplace_back(e.key());
+        } else if (t == store::Type::kHash || t == store::Type::kSet || t == store::Type::kZSet) {
+          collections.emplace_back(e.key());
         }
       });
     } while (cursor != 0);
     for (const std::string& k : expired) db.erase(k);
-    for (const std::string& k : hashes) note_hash_field_ttls(shard, i, k);
+    for (const std::string& k : collections) {
+      apply_thresholds(db, k, lim, now_ms, scratch);
+      if (db.peek(k).type() == store::Type::kHash) note_hash_field_ttls(shard, i, k);
+    }
   }
 }
 

@@ -351,6 +351,15 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       split(c, Merge::kKeyOrder, 1, args, 2);
       return true;
     }
+    // The subcommands about one key: its owner answers.
+    if (args.size() >= 3 && (iequals(args[1], "object") || iequals(args[1], "listpack") ||
+                             iequals(args[1], "quicklist"))) {
+      if (moved(c, args[2])) return true;
+      if (const int owner = owner_of(args[2]); owner != self_) {
+        forward(c, owner, args);
+        return true;
+      }
+    }
   }
   if (def->flags & kTxWatch) {
     Monitors& monitors = executor_.shard().monitors;
