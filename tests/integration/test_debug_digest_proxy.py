@@ -108,8 +108,10 @@ class DigestThroughProxy(unittest.TestCase):
                 self.assertEqual(b.execute_command(*args), a.execute_command(*args), args)
             # DEBUG OBJECT / LISTPACK / QUICKLIST key: the key's owner answers.
             for k in keys[:40]:
-                enc = a.object("encoding", k)
+                enc = b.object("encoding", k)  # Ruvio's own (its small sets: listpack)
                 self.assertIn(b" encoding:" + enc + b" ", b.execute_command("DEBUG", "OBJECT", k))
+                if enc != a.object("encoding", k):
+                    continue  # a small set of strings: a hashtable in 7.0
                 for sub in ("LISTPACK", "QUICKLIST"):
                     x = y = None
                     try:

@@ -14,9 +14,9 @@
 // file makes Redis panic ("Duplicated key found in RDB file"); here the file's key wins, as
 // with MERGE. After NOSAVE or NOFLUSH the keyspace is no longer what snapshot + WAL describe,
 // so a durable worker saves its snapshot again (a restart then finds what DEBUG left).
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -162,6 +162,11 @@ void debug_reload(Context& ctx) {
   std::vector<std::string> libraries;
   const persist::LoadResult r = persist::load_snapshot(dbs, dir, info, error, &libraries, file);
   if (r != persist::LoadResult::kLoaded) {
+    spdlog::warn("DEBUG RELOAD: {}",
+                 r == persist::LoadResult::kMissing ? "no snapshot file" : error);
+    // Memory holds what the failed load left (as Redis's does); the disk must say the same,
+    // or a restart would bring back what DEBUG dropped.
+    if (p != nullptr) (void)p->save();
     ctx.out.error(kLoadFailed);
     return;
   }
@@ -178,6 +183,7 @@ void debug_reload(Context& ctx) {
     ctx.out.error(kLoadFailed);
     return;
   }
+  spdlog::warn("DB reloaded by DEBUG RELOAD");
   ctx.out.ok();
 }
 
