@@ -114,7 +114,7 @@ struct Config {
   // from a loopback connection). Immutable at run time, as in Redis.
   std::string enable_debug_command = "no";
   // sanitize-dump-payload no|yes|clients: accepted for Redis's sake; RESTORE always checks
-  // payloads deeply here.
+  // payloads deeply here (no behaves as yes: persist/rdb_value.hpp says why).
   std::string sanitize_dump_payload = "no";
   // notify-keyspace-events as NotifyClass bits (shared/notify_flags.hpp); 0 = off, Redis's default.
   std::uint32_t notify_keyspace_events = 0;

@@ -4,7 +4,8 @@ depends only on the seed, never on replies.
 
 It crosses the listpack/skiplist threshold both ways (bulk ZADDs past 128 members, members
 longer than 64 bytes, then ZREMRANGEBYRANK/ZPOP back down, and *STORE destinations built
-small), mixes integer-looking, binary and long members, edge scores (0.1, 1e300, -0, inf,
+small), -0 / 0 scores around the conversion point checked by ZSCORE and DEBUG DIGEST-VALUE
+(both servers run with enable-debug-command yes), mixes integer-looking, binary and long members, edge scores (0.1, 1e300, -0, inf,
 NaN, non-numbers), negative and out-of-range indexes, wrong types and bad arguments.
 
 Multi-key commands use the hash-tagged keys only, so a 2-worker proxy port runs them on one
@@ -369,6 +370,37 @@ class ZsetGenerator:
                                           STRING_KEYS), b"v"])
         return Cmd([b"ZCARD", self.pick(STRING_KEYS)])
 
+    def g_negzero(self):
+        """-0 and 0 around the conversion point. Redis 7.0 sizes a new key by its first member
+        and converts a listpack member by member inside one ZADD: the members added before
+        the conversion went through the listpack's integer form (0), the later ones keep -0.
+        ZSCORE, WITHSCORES and DEBUG DIGEST-VALUE show which; ZINCRBY by -0 and *STORE with
+        a -0 weight make more of them."""
+        k = self.key()
+        c = self.r.randrange(4)
+        if c == 0:
+            n = self.pick([1, 2, 3, 60, 126, 127, 128, 129, 130, 140])
+            pairs = []
+            for i in range(n):
+                pairs += [self.pick([b"-0", b"0", b"-0.0", b"-0", b"1", b"-1e-320"]),
+                          b"n%d" % self.r.randrange(150)]
+            self.pending += [Cmd([b"ZSCORE", k, pairs[1]]), Cmd([b"ZSCORE", k, pairs[-1]]),
+                             Cmd([b"OBJECT", b"ENCODING", k]),
+                             Cmd([b"DEBUG", b"DIGEST-VALUE", k])]
+            return Cmd([b"ZADD", k, *pairs])
+        if c == 1:
+            m = b"n%d" % self.r.randrange(150) if self.chance(0.5) else self.member()
+            self.pending += [Cmd([b"ZSCORE", k, m]), Cmd([b"DEBUG", b"DIGEST-VALUE", k])]
+            return Cmd([b"ZINCRBY", k, self.pick([b"-0", b"0", b"-0.0"]), m])
+        if c == 2:
+            dst, keys = self.tkey(), [self.tkey(), self.tkey()]
+            self.pending += [Cmd([b"ZRANGE", dst, b"0", b"5", b"WITHSCORES"]),
+                             Cmd([b"DEBUG", b"DIGEST-VALUE", dst])]
+            return Cmd([self.pick([b"ZUNIONSTORE", b"ZINTERSTORE"]), dst, b"2", *keys,
+                        b"WEIGHTS", self.pick([b"-0", b"0", b"1"]), self.pick([b"-0", b"-1"])])
+        # Keys of both workers at once through the proxy: each answered by its owner.
+        return Cmd([b"DEBUG", b"DIGEST-VALUE", *[self.key() for _ in range(self.r.randint(1, 5))]])
+
     def g_wrongtype(self):
         k = self.pick(STRING_KEYS)
         return self.pick([Cmd([b"ZADD", k, b"1", b"a"]), Cmd([b"ZRANGE", k, b"0", b"-1"]),
@@ -393,5 +425,5 @@ WEIGHTS = {
     "zadd": 22, "zadd_bulk": 2, "zincrby": 5, "zrem": 6, "zcard": 3, "zscore": 5, "zrank": 4,
     "zcount": 5, "zrange": 10, "zrange_old": 6, "zrangestore": 3, "zremrange": 4, "zpop": 4,
     "zmpop": 2, "zsetop": 5, "zintercard": 2, "zrandmember": 3, "zscan": 2, "generic": 6,
-    "wrongtype": 1, "arity": 2, "lex_add": 4, "lex_bulk": 1, "sort": 2,
+    "wrongtype": 1, "arity": 2, "lex_add": 4, "lex_bulk": 1, "sort": 2, "negzero": 3,
 }

@@ -79,9 +79,13 @@ class ZsetDiffRun(td.DiffRun):
         return super().match(cmd, a, b)
 
 
+# DEBUG DIGEST-VALUE compares how each score is stored (a -0 kept or made 0).
+DEBUG_ON = ["--enable-debug-command", "yes"]
+
+
 def run_zset_differential(seed, count, against="ruvio", workers=1):
     return td.run_pair(lambda rp, cp: ZsetDiffRun(seed, rp, cp, against, count, workers),
-                       against, workers)
+                       against, workers, ref_args=DEBUG_ON, cand_args=DEBUG_ON)
 
 
 class ZsetDifferentialTest(td.FamilyDiffTest, unittest.TestCase):

@@ -3,8 +3,12 @@ and every version but 5 and 6; VERSION 5 (Schotter) for sizes whose drawing has 
 part (at most 2 squares per column: Redis displaces only rows 3 and below), clamped
 parameters, a version given as a 64-bit number (printed with %u), errors for non-numbers; in
 RESP2 and RESP3 (verbatim txt). The random drawings are compared by their shape: the same
-number of lines of the same length and the same footer. VERSION 6 is not drawn by Ruvio
-(it answers the version line), so it is not compared."""
+number of lines of the same length and the same footer. VERSION 6 (the skyline, random
+buildings) is compared by its shape too: the same rows of the same number of cells, each
+cell one of the four gray escapes, the same footer, and the top row (always sky: no building
+reaches it) and 1-row drawings byte for byte; its errors and clamps exactly."""
+
+import re
 
 import os
 import sys
@@ -29,6 +33,32 @@ for cols in (1, 2, 3, 5, 10, 33, 66, 101):
         for col in (1, 2):
             EXACT.append(["LOLWUT", "VERSION", "5", str(cols), str(row), str(col)])
 
+EXACT += [["LOLWUT", "VERSION", "6", "x"], ["LOLWUT", "VERSION", "6", "10", "y"],
+          ["LOLWUT", "VERSION", "6", "1.5"], ["LOLWUT", "VERSION", "6", "7", "1"],
+          ["LOLWUT", "VERSION", "6", "0", "-3"], ["LOLWUT", "VERSION", "6", "1", "1"],
+          ["LOLWUT", "VERSION", "6", "3000", "1"]]
+SKYLINES = [["LOLWUT", "VERSION", "6"], ["LOLWUT", "VERSION", "6", "40"],
+            ["LOLWUT", "VERSION", "6", "40", "15"], ["LOLWUT", "VERSION", "6", "1", "30"],
+            ["LOLWUT", "VERSION", "6", "7", "2"], ["LOLWUT", "VERSION", "6", "150", "50", "x"],
+            ["LOLWUT", "VERSION", "6", "5000", "3"], ["LOLWUT", "VERSION", "6", "3", "5000"]]
+CELL = re.compile(rb"\x1b\[0;(?:30;40|90;100|37;47|97;107)m \x1b\[0m")
+
+
+def skyline(reply):
+    """(cells per row, top row, footer lines) of a LOLWUT 6 reply, its header cut."""
+    body = reply[reply.index(b"\n") + 1:]  # $len or =len, then txt: in RESP3
+    if body.startswith(b"txt:"):
+        body = body[4:]
+    lines = body.split(b"\n")
+    rows, footer = lines[:-4], lines[-4:]
+    cells = []
+    for row in rows:
+        found = CELL.findall(row)
+        assert b"".join(found) == row, row[:80]
+        cells.append(len(found))
+    return cells, rows[0], footer
+
+
 RANDOM = [["LOLWUT", "VERSION", "5"], ["LOLWUT", "VERSION", "5", "40", "5", "7"],
           ["LOLWUT", "VERSION", "5", "120", "20", "30"]]
 
@@ -49,6 +79,12 @@ class Lolwut(unittest.TestCase):
                     b.call("HELLO", "3")
                 for args in EXACT:
                     self.assertEqual(a.call(*args), b.call(*args), (proto, args))
+                for args in SKYLINES:
+                    x, y = a.call(*args), b.call(*args)
+                    self.assertEqual(skyline(x), skyline(y), (proto, args))
+                    self.assertTrue(x.endswith(b"\nDedicated to the 8 bit game developers of "
+                                               b"past and present.\nOriginal 8 bit image from "
+                                               b"Plaguemon by hikikomori. Redis ver. 7.0.15\n\r\n"))
                 for args in RANDOM:
                     x, y = a.call(*args), b.call(*args)
                     self.assertEqual(shape(x), shape(y), (proto, args))

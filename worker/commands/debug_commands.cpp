@@ -1,8 +1,7 @@
 // DEBUG: the subcommands Redis's own tests and operators use (debug.c), refused unless
 // enable-debug-command is yes (or local, from a loopback connection), as Redis 7. DIGEST and
-// DIGEST-VALUE are debug_digest.hpp; RELOAD round-trips every key through the RDB codec
-// (worker/persist/rdb_value.hpp), which is what Redis's DEBUG RELOAD exercises: each value is
-// serialized, dropped and rebuilt under the current encoding thresholds.
+// DIGEST-VALUE are debug_digest.hpp; RELOAD (the snapshot file written, the worker emptied,
+// the file loaded back) is debug_reload.hpp.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/debug_digest.hpp"
+#include "worker/commands/debug_reload.hpp"
 #include "worker/commands/decls/debug_decls.hpp"
 #include "worker/persist/rdb_value.hpp"
 #include "worker/types/list/list.hpp"
@@ -190,42 +190,6 @@ void debug_protocol(Context& ctx) {
         "ERR Wrong protocol type name. Please use one of the following: "
         "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
   }
-}
-
-// Every key of every database serialized, then rebuilt from its bytes (values the codec has
-// no form for, streams, stay as they are).
-void debug_reload(Context& ctx) {
-  const persist::rdb::BuildLimits lim = persist::rdb::build_limits(ctx.shard.config());
-
-  struct Saved {
-    std::string key, bytes;
-    std::int64_t expire_at;
-  };
-  for (int j = 0; j < ctx.shard.databases(); ++j) {
-    store::Db& db = ctx.shard.db(j);
-    std::vector<Saved> saved;
-    std::uint64_t cursor = 0;
-    do {
-      cursor = db.scan(cursor, 100, [&](store::Entry e) {
-        Saved s{std::string(e.key()), {}, e.expire_at()};
-        if (persist::rdb::encode_value(e, ctx.now_ms(), s.bytes)) saved.push_back(std::move(s));
-      });
-    } while (cursor != 0);
-    for (const Saved& s : saved) {
-      if (!db.peek(s.key)) continue;  // SCAN's duplicate
-      persist::rdb::Loaded v;
-      if (!persist::rdb::decode_value(db.heap(), s.bytes, lim, v)) continue;
-      db.erase(s.key);
-      store::SetOptions opt;
-      opt.expire_at = s.expire_at;
-      if (v.is_string) {
-        db.set_string(s.key, v.str, opt);
-      } else {
-        db.set_object(s.key, v.obj, opt);
-      }
-    }
-  }
-  ctx.out.ok();
 }
 
 // stringmatchlen_fuzz_test: random patterns against random strings; it passes by not crashing.

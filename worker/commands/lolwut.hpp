@@ -19,4 +19,11 @@ namespace ruvio::worker {
 // The text LOLWUT VERSION 5 answers for these (already clamped) parameters, footer included.
 std::string lolwut_schotter(long cols, long squares_per_row, long squares_per_col);
 
+// LOLWUT VERSION 6 (lolwut6.cpp): Redis 6's 8 bit city skyline, `cols` x `rows` terminal
+// cells (already clamped to 1..1000), each cell one of four grays written as a space between
+// ANSI color escapes (ESC "[0;30;40m" " " ESC "[0m" for black .. "[0;97;107m" for white),
+// rows separated by newlines, then the footer. Random in every part but the shape: the
+// buildings stand on the bottom row, the sky is white.
+std::string lolwut_skyline(long cols, long rows);
+
 }  // namespace ruvio::worker

@@ -323,9 +323,8 @@ void cmd_replicaof(Context& ctx) {
   ctx.out.error("ERR REPLICAOF host port is not supported by Ruvio: only REPLICAOF NO ONE");
 }
 
-// LOLWUT [VERSION v]: redis-server 7.0 draws for versions 5 (Schotter, lolwut.hpp) and 6;
-// every other version (its own default among them) answers the version line alone. VERSION
-// 6's pixel-art is not drawn by Ruvio: it answers the version line too.
+// LOLWUT [VERSION v]: redis-server 7.0 draws for versions 5 (Schotter) and 6 (the skyline,
+// lolwut.hpp); every other version (its own default among them) answers the version line.
 void cmd_lolwut(Context& ctx) {
   std::span<const std::string_view> args = ctx.args;
   std::uint32_t version = 7;
@@ -337,6 +336,19 @@ void cmd_lolwut(Context& ctx) {
     }
     version = static_cast<std::uint32_t>(*v);  // Redis prints it with %u
     args = args.subspan(2);  // the drawing's own arguments follow, as after Redis's shift
+  }
+  if (version == 6) {
+    long size[2] = {80, 20};  // columns, rows
+    for (std::size_t i = 1; i < args.size() && i <= 2; ++i) {
+      const auto n = parse_int64(args[i]);
+      if (!n) {
+        ctx.out.error(err::kNotInt);
+        return;
+      }
+      size[i - 1] = std::clamp<long>(static_cast<long>(*n), 1, 1000);
+    }
+    ctx.out.verbatim(lolwut_skyline(size[0], size[1]));
+    return;
   }
   if (version != 5) {
     ctx.out.verbatim(kVersionLine);

@@ -211,13 +211,11 @@ void zadd_generic(Context& ctx, unsigned flags) {
       }
       return;
     }
-    h.set(types::zset_create(h.heap(), elements, ctx.args[scoreidx + 1].size(), lim));
-  } else {
-    // Only a conversion writes here; zset_maybe_convert is a no-op otherwise.
-    const auto* cur = static_cast<const ZSet*>(h.peek());
-    if (cur->enc == types::kZListpack && elements > lim.max_entries) {
-      types::zset_maybe_convert(h.heap(), h.as<ZSet>(), elements, lim);
-    }
+    // Redis 7.0 sizes a new key by its first member only (zaddGenericCommand), and zsetAdd
+    // converts a listpack member by member: the members added before the conversion went
+    // through the listpack's integer form, so a -0 score among them comes back as 0.
+    h.set(types::zset_create(h.heap(), lim.max_entries == 0 ? 1 : 0, ctx.args[scoreidx + 1].size(),
+                             lim));
   }
   // changed() only when something changes (WATCH and the WAL see no effect for a no-op ZADD NX).
   auto* z = h.mut_as<ZSet>();

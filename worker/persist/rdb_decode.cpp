@@ -1,6 +1,7 @@
 // RESTORE's side of the value codec (rdb_value.hpp draws the forms): rdbLoadObject of Redis
-// 7.0 with deep sanitization always on (whatever sanitize-dump-payload says: this server's
-// listpack walkers trust a stored blob, so a blob is walked once here; that walk is cheap).
+// 7.0 with deep sanitization always on (whatever sanitize-dump-payload says, rdb_value.hpp:
+// this server's listpack walkers trust a stored blob, so a blob is walked once here; that walk
+// is cheap).
 // Every form is first read into plain elements (bounds checked, blobs validated), then
 // rebuilt through the types' operations, so a duplicate member is caught and the encoding
 // follows the thresholds. A hash or zset past the listpack limits goes straight into its

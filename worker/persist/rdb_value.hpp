@@ -22,6 +22,11 @@
 //   field/value counts, duplicate members, NaN scores, empty values. The value is rebuilt through
 //   the types' own operations, so it lands in the encoding this server's thresholds choose (as 7.0
 //   converts a loaded listpack that is past them).
+//   sanitize-dump-payload no (7.0's default) and clients for a skip-sanitize-payload user behave
+//   as yes, for every encoding: redis-server then checks only the blob headers and accepts a
+//   listpack with a duplicate member or a wrong entry length, an unsorted intset, which
+//   its later commands misread or crash on; the walkers here trust a stored blob, so such a
+//   payload gets "Bad data format" (tests/integration/test_sanitize_payload.py pins which).
 #pragma once
 
 #include <cstdint>

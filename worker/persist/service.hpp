@@ -29,6 +29,8 @@ class Service {
   // WAITAOF: what was logged so far is written and fsynced now. false when there is no WAL
   // or the disk refused.
   virtual bool sync_now() { return false; }
+  // The folder holding this worker's snapshot file (DEBUG RELOAD reads it back).
+  virtual std::string snapshot_dir() const = 0;
 };
 
 }  // namespace ruvio::persist

@@ -55,9 +55,10 @@ std::string sys(const std::string& what) {
 std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
                                           std::uint64_t wal_seq, std::int64_t created_ms,
                                           SnapshotInfo& info,
-                                          std::span<const std::string_view> libraries) {
-  const std::string tmp = dir + "/" + kSnapshotTmp;
-  const std::string final_path = dir + "/" + kSnapshotFile;
+                                          std::span<const std::string_view> libraries,
+                                          std::string_view file) {
+  const std::string final_path = dir + "/" + std::string(file);
+  const std::string tmp = file == kSnapshotFile ? dir + "/" + kSnapshotTmp : final_path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return sys("cannot create " + tmp);
   Out out(fd);
@@ -136,8 +137,8 @@ std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const
 
 LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
                          SnapshotInfo& info, std::string& error,
-                         std::vector<std::string>* libraries) {
-  const std::string path = dir + "/" + kSnapshotFile;
+                         std::vector<std::string>* libraries, std::string_view file) {
+  const std::string path = dir + "/" + std::string(file);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return LoadResult::kMissing;

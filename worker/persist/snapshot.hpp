@@ -47,17 +47,20 @@ struct SnapshotInfo {
 };
 
 // Writes `dbs` to DIR/snapshot.tmp, fsyncs it, renames it over DIR/snapshot and fsyncs DIR.
-// Returns the error text on failure (the old snapshot, if any, is untouched).
+// Returns the error text on failure (the old snapshot, if any, is untouched). `file` names
+// another file of DIR (its temporary is `file`.tmp): DEBUG RELOAD under --durability memory.
 std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
                                           std::uint64_t wal_seq, std::int64_t created_ms,
                                           SnapshotInfo& info,
-                                          std::span<const std::string_view> libraries = {});
+                                          std::span<const std::string_view> libraries = {},
+                                          std::string_view file = kSnapshotFile);
 
 enum class LoadResult : std::uint8_t { kMissing, kLoaded, kCorrupt };
-// Loads DIR/snapshot into `dbs` (which are empty) and the library codes into `libraries`
-// (when given). kCorrupt sets `error`.
+// Loads DIR/snapshot (or DIR/`file`) into `dbs` and the library codes into `libraries` (when
+// given). A key already in `dbs` is overwritten (DEBUG RELOAD NOFLUSH). kCorrupt sets `error`.
 LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir,
                          SnapshotInfo& info, std::string& error,
-                         std::vector<std::string>* libraries = nullptr);
+                         std::vector<std::string>* libraries = nullptr,
+                         std::string_view file = kSnapshotFile);
 
 }  // namespace ruvio::persist

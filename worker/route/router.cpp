@@ -336,10 +336,30 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       executor_.acl_refuses(client, args, c.local_writer(), false)) {
     return true;
   }
-  if (args.size() == 2 && def->name == "debug" && iequals(args[1], "digest") &&
-      debug_allowed(executor_.shard(), client)) {
-    digest(c);
-    return true;
+  if (def->name == "debug" && debug_allowed(executor_.shard(), client)) [[unlikely]] {
+    // DIGEST combines every worker's part; RELOAD reloads every worker; DIGEST-VALUE asks
+    // each key's owner and answers in argument order.
+    if (args.size() == 2 && iequals(args[1], "digest")) {
+      digest(c);
+      return true;
+    }
+    if (iequals(args[1], "reload")) {
+      fan_out(c, Merge::kFirstError, args);
+      return true;
+    }
+    if (args.size() > 2 && iequals(args[1], "digest-value")) {
+      split(c, Merge::kKeyOrder, 1, args, 2);
+      return true;
+    }
+    // The subcommands about one key: its owner answers.
+    if (args.size() >= 3 && (iequals(args[1], "object") || iequals(args[1], "listpack") ||
+                             iequals(args[1], "quicklist"))) {
+      if (moved(c, args[2])) return true;
+      if (const int owner = owner_of(args[2]); owner != self_) {
+        forward(c, owner, args);
+        return true;
+      }
+    }
   }
   if (def->flags & kTxWatch) {
     Monitors& monitors = executor_.shard().monitors;
@@ -543,24 +563,24 @@ void Router::tell_peer(int w, MeshKind kind, std::span<const std::string_view> a
 }
 
 void Router::split(RoutedClient& c, Merge how, std::size_t step,
-                   std::span<const std::string_view> args) {
+                   std::span<const std::string_view> args, std::size_t first) {
   std::vector<int> group_of(static_cast<std::size_t>(workers_), -1);
   std::vector<std::vector<std::string_view>> groups;
   std::vector<int> owners;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // key i → (group, index)
-  for (std::size_t i = 1; i + step - 1 < args.size(); i += step) {
+  for (std::size_t i = first; i + step - 1 < args.size(); i += step) {
     if (moved(c, args[i])) return;
   }
-  for (std::size_t i = 1; i + step - 1 < args.size(); i += step) {
+  for (std::size_t i = first; i + step - 1 < args.size(); i += step) {
     auto o = static_cast<std::size_t>(owner_of(args[i]));
     if (group_of[o] < 0) {
       group_of[o] = static_cast<int>(groups.size());
-      groups.push_back({args[0]});
+      groups.emplace_back(args.begin(), args.begin() + static_cast<long>(first));
       owners.push_back(static_cast<int>(o));
     }
     auto g = static_cast<std::size_t>(group_of[o]);
     order.emplace_back(static_cast<std::uint32_t>(g),
-                       static_cast<std::uint32_t>((groups[g].size() - 1) / step));
+                       static_cast<std::uint32_t>((groups[g].size() - first) / step));
     groups[g].insert(groups[g].end(), args.begin() + static_cast<long>(i),
                      args.begin() + static_cast<long>(i + step));
   }

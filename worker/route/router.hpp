@@ -99,7 +99,9 @@ class Router {
   // kTracked when the owner must remember the keys of this read of a tracking client.
   // `ages`: no local part runs it, so CLIENT CACHING's flag is aged here.
   MeshKind read_kind(ClientInfo& client, std::span<const std::string_view> args, bool ages);
-  void split(RoutedClient& c, Merge how, std::size_t step, std::span<const std::string_view> args);
+  // Keys from args[first] on, `step` arguments each; args[0..first) head every part.
+  void split(RoutedClient& c, Merge how, std::size_t step, std::span<const std::string_view> args,
+             std::size_t first = 1);
   void fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args);
   void scan(RoutedClient& c, std::span<const std::string_view> args);
   // DEBUG DIGEST: every worker's part (MeshKind::kDigest) combined as one server's digest.

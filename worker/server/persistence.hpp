@@ -80,6 +80,7 @@ class Persistence final : public Service, public worker::Journal {
     return journaling_ ? writer_->logged_bytes() - logged_at_snapshot_ : 0;
   }
   bool sync_now() override;
+  std::string snapshot_dir() const override { return dir_; }
   std::uint64_t wal_lag_ms(std::int64_t now_ms) const override {
     if (!journaling_ || always_ || !writer_->pending_sync()) return 0;
     return static_cast<std::uint64_t>(now_ms - last_sync_ms_);

@@ -16,9 +16,11 @@
 //   integer, otherwise "%.17g" text or "inf"/"-inf"), so the blob is byte for byte 7.0's.
 //
 // Conversion: listpack -> skiplist when an add would pass zset-max-listpack-entries or
-// brings a member longer than zset-max-listpack-value (Redis's zsetAdd), or when ZADD brings
-// more elements than the limit (zsetTypeMaybeConvert). Back to listpack only for the
-// destinations of ZUNIONSTORE/ZINTERSTORE/ZDIFFSTORE (convert_to_listpack_if_needed), as 7.0.
+// brings a member longer than zset-max-listpack-value (Redis's zsetAdd), member by member
+// even inside one ZADD, as 7.0 (7.2's zsetTypeMaybeConvert, converting before a long ZADD,
+// is not 7.0's: the members added before the conversion lose a -0 score to the listpack's
+// integer form). Back to listpack only for the destinations of ZUNIONSTORE/ZINTERSTORE/
+// ZDIFFSTORE (convert_to_listpack_if_needed), as 7.0.
 #pragma once
 
 #include <cstddef>
