@@ -107,6 +107,10 @@ void TrackingTable::drop_readers(F&& drop) {
     e->n = kept;
     if (kept == 0) emptied.push_back(e);
   });
+  if (emptied.size() == size()) {
+    clear();  // the last tracking client of one worker left: no per-key erase and shrink
+    return;
+  }
   for (TrackedKey* e : emptied) {
     table_.erase(e->key(), table_.hash(e->key()));
     release(e);
