@@ -36,11 +36,13 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import acl  # noqa: E402
 import bits  # noqa: E402
+import notify  # noqa: E402
 import collections_throughput as ct  # noqa: E402
 import common  # noqa: E402
 import streams  # noqa: E402
@@ -81,7 +83,53 @@ def rows():
         out.append(("ACL " + name, find_row(acl.ROWS, name)))
     out.append(("SET evicting (allkeys-lru)", ("SET evicting", evict_fill,
                                                [(10_000_000, EVICT_SET)], evict_reset)))
+    # Issue 14: keyspace notifications (a subscriber that reads every message) and tracking.
+    # The tracking rows and their baseline run notify.py's client (redis-benchmark cannot turn
+    # tracking on): one connection, 64 GETs per write, the same for both rows.
+    out.append(("SET KEA, no subscriber", ("SET KEA", kea_on, [(1, "SET k abc")], kea_off)))
+    out.append(("SET KEA, 1 subscriber", ("SET KEA sub", kea_subscriber, [(1, "SET k abc")],
+                                          kea_off)))
+    out.append(("GET 1 client (notify.py)", ("GET py", keys_loaded,
+                                             [(1, "GET key:000001", py_get(False))], nothing)))
+    out.append(("GET tracking (notify.py)", ("GET tracking", keys_loaded,
+                                             [(1, "GET key:000001", py_get(True))], nothing)))
     return out
+
+
+# The subscriber of the KEA rows: PSUBSCRIBE __key*@*__:* on a thread that drains its socket
+# until kea_off stops it, so the server's writes to it are real ones.
+_drain = {}
+
+
+def kea_on(port, requests):
+    _call(port, b"CONFIG", b"SET", b"notify-keyspace-events", b"KEA")
+
+
+def kea_subscriber(port, requests):
+    kea_on(port, requests)
+    stop = threading.Event()
+    th = threading.Thread(target=notify.drain, args=(port, stop), daemon=True)
+    th.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and b":0\r\n" in _call(port, b"PUBSUB", b"NUMPAT"):
+        time.sleep(0.1)
+    _drain[port] = (stop, th)
+
+
+def kea_off(port, requests):
+    if port in _drain:
+        stop, th = _drain.pop(port)
+        stop.set()
+        th.join(timeout=5)
+    _call(port, b"CONFIG", b"SET", b"notify-keyspace-events", b"")
+
+
+def keys_loaded(port, requests):
+    notify.load(port, "SET", notify.KEYS)
+
+
+def py_get(tracking):
+    return lambda port, requests: notify.load(port, "GET", requests, tracking)
 
 
 # eviction.py's load at a limit callgrind reaches quickly: every SET of a new key (100-byte
@@ -412,12 +460,15 @@ def run_row(g, name, row, requests, top):
     _, load, cmds, after = row
     ct.flush(g.port)
     load(g.port, requests)
-    for _, c in cmds:
+    for _, c, *_ in cmds:
         kind = acl.probe(g.port, c)
         if kind.startswith("error"):
             raise RuntimeError(f"{g.kind} {name}: probe replied {kind}")
 
     def load_run():
+        if len(cmds[0]) == 3:  # a row with its own client instead of redis-benchmark
+            cmds[0][2](g.port, requests)
+            return
         # Two commands (XREADGROUP + XACK) run as two redis-benchmarks at once sharing the
         # clients and requests, as the throughput benches run them.
         procs = [subprocess.Popen(bench_line(g.port, requests // len(cmds), keyspace, command,
@@ -460,9 +511,10 @@ def main():
         sys.exit("valgrind (callgrind) is needed")
     wanted = [r.strip() for r in a.rows.split(",") if r.strip()]
     names = {n for n, _ in rows()}
-    # A name that is a row's whole name selects that row only ("GET", not "ACL GET default").
+    # A wanted name that is a row's whole name selects that row only ("SET"), otherwise every
+    # row containing it ("PFCOUNT").
     selected = [(n, r) for n, r in rows()
-                if not wanted or n in wanted or any(w in n for w in wanted if w not in names)]
+                if not wanted or any(w == n if w in names else w in n for w in wanted)]
     if a.syscalls_only:
         a.syscalls, selected = True, []
     results = {}

@@ -15,7 +15,10 @@ Rows (each relative to its baseline row of the same server):
 A Python client is used (not redis-benchmark) because redis-benchmark cannot turn tracking
 on; the server's CPU per request is what is compared, the client's speed only sets req/s.
 
-Usage: bench/notify.py [--requests 200000] [--rounds 1] [--no-write]
+Usage: bench/notify.py [--requests 200000] [--rounds 5] [--no-write]
+Rounds are interleaved (every row on both servers per round, the order alternating); each
+relative figure is against the baseline of its own round and server, and the table shows
+the medians over the rounds.
 Writes bench/results/<date>-notify.json.
 """
 
@@ -157,24 +160,34 @@ def run_row(kind, row, requests):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=200000)
-    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
+    # Interleaved rounds (as collections_throughput.py's measure_and_report): every round runs
+    # every row on both servers, the server order alternating, and each row's relative figure
+    # is taken against its baseline of the same round and server; the table shows medians.
     results = []
-    for _ in range(a.rounds):
+    load_before = os.getloadavg()
+    for rnd in range(a.rounds):
+        order = ("redis", "ruvio") if rnd % 2 == 0 else ("ruvio", "redis")
+        print(f"round {rnd + 1}/{a.rounds}: {' then '.join(order)}  (load {os.getloadavg()})",
+              file=sys.stderr, flush=True)
+        this = []
         for row in ROWS:
-            for kind in ("redis", "ruvio"):
+            for kind in order:
                 r = run_row(kind, row, a.requests)
-                results.append(r)
+                r["round"] = rnd + 1
+                this.append(r)
                 print(r, flush=True)
-    base = {}
-    for r in results:
-        if r["row"] in ("SET", "GET"):
-            base[(r["server"], r["row"])] = r["server_cpu_us_per_request"]
-    for r in results:
-        b = base.get((r["server"], r["row"].split()[0]))
-        r["relative_to_baseline"] = round(r["server_cpu_us_per_request"] / b, 3) if b else None
+        base = {(r["server"], r["row"]): r["server_cpu_us_per_request"] for r in this
+                if r["row"] in ("SET", "GET")}
+        for r in this:
+            b = base.get((r["server"], r["row"].split()[0]))
+            r["relative_to_baseline"] = round(r["server_cpu_us_per_request"] / b, 3) if b else None
+        results += this
+    load_after = os.getloadavg()
     rows = []
+    medians = {}
     for row in ROWS:
         cells = [row[0]]
         for kind in ("redis", "ruvio"):
@@ -182,15 +195,28 @@ def main():
             us = common.median([r["server_cpu_us_per_request"] for r in rs])
             rel = common.median([r["relative_to_baseline"] for r in rs])
             rps = common.median([r["requests_per_second"] for r in rs])
+            medians.setdefault(row[0], {})[kind] = {
+                "server_cpu_us_per_request": us, "relative_to_baseline": rel,
+                "requests_per_second": rps,
+                "relative_per_round": [r["relative_to_baseline"] for r in rs]}
             cells += [f"{us:.2f}", f"{rel:.2f}x", f"{rps:,}"]
         rows.append(cells)
     print(common.table(["row", "redis µs/req", "redis rel", "redis req/s", "ruvio µs/req",
                         "ruvio rel", "ruvio req/s"], rows))
+    foreign = [r["foreign_cpu_seconds"] for r in results]
+    busy = sum(1 for f in foreign if f > 0.5)
+    print(f"load average before {load_before}, after {load_after}; foreign CPU per row "
+          f"max {max(foreign):.2f} s")
+    if busy:
+        print(f"WARNING: {busy} of {len(foreign)} rows ran beside more than 0.5 s of foreign "
+              f"CPU: the machine was busy, these figures are not reliable.")
     if not a.no_write:
         path = common.write_result("notify", {
             "command": " ".join(["bench/notify.py"] + sys.argv[1:]),
             "servers": {k: common.server_command(k) for k in ("redis", "ruvio")},
-            "method": __doc__.strip().split("\n\n")[0], "results": results})
+            "method": __doc__.strip().split("\n\n")[0], "rounds": a.rounds,
+            "load_average_before": load_before, "load_average_after": load_after,
+            "rows_with_foreign_cpu_over_0_5s": busy, "medians": medians, "results": results})
         print("wrote", path)
 
 

@@ -52,7 +52,13 @@ bool match(std::string_view p, std::string_view s, bool nocase, bool& give_up, i
         while (i + 1 < p.size() && p[i + 1] == '*') ++i;
         if (i + 1 == p.size()) return true;
         const std::string_view rest = p.substr(i + 1);
+        // A literal after the '*' can only match where the text has that byte: the offsets
+        // between fail on their first byte without giving up, so they are skipped (the keyspace
+        // pattern __key*@*__:* is tried at one or two offsets per channel, not at every one).
+        const char lead = rest[0];
+        const bool literal = lead != '*' && lead != '?' && lead != '[' && lead != '\\';
         for (; j < s.size(); ++j) {
+          if (literal && !same(lead, s[j], nocase)) continue;
           if (match(rest, s.substr(j), nocase, give_up, depth + 1)) return true;
           if (give_up) return false;
         }

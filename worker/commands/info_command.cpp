@@ -200,7 +200,7 @@ void clients_section(Text& t, Shard& shard) {
   t.field("client_recent_max_input_buffer", 0);
   t.field_u("client_recent_max_output_buffer", shard.client_recent_max_output);
   t.field_u("blocked_clients", shard.blocked_clients);
-  t.field("tracking_clients", 0);
+  t.field_u("tracking_clients", shard.tracking.clients());
   t.field("clients_in_timeout_table", 0);
 }
 
@@ -396,9 +396,9 @@ void stats_section(Text& t, Shard& shard) {
   t.field("active_defrag_key_misses", 0);
   t.field("total_active_defrag_time", 0);
   t.field("current_active_defrag_time", 0);
-  t.field("tracking_total_keys", 0);
-  t.field("tracking_total_items", 0);
-  t.field("tracking_total_prefixes", 0);
+  t.field_u("tracking_total_keys", shard.tracking.keys());
+  t.field_u("tracking_total_items", shard.tracking.items());
+  t.field_u("tracking_total_prefixes", shard.tracking.prefixes());
   t.field_u("unexpected_error_replies", s.unexpected_error_replies);
   t.field_u("total_error_replies",
             shard.executor != nullptr ? shard.executor->command_stats().total_errors() : 0);

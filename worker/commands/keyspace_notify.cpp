@@ -20,18 +20,23 @@ namespace ruvio::worker {
 void Shard::notify(store::Db& db, std::uint32_t cls, std::string_view event, std::string_view key) {
   const std::uint32_t flags = config_.notify_keyspace_events;
   if ((flags & cls) == 0) return;
-  char num[16];
-  const auto n = std::to_chars(num, num + sizeof num, index_of(db)).ptr - num;
-  auto publish = [&](std::string_view kind, std::string_view tail, std::string_view message) {
-    notify_channel_.assign(kind);
-    notify_channel_.append(num, static_cast<std::size_t>(n));
-    notify_channel_.append("__:");
-    notify_channel_.append(tail);
-    if (pubsub != nullptr) pubsub->publish(notify_channel_, message, false);
-    if (publish_peers) publish_peers(notify_channel_, message);
+  const int index = index_of(db);
+  if (index != notify_db_) {
+    char num[16];
+    const auto n = static_cast<std::size_t>(std::to_chars(num, num + sizeof num, index).ptr - num);
+    notify_space_.assign("__keyspace@").append(num, n).append("__:");
+    notify_event_.assign("__keyevent@").append(num, n).append("__:");
+    notify_prefix_ = notify_space_.size();
+    notify_db_ = index;
+  }
+  auto publish = [&](std::string& channel, std::string_view tail, std::string_view message) {
+    channel.resize(notify_prefix_);
+    channel.append(tail);
+    if (pubsub != nullptr) pubsub->publish(channel, message, false);
+    if (publish_peers) publish_peers(channel, message);
   };
-  if (flags & kNotifyKeyspace) publish("__keyspace@", key, event);
-  if (flags & kNotifyKeyevent) publish("__keyevent@", event, key);
+  if (flags & kNotifyKeyspace) publish(notify_space_, key, event);
+  if (flags & kNotifyKeyevent) publish(notify_event_, event, key);
 }
 
 store::KeyspaceEvent declared_event(const CommandDef& def) {

@@ -388,7 +388,12 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
 
   store::KeyspaceEvents events_;     // before dbs_: every Db points at it
   std::vector<store::Db*> lru_dbs_;  // lru_pass_step's view of dbs_, reused
-  std::string notify_channel_;       // reused: a notification's channel name
+  // Reused channel names of notifications: "__keyspace@<db>__:" and "__keyevent@<db>__:" of
+  // the last database notified (both notify_prefix_ bytes long), the key or event after them.
+  std::string notify_space_;
+  std::string notify_event_;
+  std::size_t notify_prefix_ = 0;
+  int notify_db_ = -1;
   Config config_;
   int worker_id_;
   Stats stats_;

@@ -61,12 +61,7 @@ void Tracking::disable(std::uint64_t id) {
   if (removed) announce_prefixes();
   // Keys it read stay in the table until they change (Redis frees them lazily too); with no
   // client of this worker left, only the readers of other workers are kept.
-  if (clients_.empty()) {
-    for (auto e = table_.begin(); e != table_.end();) {
-      std::erase_if(e->second, [&](std::uint64_t reader) { return !remote(reader); });
-      e = e->second.empty() ? table_.erase(e) : std::next(e);
-    }
-  }
+  if (clients_.empty()) table_.drop_readers([&](std::uint64_t reader) { return !remote(reader); });
   refresh();
 }
 
@@ -98,9 +93,7 @@ void Tracking::after_command(const ClientInfo& c, const CommandDef& def,
   if (c.origin >= 0) {
     // A mesh client: its worker decided (wants_read) and sent a kTracked request.
     if (!remote_read_) return;
-    for_each_key(def, args, [&](std::size_t pos, const KeySpec&) {
-      table_[std::string(args[pos])].insert(c.id);
-    });
+    for_each_key(def, args, [&](std::size_t pos, const KeySpec&) { table_.add(args[pos], c.id); });
     evict_over(max_keys);
     return;
   }
@@ -111,9 +104,8 @@ void Tracking::after_command(const ClientInfo& c, const CommandDef& def,
     const bool caching = (t.flags & kCaching) != 0;
     const bool skip = ((t.flags & kOptin) && !caching) || ((t.flags & kOptout) && caching);
     if (!skip) {
-      for_each_key(def, args, [&](std::size_t pos, const KeySpec&) {
-        table_[std::string(args[pos])].insert(c.id);
-      });
+      for_each_key(def, args,
+                   [&](std::size_t pos, const KeySpec&) { table_.add(args[pos], c.id); });
       evict_over(max_keys);
     }
   }
@@ -136,11 +128,11 @@ void Tracking::invalidate(std::string_view key) {
     }
   }
   if (table_.empty()) return;
-  auto it = table_.find(std::string(key));
-  if (it == table_.end()) return;
-  const auto ids = std::move(it->second);
-  table_.erase(it);  // before sending: a message may not change the table, but stay safe
-  for (std::uint64_t id : ids) tell(id, key);
+  // Out of the table before sending: a message may not change the table, but stay safe.
+  TrackedKey* e = table_.take(key);
+  if (e == nullptr) return;
+  for (std::uint64_t id : e->readers()) tell(id, key);
+  table_.release(e);
   if (table_.empty()) refresh();
 }
 
@@ -275,14 +267,12 @@ void Tracking::queue(std::uint64_t id, std::string_view key, bool null) {
 // that read it are told, as if it changed.
 void Tracking::evict_over(std::size_t max_keys) {
   while (max_keys != 0 && table_.size() > max_keys) {
-    auto it = table_.begin();
-    const std::string key = it->first;
-    const auto ids = std::move(it->second);
-    table_.erase(it);
+    TrackedKey* e = table_.take_any();
     const std::uint64_t writer = writer_;
     writer_ = 0;  // nobody wrote it: NOLOOP does not hold back this message
-    for (std::uint64_t id : ids) tell(id, key);
+    for (std::uint64_t id : e->readers()) tell(id, e->key());
     writer_ = writer;
+    table_.release(e);
   }
 }
 

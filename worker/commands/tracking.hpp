@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "proto/resp_writer.hpp"
+#include "worker/commands/tracking_table.hpp"
 
 namespace ruvio::worker {
 
@@ -142,6 +143,10 @@ class Tracking {
   bool has_broadcast() const { return broadcast_dirty_; }
 
   std::size_t keys() const { return table_.size(); }
+  // INFO: tracking_clients, tracking_total_items, tracking_total_prefixes.
+  std::size_t clients() const { return clients_.size(); }
+  std::size_t items() const { return table_.items(); }
+  std::size_t prefixes() const { return prefixes_.size(); }
 
   // Client `id` is one of another worker's (ids are unique: id mod workers = its worker).
   bool remote(std::uint64_t id) const {
@@ -165,7 +170,7 @@ class Tracking {
   void announce_prefixes();
 
   std::unordered_map<std::uint64_t, Client> clients_;
-  std::unordered_map<std::string, std::unordered_set<std::uint64_t>> table_;
+  TrackingTable table_;  // normal mode: key -> reader ids (tracking_table.hpp)
   struct Prefix {
     std::unordered_set<std::uint64_t> clients;
     // Changed keys, each once, in byte order (Redis's rax), with the client that changed it.

@@ -129,9 +129,8 @@ void PubSubHub::forget(ClientInfo& c) {
 
 std::int64_t PubSubHub::publish(std::string_view channel, std::string_view message, bool shard) {
   std::int64_t receivers = 0;
-  std::string key(channel);
   const Registry& direct = shard ? shard_channels_ : channels_;
-  if (auto it = direct.find(key); it != direct.end()) {
+  if (auto it = direct.find(channel); it != direct.end()) {
     for (std::uint64_t id : it->second) {
       proto::ReplyWriter* out = server_.push_writer(id);
       if (out == nullptr) continue;
@@ -169,7 +168,7 @@ std::vector<std::string> PubSubHub::channels(std::string_view pattern, bool shar
 
 std::int64_t PubSubHub::subscribers(std::string_view channel, bool shard) const {
   const Registry& reg = shard ? shard_channels_ : channels_;
-  auto it = reg.find(std::string(channel));
+  auto it = reg.find(channel);
   return it == reg.end() ? 0 : static_cast<std::int64_t>(it->second.size());
 }
 

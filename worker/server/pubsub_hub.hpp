@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -37,7 +38,13 @@ class PubSubHub final : public PubSub {
 
  private:
   using Members = std::unordered_set<std::uint64_t>;  // client ids
-  using Registry = std::unordered_map<std::string, Members>;
+  // Looked up by string_view (heterogeneous lookup): a PUBLISH or a keyspace event builds no
+  // std::string to find its channel.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Registry = std::unordered_map<std::string, Members, NameHash, std::equal_to<>>;
   Registry& registry(Kind kind);
   int& count(ClientInfo& c, Kind kind);
   std::unordered_set<std::string>& held(std::uint64_t client, Kind kind);
