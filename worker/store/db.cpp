@@ -532,9 +532,8 @@ std::size_t Db::sample(bool from_expires, std::size_t want, Entry* out) {
   return n;
 }
 
-std::size_t Db::evict(std::string_view key) {
+std::size_t Db::evict(std::string_view key, std::uint64_t h) {
   Impl& d = *impl_;
-  const std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref) return 0;
   const std::size_t before = d.heap.used;
@@ -576,8 +575,16 @@ void Db::set_access(std::string_view key, std::int64_t idle_s, std::int64_t freq
 }
 
 Entry Db::peek(std::string_view key) const {
-  Table::Ref ref = impl_->main.find(key, impl_->main.hash(key));
+  return peek(key, key_hash(key));
+}
+
+Entry Db::peek(std::string_view key, std::uint64_t hash) const {
+  Table::Ref ref = impl_->main.find(key, hash);
   return ref ? Entry(ref.get()) : Entry();
+}
+
+std::uint64_t Db::key_hash(std::string_view key) const {
+  return impl_->main.hash(key);
 }
 
 void Db::set_string(std::string_view key, std::string_view value, const SetOptions& opt) {
