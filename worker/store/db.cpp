@@ -450,7 +450,7 @@ struct Db::Impl {
 
 // ---- Db -------------------------------------------------------------------------------------
 
-Db::Db(KeyspaceEvents* events) : impl_(new Impl) {
+Db::Db(KeyspaceEvents* events) : impl_(new Impl), used_(&impl_->heap.used) {
   impl_->self = this;
   if (events != nullptr) impl_->ev = events;
 }
@@ -881,6 +881,7 @@ void Db::swap(Db& other) {
   impl_->flushing();
   other.impl_->flushing();
   std::swap(impl_, other.impl_);
+  std::swap(used_, other.used_);
   std::swap(impl_->ev, other.impl_->ev);  // the events belong to the Db, not its contents
   if (impl_->ev == &other.impl_->own_events) impl_->ev = &impl_->own_events;
   if (other.impl_->ev == &impl_->own_events) other.impl_->ev = &other.impl_->own_events;
@@ -1166,10 +1167,6 @@ void StringHandle::release() {
     db->impl_->written(key_, rec_ != nullptr);
   }
   dirty_ = false;
-}
-
-std::size_t Db::used_memory() const {
-  return impl_->heap.used;
 }
 
 void Db::set_key_observer(KeyObserver fn, void* context) {

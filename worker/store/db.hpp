@@ -430,7 +430,9 @@ class Db {
   }
 
   // Allocator-usable bytes held by this Db (records, value buffers, tables).
-  std::size_t used_memory() const;
+  // Inline (a pointer to the heap's counter): maxmemory reads every database's figure
+  // before each command while a limit is set.
+  std::size_t used_memory() const { return *used_; }
 
   // Optional key-set observer (the cluster's per-slot key counts): called with +1 when a key
   // is created and -1 when one is removed (delete, expiry, rename, overwrite by a new key),
@@ -446,6 +448,7 @@ class Db {
   friend class StringHandle;
   struct Impl;
   Impl* impl_;
+  const std::size_t* used_;  // &impl_->heap.used
 };
 
 }  // namespace ruvio::store
