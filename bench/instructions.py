@@ -142,10 +142,9 @@ def evict_fill(port, requests):
     _call(port, b"CONFIG", b"SET", b"maxmemory-policy", b"allkeys-lru")
     _call(port, b"CONFIG", b"SET", b"maxmemory", str(EVICT_LIMIT).encode())
     with socket.create_connection(("127.0.0.1", port), timeout=120) as s:
-        batch = b"".join(b"*3\r\n$3\r\nSET\r\n$12\r\nfill:%07d\r\n$100\r\n%s\r\n"
-                         % (i, b"v" * 100) for i in range(1000))
-        for _ in range(60):  # 60,000 keys of ~150 B: past 4 MB on both servers
-            s.sendall(batch)
+        for b in range(60):  # 60,000 distinct keys of ~150 B: past 4 MB on both servers
+            s.sendall(b"".join(b"*3\r\n$3\r\nSET\r\n$12\r\nfill:%07d\r\n$100\r\n%s\r\n"
+                               % (b * 1000 + i, b"v" * 100) for i in range(1000)))
             got = 0
             while got < 1000:
                 got += s.recv(65536).count(b"\r\n")

@@ -2,7 +2,7 @@
 closed, a CLIENT NO-EVICT one survives, INFO evicted_clients counts it and the others keep
 working; CONFIG GET/SET and their errors as Redis. Side by side with redis-server (who gets
 evicted, the INFO field, the replies), at one worker (the limit is split over workers as
-maxmemory is; no proxy class yet)."""
+maxmemory is: test_client_memory.py's proxy class checks the shares)."""
 
 import os
 import socket

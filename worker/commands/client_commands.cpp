@@ -3,6 +3,7 @@
 // replies and errors. A subcommand that belongs to another area (TRACKING, NO-EVICT, …) is one
 // more row of kClientSubcommands and one handler.
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,7 @@ void client_getname(Context& ctx) {
 
 void client_info(Context& ctx) {
   std::string line;
-  client_info_line(ctx.client, ctx.now_ms(), line);
+  client_info_line(ctx.client, ctx.now_ms(), line, ctx.args);
   line += '\n';
   ctx.out.verbatim(line);
 }
@@ -104,7 +105,8 @@ void client_list(Context& ctx) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
     const ClientInfo& shown = c.id == ctx.client.id ? ctx.client : c;
     if (!type_matches(type, shown)) return;
-    client_info_line(shown, ctx.now_ms(), text);
+    client_info_line(shown, ctx.now_ms(), text,
+                     c.id == ctx.client.id ? ctx.args : std::span<const std::string_view>());
     text += '\n';
   });
   ctx.out.verbatim(text);
@@ -524,7 +526,23 @@ bool valid_client_name(std::string_view name) {
 
 // Redis 7.0's catClientInfoString: these fields, in this order (CLIENT LIST, CLIENT INFO, and
 // the log line of a client closed for its output buffer).
-void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out) {
+std::size_t client_memory_usage(const ClientInfo& c) {
+  std::size_t mem = c.query_buffer_bytes + c.query_buffer_free +
+                    std::max(c.output_buffer_bytes, c.output_buffer_room) + c.struct_bytes;
+  if (c.in_multi && !c.queued.empty()) {
+    mem += c.multi_bytes + 24 * std::max<std::size_t>(2, std::bit_ceil(c.queued.size()));
+  }
+  mem += 56 * c.watched_keys;
+  if (c.subscriptions > 0) {
+    const auto n = static_cast<std::size_t>(c.subscriptions);
+    mem += 24 * n + 8 * std::max<std::size_t>(4, std::bit_ceil(n));
+  }
+  mem += 24 * static_cast<std::size_t>(c.pattern_subscriptions);
+  return mem;
+}
+
+void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out,
+                      std::span<const std::string_view> argv) {
   const auto num = [&](std::string_view key, auto v) {
     out += key;
     out += std::to_string(v);
@@ -558,12 +576,15 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
   }
   num(" qbuf=", c.query_buffer_bytes);
   num(" qbuf-free=", c.query_buffer_free);
-  out += " argv-mem=0 multi-mem=0";
-  num(" rbs=", c.query_buffer_bytes + c.query_buffer_free);
+  std::size_t argv_bytes = 0;
+  for (std::string_view a : argv) argv_bytes += a.size();
+  num(" argv-mem=", argv_bytes);
+  num(" multi-mem=", c.in_multi ? c.multi_bytes : 0);
+  num(" rbs=", c.output_buffer_room);
   out += " rbp=0 obl=0";
   num(" oll=", c.output_list_length);
   num(" omem=", c.output_buffer_bytes);
-  num(" tot-mem=", c.query_buffer_bytes + c.query_buffer_free + c.output_buffer_bytes);
+  num(" tot-mem=", client_memory_usage(c) + argv_bytes + sizeof(void*) * argv.size());
   out += c.output_buffer_bytes > 0 ? " events=rw cmd=" : " events=r cmd=";
   out += c.last_command;
   out += " user=";

@@ -168,6 +168,7 @@ void reset(Context& ctx) {
   ctx.client.in_multi = false;
   ctx.client.multi_failed = false;
   ctx.client.queued.clear();
+  ctx.client.multi_bytes = 0;
   ctx.client.db = 0;
   ctx.client.resp = 2;
   ctx.out.set_protocol(2);

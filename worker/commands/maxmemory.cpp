@@ -57,7 +57,7 @@ bool Executor::perform_evictions() {
     // The deletion is logged as DEL would be; a WAL that refuses it stops the eviction (the
     // key stays, and the command gets -OOM as it would with nothing to evict).
     if (journal_ != nullptr && !journal_->before_write(del, sink)) break;
-    freed += dbs[c.db]->evict(c.key);
+    freed += dbs[c.db]->evict(c.key, c.hash);
     if (journal_ != nullptr) journal_->after_write(c.db, del);
     ++shard_.stats().evicted_keys;
     dbs[c.db]->notify(kNotifyEvicted, "evicted", c.key);  // keyspace notification

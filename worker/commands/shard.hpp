@@ -82,6 +82,9 @@ struct ClientInfo {
   bool in_multi = false;
   bool multi_failed = false;  // a queued command was refused: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
+  // CLIENT LIST multi-mem: the queued commands' argument bytes plus a pointer per argument
+  // (Redis's mstate.argv_len_sums), kept as commands are queued.
+  std::size_t multi_bytes = 0;
   std::vector<int> watch_workers;          // workers holding this client's WATCHes
   std::vector<std::uint64_t> watch_links;  // their mesh link generation at WATCH time
   // A command that came over the mesh runs for a client of another worker: `origin` is
@@ -97,6 +100,9 @@ struct ClientInfo {
   std::size_t query_buffer_free = 0;       // qbuf-free
   std::size_t output_buffer_bytes = 0;     // omem
   std::size_t output_list_length = 0;      // oll
+  std::size_t output_buffer_room = 0;      // rbs: the output buffers' capacity
+  std::size_t watched_keys = 0;            // on this worker, as last measured
+  std::size_t struct_bytes = 0;            // the connection object itself
   // CLIENT SETINFO (Redis 7.2; redis-py 5 and node-redis send it on connect).
   std::string lib_name;
   std::string lib_ver;
@@ -317,6 +323,10 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
     update_listener();
   }
   bool watch_dirty(std::uint64_t watcher) const { return watches_.dirty(watcher); }
+  // Keys client `c` watches on this worker (its WATCHes on other workers are theirs).
+  std::size_t watched_keys(const ClientInfo& c) const {
+    return watches_.empty() ? 0 : watches_.count(watcher_of(c));
+  }
   // Client-side caching (tracking.hpp): the Shard listens to the keyspace while a client
   // tracks, as while a key is watched.
   Tracking tracking;

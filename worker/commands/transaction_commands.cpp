@@ -20,6 +20,7 @@ void multi(Context& ctx) {
   ctx.client.in_multi = true;
   ctx.client.multi_failed = false;
   ctx.client.queued.clear();
+  ctx.client.multi_bytes = 0;
   ctx.out.ok();
 }
 

@@ -24,6 +24,11 @@ bool WatchRegistry::dirty(std::uint64_t watcher) const {
   return it != watchers_.end() && it->second.dirty;
 }
 
+std::size_t WatchRegistry::count(std::uint64_t watcher) const {
+  auto it = watchers_.find(watcher);
+  return it != watchers_.end() ? it->second.keys.size() : 0;
+}
+
 void WatchRegistry::unwatch(std::uint64_t watcher) {
   auto it = watchers_.find(watcher);
   if (it == watchers_.end()) return;

@@ -21,6 +21,8 @@ class WatchRegistry {
 
   void watch(int db, std::string_view key, std::uint64_t watcher);
   bool dirty(std::uint64_t watcher) const;
+  // Keys `watcher` watches here (its CLIENT LIST tot-mem counts them).
+  std::size_t count(std::uint64_t watcher) const;
   void unwatch(std::uint64_t watcher);
   // A key of database `db` changed.
   void touched(int db, std::string_view key);

@@ -28,6 +28,8 @@ class StreamWriter {
   bool idle() const { return !pending_ && out_.empty(); }
   bool write_pending() const { return pending_; }
   std::size_t queued() const { return out_.size() + writing_.size(); }
+  // The buffers' room, held or not (CLIENT LIST rbs, part of tot-mem).
+  std::size_t capacity() const { return out_.capacity() + writing_.capacity(); }
 
   // Returns bytes handed to the kernel right away, or a negative libuv error.
   long flush() {

@@ -114,6 +114,7 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     return;
   }
   client.queued.emplace_back(args.begin(), args.end());
+  for (std::string_view a : args) client.multi_bytes += a.size() + sizeof(void*);
   c.local_writer().simple("QUEUED");
 }
 
@@ -125,12 +126,14 @@ void Router::discard(RoutedClient& c) {
   client.in_multi = false;
   client.multi_failed = false;
   client.queued.clear();
+  client.multi_bytes = 0;
 }
 
 void Router::exec(RoutedClient& c) {
   ClientInfo& client = c.info();
   std::vector<std::vector<std::string>> queued;
   queued.swap(client.queued);
+  client.multi_bytes = 0;
   const bool failed = client.multi_failed;
   client.in_multi = false;
   client.multi_failed = false;

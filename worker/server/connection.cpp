@@ -5,6 +5,9 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <bit>
+
 #include "shared/sds_text.hpp"
 #include "worker/commands/client_family.hpp"
 #include "worker/server/client_limits.hpp"
@@ -46,6 +49,7 @@ Connection::Connection(Server& server, std::uint64_t id)
       server_(server),
       out_(reinterpret_cast<uv_stream_t*>(&tcp_), this, on_written) {
   set_output(&out_.buffer());
+  info_.struct_bytes = sizeof(Connection);
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
 }
@@ -200,6 +204,11 @@ void Connection::process_input() {
       break;
     }
     info_.last_interaction_ms = server_.shard().now_ms();
+    // maxmemory-clients: Redis evicts clients before each command and measures the client
+    // after it (processCommandAndResetClient); one test of the setting while it is off.
+    const bool client_limit = server_.shard().config().maxmemory_clients != 0;
+    if (client_limit && !server_.evict_clients_before_command(this)) [[unlikely]]
+      return;
     const bool ran = info_.reply_mode == ClientInfo::kReplyOn ? server_.dispatch(*this, args_)
                                                               : dispatch_quiet();
     if (!ran) {
@@ -210,6 +219,8 @@ void Connection::process_input() {
       break;
     }
     in_.consume(r.consumed);
+    if (client_limit) [[unlikely]]
+      update_buffer_stats();
     // A pipeline whose replies pile up is measured against its output limit as it runs (as
     // Redis checks on every reply), not only once the whole pipeline has answered.
     if (out_.buffer().size() >= kOutputCheckBytes && close_if_over_output_limit()) return;
@@ -305,6 +316,7 @@ void Connection::update_buffer_stats() {
   info_.query_buffer_free = in_.free_space();
   info_.output_buffer_bytes = out_.queued();
   info_.output_list_length = outstanding() + (out_.write_pending() ? 1 : 0);
+  info_.output_buffer_room = out_.capacity();
   // INFO mem_clients_normal / used_memory / maxmemory (Shard::counted_memory): what client
   // buffers hold now.
   const std::size_t now = info_.output_buffer_bytes + info_.query_buffer_bytes;
@@ -312,10 +324,17 @@ void Connection::update_buffer_stats() {
   shard.client_buffer_bytes += now;
   shard.client_buffer_bytes -= counted_buffer_bytes_;
   counted_buffer_bytes_ = now;
-  const std::size_t mem = now + info_.query_buffer_free;  // tot-mem
+  info_.watched_keys = shard.watched_keys(info_);
+  const std::size_t mem = client_memory_usage(info_);  // tot-mem
   shard.client_memory += mem;
   shard.client_memory -= counted_memory_;
   counted_memory_ = mem;
+  // Redis's bucket of the client (getMemUsageBucket): log2 of its memory, 2^15..2^33.
+  const int bucket = std::clamp(static_cast<int>(std::bit_width(mem)), 15, 33) - 15;
+  if (bucket != bucket_) {
+    bucket_ = bucket;
+    bucket_stamp_ = server_.next_bucket_stamp();
+  }
   if (info_.output_buffer_bytes > shard.client_recent_max_output) {
     shard.client_recent_max_output = info_.output_buffer_bytes;
   }

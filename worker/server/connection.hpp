@@ -97,6 +97,8 @@ class Connection final : public RoutedClient {
   std::int64_t obuf_soft_since_ms_ = 0;   // past the soft output limit since (0: under it)
   std::size_t counted_buffer_bytes_ = 0;  // this client's share of Shard::client_buffer_bytes
   std::size_t counted_memory_ = 0;        // its tot-mem in Shard::client_memory
+  int bucket_ = -1;                       // its memory bucket (client_eviction.cpp), -1: none
+  std::uint64_t bucket_stamp_ = 0;        // when it entered that bucket
 
  public:
   // Housekeeping (once a second): the soft output limit of a client no new output reaches,
@@ -104,6 +106,9 @@ class Connection final : public RoutedClient {
   bool cron(std::int64_t now_ms);
   // What CLIENT LIST's tot-mem shows (maxmemory-clients measures it), as last recorded.
   std::size_t memory() const { return counted_memory_; }
+  // Redis's memory bucket of this client (0..18, for 2^15..2^33 bytes) and its order in it.
+  int bucket() const { return bucket_; }
+  std::uint64_t bucket_stamp() const { return bucket_stamp_; }
 };
 
 }  // namespace ruvio::worker

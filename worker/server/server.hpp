@@ -72,6 +72,14 @@ class Server final : public RouteHost, public BusyService {
   // Output above this is backpressure: the connection stops reading until it drains.
   static constexpr std::size_t kOutputHighWater = 64ull * 1024 * 1024;
 
+  // maxmemory-clients before a command runs (Redis's processCommand -> evictClients): false
+  // when `c` itself was closed, so its command must not run. One test while off.
+  bool evict_clients_before_command(const Connection* c);
+  // Redis's client memory buckets (CLIENT_MEM_USAGE_BUCKETS): a client in a bucket of
+  // 2^15..2^33 bytes by its memory's log2; eviction takes the highest bucket first, and in a
+  // bucket the client that entered it first. The order stamp a client gets on entering one.
+  std::uint64_t next_bucket_stamp() { return ++bucket_stamps_; }
+
  private:
   static void on_accept(uv_stream_t* server, int status);
   void accept(uv_stream_t* listener, bool cluster_mode);
@@ -118,6 +126,7 @@ class Server final : public RouteHost, public BusyService {
   }
   void evict_clients_over(std::size_t limit);
   std::int64_t over_logged_ms_ = 0;
+  std::uint64_t bucket_stamps_ = 0;
   // maxclients: this worker's share of the process-wide count, and the descriptors it keeps
   // for itself beyond its clients.
   std::uint64_t client_share(std::uint64_t maxclients) const;

@@ -453,7 +453,7 @@ struct Db::Impl {
 
 // ---- Db -------------------------------------------------------------------------------------
 
-Db::Db(KeyspaceEvents* events) : impl_(new Impl) {
+Db::Db(KeyspaceEvents* events) : impl_(new Impl), used_(&impl_->heap.used) {
   impl_->self = this;
   if (events != nullptr) impl_->ev = events;
 }
@@ -535,9 +535,8 @@ std::size_t Db::sample(bool from_expires, std::size_t want, Entry* out) {
   return n;
 }
 
-std::size_t Db::evict(std::string_view key) {
+std::size_t Db::evict(std::string_view key, std::uint64_t h) {
   Impl& d = *impl_;
-  const std::uint64_t h = d.main.hash(key);
   Table::Ref ref = d.main.find(key, h);
   if (!ref) return 0;
   const std::size_t before = d.heap.used;
@@ -579,8 +578,16 @@ void Db::set_access(std::string_view key, std::int64_t idle_s, std::int64_t freq
 }
 
 Entry Db::peek(std::string_view key) const {
-  Table::Ref ref = impl_->main.find(key, impl_->main.hash(key));
+  return peek(key, key_hash(key));
+}
+
+Entry Db::peek(std::string_view key, std::uint64_t hash) const {
+  Table::Ref ref = impl_->main.find(key, hash);
   return ref ? Entry(ref.get()) : Entry();
+}
+
+std::uint64_t Db::key_hash(std::string_view key) const {
+  return impl_->main.hash(key);
 }
 
 void Db::set_string(std::string_view key, std::string_view value, const SetOptions& opt) {
@@ -877,6 +884,7 @@ void Db::swap(Db& other) {
   impl_->flushing();
   other.impl_->flushing();
   std::swap(impl_, other.impl_);
+  std::swap(used_, other.used_);
   std::swap(impl_->ev, other.impl_->ev);  // the events belong to the Db, not its contents
   if (impl_->ev == &other.impl_->own_events) impl_->ev = &impl_->own_events;
   if (other.impl_->ev == &impl_->own_events) other.impl_->ev = &other.impl_->own_events;
@@ -1162,10 +1170,6 @@ void StringHandle::release() {
     db->impl_->written(key_, rec_ != nullptr);
   }
   dirty_ = false;
-}
-
-std::size_t Db::used_memory() const {
-  return impl_->heap.used;
 }
 
 void Db::set_key_observer(KeyObserver fn, void* context) {

@@ -321,6 +321,10 @@ class Db {
   Entry find_notouch(std::string_view key, std::int64_t now_ms);
   // Lookup without touching access time or expiring (used by SCAN filters, tests).
   Entry peek(std::string_view key) const;
+  // The same with the key's table hash already known (key_hash): the eviction pool hashes its
+  // candidate once for the check and the delete.
+  Entry peek(std::string_view key, std::uint64_t hash) const;
+  std::uint64_t key_hash(std::string_view key) const;
   bool exists(std::string_view key, std::int64_t now_ms) { return bool(find(key, now_ms)); }
 
   // Strings. A value that is a canonical int64 ("123", not "0123" / "+1" / " 1") is stored as
@@ -402,7 +406,8 @@ class Db {
   std::size_t sample(bool from_expires, std::size_t want, Entry* out);
   // Deletes an evicted key (lazily when the policy's `eviction` says so) and returns the
   // bytes that frees (a lazily queued value counts at its MEMORY USAGE), 0 when missing.
-  std::size_t evict(std::string_view key);
+  std::size_t evict(std::string_view key) { return evict(key, key_hash(key)); }
+  std::size_t evict(std::string_view key, std::uint64_t hash);
 
   // FLUSHDB: frees everything (the caller calls mi_collect). `async`: the keys are gone at
   // once, their memory is freed by lazyfree_step() in bounded steps.
@@ -428,7 +433,9 @@ class Db {
   }
 
   // Allocator-usable bytes held by this Db (records, value buffers, tables).
-  std::size_t used_memory() const;
+  // Inline (a pointer to the heap's counter): maxmemory reads every database's figure
+  // before each command while a limit is set.
+  std::size_t used_memory() const { return *used_; }
 
   // Optional key-set observer (the cluster's per-slot key counts): called with +1 when a key
   // is created and -1 when one is removed (delete, expiry, rename, overwrite by a new key),
@@ -444,6 +451,7 @@ class Db {
   friend class StringHandle;
   struct Impl;
   Impl* impl_;
+  const std::size_t* used_;  // &impl_->heap.used
 };
 
 }  // namespace ruvio::store

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -35,7 +36,10 @@ std::optional<EvictPolicy> parse_evict_policy(std::string_view name) {
 }
 
 Evictor::Evictor() {
-  for (Slot& s : pool_) s.key.reserve(kCachedKey);
+  for (std::size_t i = 0; i < kPoolSize; ++i) {
+    pool_[i].buf = static_cast<std::uint32_t>(i);
+    keys_[i].reserve(kCachedKey);
+  }
   picked_.reserve(kCachedKey);
 }
 
@@ -48,20 +52,23 @@ void Evictor::insert(std::uint64_t idle, int db, std::string_view key) {
   std::size_t k = 0;
   while (k < kPoolSize && pool_[k].db >= 0 && pool_[k].idle < idle) ++k;
   if (k == 0 && pool_[kPoolSize - 1].db >= 0) return;  // worse than everything kept
-  // Swaps, not copies, so every slot keeps its reserved string.
+  std::uint32_t buf;
   if (k < kPoolSize && pool_[k].db < 0) {
-    // An empty slot: take it.
+    buf = pool_[k].buf;  // an empty slot: take it
   } else if (pool_[kPoolSize - 1].db < 0) {
-    // Room at the right: shift right from k (the empty last slot lands at k).
-    for (std::size_t j = kPoolSize - 1; j > k; --j) std::swap(pool_[j], pool_[j - 1]);
+    // Room at the right: shift k.. right by one; the empty last slot's buffer comes to k.
+    buf = pool_[kPoolSize - 1].buf;
+    std::memmove(&pool_[k + 1], &pool_[k], (kPoolSize - 1 - k) * sizeof(Slot));
   } else {
-    // Full: drop the lowest score on the left, shift left up to k - 1.
+    // Full: drop the lowest score on the left (its buffer is reused), shift left up to k - 1.
     --k;
-    for (std::size_t j = 0; j < k; ++j) std::swap(pool_[j], pool_[j + 1]);
+    buf = pool_[0].buf;
+    std::memmove(&pool_[0], &pool_[1], k * sizeof(Slot));
   }
   pool_[k].idle = idle;
   pool_[k].db = db;
-  pool_[k].key.assign(key);
+  pool_[k].buf = buf;
+  keys_[buf].assign(key);
 }
 
 void Evictor::populate(int db_index, Db& db, bool from_expires, EvictPolicy policy,
@@ -99,6 +106,7 @@ bool Evictor::pick(std::span<Db* const> dbs, EvictPolicy policy, std::size_t sam
       picked_.assign(e.key());
       out->db = static_cast<int>(d);
       out->key = picked_;
+      out->hash = dbs[d]->key_hash(picked_);
       return true;
     }
     return false;
@@ -117,13 +125,17 @@ bool Evictor::pick(std::span<Db* const> dbs, EvictPolicy policy, std::size_t sam
     for (std::size_t k = kPoolSize; k-- > 0;) {
       Slot& s = pool_[k];
       if (s.db < 0) continue;
-      const Entry e = dbs[static_cast<std::size_t>(s.db)]->peek(s.key);
-      const int db = s.db;
+      Db& db = *dbs[static_cast<std::size_t>(s.db)];
+      std::string& key = keys_[s.buf];
+      const std::uint64_t h = db.key_hash(key);
+      const Entry e = db.peek(key, h);
+      const int db_index = s.db;
       s.db = -1;  // out of the pool either way
       if (!e || (from_expires && e.expire_at() == kNoExpire)) continue;
-      picked_.swap(s.key);
-      out->db = db;
+      picked_.swap(key);  // the slot keeps a reserved buffer: the one picked_ had
+      out->db = db_index;
       out->key = picked_;
+      out->hash = h;
       return true;
     }
   }

@@ -1,0 +1,242 @@
+"""Client memory as Redis 7.0 counts it (getClientMemoryUsage) and client eviction at Redis's
+moments and by its memory buckets, side by side with redis-server.
+
+CLIENT LIST's argv-mem / multi-mem / qbuf / omem / tot-mem fields: present, and moving the same
+way for the same operations (MULTI queueing and DISCARD, WATCH, SUBSCRIBE/PSUBSCRIBE, a large
+argument under way, replies a client does not read). multi-mem and the WATCH / PSUBSCRIBE
+steps of tot-mem follow Redis's formulas, so those deltas are equal byte for byte.
+
+Eviction: before each command (a client whose own unread replies pass the limit is closed
+before its next pipelined command runs, as processCommand -> evictClients does), and by
+bucket (of two clients in the same power-of-two bucket, the one that entered it first goes,
+though it is the smaller). A 2-worker proxy class checks that each worker enforces its share."""
+
+import os
+import re
+import socket
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import itest  # noqa: E402
+from test_client_eviction import closed  # noqa: E402
+
+FIELDS = ("qbuf", "qbuf-free", "argv-mem", "multi-mem", "obl", "oll", "omem", "tot-mem")
+
+
+def resp(*args):
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def connect(port, name):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(resp("CLIENT", "SETNAME", name))
+    assert s.recv(5) == b"+OK\r\n"
+    return s
+
+
+def call(sock, *args, until=None):
+    """Sends one command and reads its reply (one recv, or until `until` is in what came)."""
+    sock.sendall(resp(*args))
+    if until is None:
+        return sock.recv(65536)
+    got = b""
+    deadline = time.monotonic() + 5
+    while not until(got) and time.monotonic() < deadline:
+        got += sock.recv(65536)
+    return got
+
+
+class MemoryCases:
+    def setUp(self):
+        super().setUp()
+        self.addCleanup(self.r.config_set, "maxmemory-clients", "0")
+
+    def fields(self, name):
+        """The CLIENT LIST fields of client `name` (numbers), after its last reply was sent."""
+        for line in self.r.execute_command("CLIENT", "LIST").splitlines():
+            line = line.decode() if isinstance(line, bytes) else line
+            if f" name={name} " in line:
+                return {k: int(v) for k, v in re.findall(r"(\S+?)=(-?\d+)(?=\s|$)", line)
+                        if k in FIELDS}
+        return None
+
+    def test_fields_present_and_argv_of_self(self):
+        s = connect(self.port, "self")
+        self.addCleanup(s.close)
+        line = call(s, "CLIENT", "INFO").decode()
+        for f in FIELDS:
+            self.assertRegex(line, r"\b%s=\d+" % re.escape(f))
+        # Redis counts the running command's arguments ("client" + "info").
+        self.assertIn(" argv-mem=10 ", line)
+
+    def test_multi_watch_pubsub_move_alike(self):
+        a = connect(self.port, "a")
+        self.addCleanup(a.close)
+        base = self.fields("a")
+        self.assertEqual((base["multi-mem"], base["argv-mem"]), (0, 0))
+        self.assertEqual(call(a, "MULTI"), b"+OK\r\n")
+        self.assertEqual(call(a, "SET", "a", "b" * 1000), b"+QUEUED\r\n")
+        one = self.fields("a")
+        # The arguments plus a pointer each; tot-mem also gains Redis's 2-entry multiCmd array.
+        self.assertEqual(one["multi-mem"], 3 + 1 + 1000 + 3 * 8)
+        self.assertEqual(one["tot-mem"] - base["tot-mem"], 1028 + 48)
+        self.assertEqual(call(a, "GET", "a"), b"+QUEUED\r\n")
+        two = self.fields("a")
+        self.assertEqual(two["multi-mem"], 1048)
+        self.assertEqual(two["tot-mem"] - one["tot-mem"], 20)
+        self.assertEqual(call(a, "DISCARD"), b"+OK\r\n")
+        after = self.fields("a")
+        self.assertEqual(after["multi-mem"], 0)
+        self.assertEqual(after["tot-mem"], base["tot-mem"])
+        # WATCH: 56 bytes per key (Redis's list node + watchedKey), back on UNWATCH.
+        self.assertEqual(call(a, "WATCH", "w1", "w2", "w3"), b"+OK\r\n")
+        self.assertEqual(self.fields("a")["tot-mem"] - after["tot-mem"], 3 * 56)
+        self.assertEqual(call(a, "UNWATCH"), b"+OK\r\n")
+        self.assertEqual(self.fields("a")["tot-mem"], after["tot-mem"])
+        # Subscriptions count: channels as dict entries and slots, patterns as list nodes.
+        call(a, "SUBSCRIBE", *[f"ch{i}" for i in range(10)], until=lambda g: b":10\r\n" in g)
+        sub = self.fields("a")
+        self.assertGreaterEqual(sub["tot-mem"] - after["tot-mem"], 10 * 24 + 16 * 8)
+        call(a, "PSUBSCRIBE", "p1*", "p2*", until=lambda g: b":12\r\n" in g)
+        self.assertEqual(self.fields("a")["tot-mem"] - sub["tot-mem"], 2 * 24)
+
+    def test_big_argument_and_unread_replies(self):
+        # A 300 KB argument under way: qbuf and tot-mem hold it, argv-mem is what was parsed.
+        s = connect(self.port, "bulk")
+        self.addCleanup(s.close)
+        s.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$300000\r\n" + b"y" * 100000)
+        deadline = time.monotonic() + 5
+        while self.fields("bulk")["qbuf"] < 100000 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        f = self.fields("bulk")
+        self.assertGreaterEqual(f["qbuf"], 100000)
+        self.assertGreaterEqual(f["tot-mem"], 300000)
+        s.sendall(b"y" * 200000 + b"\r\n")
+        self.assertEqual(s.recv(5), b"+OK\r\n")
+        # Replies a client does not read pile up in omem, and tot-mem covers them.
+        r = connect(self.port, "slow")
+        self.addCleanup(r.close)
+        r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        r.sendall(resp("GET", "x") * 40)  # 12 MB of replies
+        deadline = time.monotonic() + 5
+        while self.fields("slow")["omem"] < 1000000 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        f = self.fields("slow")
+        self.assertGreaterEqual(f["omem"], 1000000)
+        self.assertGreaterEqual(f["tot-mem"], f["omem"])
+
+
+class EvictionMoments:
+    def setUp(self):
+        super().setUp()
+        self.addCleanup(self.r.config_set, "maxmemory-clients", "0")
+
+    def test_evicted_before_its_next_command(self):
+        # Each GET queues 300 KB the client does not read; over 1 MB (per worker) the client
+        # is closed before its next command runs, so the pipeline's INCRs stop early.
+        self.r.set(self.k("big"), "v" * 300000)
+        self.r.delete(self.k("n"))
+        self.r.config_set("maxmemory-clients", str(1024 * 1024 * self.workers))
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        self.addCleanup(s.close)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.sendall((resp("GET", self.k("big")) + resp("INCR", self.k("n"))) * 20)
+        self.assertTrue(closed(s, timeout=5.0))
+        n = int(self.r.get(self.k("n")) or 0)
+        self.assertGreaterEqual(n, 1)
+        self.assertLessEqual(n, 6)
+
+    def test_bucket_order_not_size(self):
+        # Two clients in the same power-of-two bucket (both servers size the query buffer for
+        # the whole argument): the one that entered the bucket first goes, though smaller.
+        first = connect(self.port, "first")
+        self.addCleanup(first.close)
+        first.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$600000\r\n" + b"x" * 16)
+        self.wait_mem("first", 600000)
+        second = connect(self.port, "second")
+        self.addCleanup(second.close)
+        second.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$900000\r\n" + b"x" * 16)
+        self.wait_mem("second", 900000)
+        before = self.evicted()
+        self.r.config_set("maxmemory-clients", str(1300 * 1024 * self.workers))
+        self.assertTrue(closed(first))
+        self.assertFalse(closed(second, timeout=0.3))
+        self.assertEqual(self.evicted(), before + 1)
+
+    def wait_mem(self, name, at_least):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            for c in self.r.client_list():
+                if c["name"] == name and int(c["tot-mem"]) >= at_least:
+                    return
+            time.sleep(0.05)
+        self.fail(f"{name} never reached tot-mem {at_least}")
+
+    def evicted(self):
+        return int(self.r.info("stats")["evicted_clients"])
+
+
+class RedisMemory(MemoryCases, itest.RedisCase):
+    pass
+
+
+class RuvioMemory(MemoryCases, itest.RuvioCase):
+    pass
+
+
+class RedisMoments(EvictionMoments, itest.RedisCase):
+    workers = 1
+
+
+class RuvioMoments(EvictionMoments, itest.RuvioCase):
+    workers = 1
+
+
+class RuvioProxyShares(itest.RuvioProxyCase):
+    """2 workers behind the proxy port: maxmemory-clients is split, each worker measures the
+    clients whose connections it holds (forwarded replies count once queued for the client)
+    and closes from its own clients."""
+
+    def setUp(self):
+        super().setUp()
+        self.addCleanup(self.r.config_set, "maxmemory-clients", "0")
+
+    def test_each_worker_enforces_its_share(self):
+        before = int(self.r.info("stats")["evicted_clients"])
+        keep = connect(self.port, "keep")
+        self.addCleanup(keep.close)
+        self.assertEqual(call(keep, "CLIENT", "NO-EVICT", "on"), b"+OK\r\n")
+        # Eight clients with 400 KB arguments under way, spread by the kernel over the workers.
+        socks = []
+        for i in range(8):
+            s = connect(self.port, f"big{i}")
+            self.addCleanup(s.close)
+            s.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$400000\r\n" + b"x" * 16)
+            socks.append(s)
+        time.sleep(0.3)
+        # 2 MB in all: 1 MB per worker, so each worker keeps at most two of its big clients.
+        self.r.config_set("maxmemory-clients", str(2 * 1024 * 1024))
+        deadline = time.monotonic() + 5
+        gone = []
+        while time.monotonic() < deadline:
+            gone = [s for s in socks if closed(s, timeout=0.05)]
+            if len(gone) >= 4:
+                break
+        self.assertGreaterEqual(len(gone), 4)
+        self.assertLessEqual(len(gone), 8)
+        self.assertGreaterEqual(int(self.r.info("stats")["evicted_clients"]), before + len(gone))
+        # A NO-EVICT client and the test's own client keep working; keys on both workers answer.
+        self.assertFalse(closed(keep, timeout=0.2))
+        for key in ("k0", "k1", "k2", "k3"):
+            self.assertEqual(call(keep, "SET", key, "v"), b"+OK\r\n")
+        self.assertEqual(self.r.dbsize(), 4)
+
+
+if __name__ == "__main__":
+    unittest.main()
