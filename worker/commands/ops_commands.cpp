@@ -350,13 +350,14 @@ const CommandDef kSlowlogSubs[] = {
 const CommandDef kLatencySubs[] = {
     {"latency|histogram", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_histogram, latency_histogram, "server",
      "Return the cumulative distribution of latencies of a subset of commands or all.",
-     "7.0.0", "O(N) where N is the number of commands with latency information being retrieved.", "admin slow dangerous"},
+     "7.0.0", "O(N) where N is the number of commands with latency information being retrieved.", "admin slow dangerous",
+     {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|doctor", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_doctor, latency_doctor, "server",
      "Return a human readable latency analysis report.",
      "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
     {"latency|reset", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_reset, latency_reset, "server",
      "Reset latency data for one or more events.",
-     "2.8.13", "O(1)", "admin slow dangerous"},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|graph", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_graph, latency_graph, "server",
      "Return a latency graph for the event.",
      "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
@@ -365,10 +366,10 @@ const CommandDef kLatencySubs[] = {
      "2.8.13", "O(1)", "slow"},
     {"latency|latest", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_latest, latency_latest, "server",
      "Return the latest latency samples for all events.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kConcat}},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|history", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_history, latency_history, "server",
      "Return timestamp-latency samples for the event.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kConcat}},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
 };
 
 const CommandDef kOpsCommands[] = {
