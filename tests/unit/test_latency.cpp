@@ -70,6 +70,9 @@ TEST_CASE("hdr: slot boundaries") {
   CHECK_FALSE(h.record(-1));
   CHECK_FALSE(h.record(std::int64_t{1} << 40));  // past the last bucket
   CHECK(h.total() == 1);
+  h.record_in_range(1);  // the command path's sub-µs sample: slot 1
+  CHECK(h.count_at_index(1) == 1);
+  CHECK(h.total() == 2);
 }
 
 TEST_CASE("hdr: percentiles as Redis 7.0's hdr_value_at_percentile") {

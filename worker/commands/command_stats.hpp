@@ -7,6 +7,7 @@
 // the latency monitor only work when a command is slower than their thresholds.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -59,10 +60,8 @@ class CommandStats final : public proto::ErrorSink {
     std::unique_ptr<LatencyHistogram>& h = hist_[def.id];
     if (h == nullptr) [[unlikely]]
       h = std::make_unique<LatencyHistogram>();
-    std::int64_t ns = usec * 1000;
-    if (ns < 1) ns = 1;
-    if (ns > kLatencyHdr.highest) ns = kLatencyHdr.highest;
-    h->record(ns);
+    // A sub-µs command (most of them) is the 1 ns slot; the others are clamped to 1 s.
+    h->record_in_range(usec <= 0 ? 1 : std::min<std::int64_t>(usec * 1000, kLatencyHdr.highest));
   }
   // Command `id`'s histogram, null before its first call (and after CONFIG RESETSTAT).
   const LatencyHistogram* histogram(std::size_t id) const { return hist_[id].get(); }
