@@ -112,6 +112,11 @@ class LatencyCases:
         self.assertEqual(ns, sorted(ns))
         # p0.5 of 4 samples rounds to rank 0, taken as 1: the first sample's slot.
         self.assertEqual(bucket(ns[0])[1], ns[1])
+        # latency-tracking off: the section is its header, the histograms stay.
+        r.config_set("latency-tracking", "no")
+        self.addCleanup(r.config_set, "latency-tracking", "yes")
+        self.assertEqual(self.raw_call("INFO", "latencystats"), b"$16\r\n# Latencystats\r\n\r\n")
+        self.assertEqual(r.execute_command("LATENCY", "HISTOGRAM", "get")[1][1], 4)
 
     def spike(self):
         r = self.r

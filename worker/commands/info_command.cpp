@@ -485,7 +485,8 @@ void errorstats_section(Text& t, Shard& shard) {
 // HDR histogram (hdr_histogram.hpp), in µs with 3 decimals, as fillPercentileDistributionLatencies.
 void latencystats_section(Text& t, Shard& shard) {
   t.header("Latencystats");
-  if (shard.executor == nullptr) return;
+  // With latency-tracking off Redis shows the header alone (LATENCY HISTOGRAM still answers).
+  if (shard.executor == nullptr || !shard.config().latency_tracking) return;
   const CommandStats& stats = shard.executor->command_stats();
   const CommandTable& table = command_table();
   std::vector<const CommandDef*> shown;
