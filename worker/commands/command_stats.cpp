@@ -8,7 +8,7 @@
 
 namespace ruvio::worker {
 
-CommandStats::CommandStats() : counters_(command_table().ids()) {}
+CommandStats::CommandStats() : counters_(command_table().ids()), hist_(command_table().ids()) {}
 
 void CommandStats::on_error(std::string_view text) {
   ++total_errors_;
@@ -28,7 +28,8 @@ void CommandStats::on_error(std::string_view text) {
 
 void CommandStats::reset() {
   std::fill(counters_.begin(), counters_.end(), CommandCounters{});
-  std::fill(hist_.begin(), hist_.end(), 0);
+  // resetCommandTableStats frees the histograms: LATENCY HISTOGRAM lists none until called.
+  for (auto& h : hist_) h.reset();
   errors_.clear();
   total_errors_ = 0;
   checked_errors_ = 0;
@@ -74,52 +75,6 @@ void SlowLog::maybe_add(std::int64_t threshold, std::uint64_t max_len,
 
 void SlowLog::trim(std::uint64_t max_len) {
   while (entries_.size() > max_len) entries_.pop_back();
-}
-
-void LatencyMonitor::add(std::string_view event, std::uint32_t ms) {
-  const auto now = static_cast<std::int64_t>(std::time(nullptr));
-  Series* s = nullptr;
-  for (Series& x : series_) {
-    if (x.event == event) s = &x;
-  }
-  if (s == nullptr) {
-    series_.push_back(Series{std::string(event), {}, 0});
-    s = &series_.back();
-  }
-  s->max = std::max(s->max, ms);
-  // One sample per second: a second event in the same second keeps the larger latency.
-  if (!s->samples.empty() && s->samples.back().time == now) {
-    s->samples.back().latency = std::max(s->samples.back().latency, ms);
-    return;
-  }
-  s->samples.push_back(Sample{now, ms});
-  if (s->samples.size() > kSamples) s->samples.pop_front();
-}
-
-std::size_t LatencyMonitor::reset(std::span<const std::string_view> events) {
-  if (events.empty()) {
-    const std::size_t n = series_.size();
-    series_.clear();
-    return n;
-  }
-  std::size_t n = 0;
-  for (std::string_view ev : events) {
-    for (auto it = series_.begin(); it != series_.end(); ++it) {
-      if (it->event == ev) {
-        series_.erase(it);
-        ++n;
-        break;
-      }
-    }
-  }
-  return n;
-}
-
-const LatencyMonitor::Series* LatencyMonitor::find(std::string_view event) const {
-  for (const Series& s : series_) {
-    if (s.event == event) return &s;
-  }
-  return nullptr;
 }
 
 bool redacted_args(std::span<const std::string_view> args, std::vector<std::size_t>& positions) {

@@ -7,9 +7,10 @@
 // the latency monitor only work when a command is slower than their thresholds.
 #pragma once
 
-#include <bit>
+#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,8 @@
 
 #include "proto/resp_writer.hpp"
 #include "worker/commands/command.hpp"
+#include "worker/commands/hdr_histogram.hpp"
+#include "worker/commands/latency_monitor.hpp"
 
 namespace ruvio::worker {
 
@@ -50,34 +53,25 @@ class CommandStats final : public proto::ErrorSink {
   // (prefix, count) in first-seen order; INFO sorts them as Redis's rax does.
   const std::vector<std::pair<std::string, std::uint64_t>>& errors() const { return errors_; }
 
-  // latency-tracking: Redis keeps an HDR histogram per command and reports it in
-  // log2 buckets of microseconds (LATENCY HISTOGRAM) and as percentiles (INFO latencystats).
-  // Ruvio keeps those log2 buckets only: bucket b counts durations in (2^(b-1), 2^b] × 1.024 µs
-  // (Redis's first bucket is 1024 ns), so HISTOGRAM answers the same buckets and the
-  // percentiles are the bucket's upper bound (Redis's are exact to 2 significant digits).
-  static constexpr std::size_t kBuckets = 40;
+  // latency-tracking: Redis's updateCommandLatencyHistogram. The duration in µs is recorded
+  // in ns (so every sample is a multiple of 1000, as Redis's), clamped to the histogram's
+  // 1 ns .. 1 s; a command's 24 KiB histogram is made on its first call.
   void record_latency(const CommandDef& def, std::int64_t usec) {
-    if (hist_.empty()) hist_.assign(counters_.size() * kBuckets, 0);
-    const std::uint64_t ns = static_cast<std::uint64_t>(usec < 0 ? 0 : usec) * 1000;
-    const std::uint64_t units = (ns + 1023) / 1024;  // of Redis's 1024 ns first bucket
-    std::size_t b = units <= 1 ? 0 : static_cast<std::size_t>(std::bit_width(units - 1));
-    if (b >= kBuckets) b = kBuckets - 1;
-    hist_[def.id * kBuckets + b]++;
+    std::unique_ptr<LatencyHistogram>& h = hist_[def.id];
+    if (h == nullptr) [[unlikely]]
+      h = std::make_unique<LatencyHistogram>();
+    // A sub-µs command (most of them) is the 1 ns slot; the others are clamped to 1 s.
+    h->record_in_range(usec <= 0 ? 1 : std::min<std::int64_t>(usec * 1000, kLatencyHdr.highest));
   }
-  // Counts per bucket of command `id` (empty when nothing was recorded).
-  std::span<const std::uint64_t> histogram(std::size_t id) const {
-    if (hist_.empty()) return {};
-    return std::span<const std::uint64_t>(hist_).subspan(id * kBuckets, kBuckets);
-  }
-  // The upper bound of bucket b in µs, as Redis prints it (1, 2, 4, …).
-  static std::uint64_t bucket_usec(std::size_t b) { return std::uint64_t{1} << b; }
+  // Command `id`'s histogram, null before its first call (and after CONFIG RESETSTAT).
+  const LatencyHistogram* histogram(std::size_t id) const { return hist_[id].get(); }
 
   // CONFIG RESETSTAT.
   void reset();
 
  private:
   std::vector<CommandCounters> counters_;
-  std::vector<std::uint64_t> hist_;
+  std::vector<std::unique_ptr<LatencyHistogram>> hist_;  // by CommandDef::id
   std::vector<std::pair<std::string, std::uint64_t>> errors_;
   std::uint64_t total_errors_ = 0;
   std::uint64_t checked_errors_ = 0;
@@ -107,31 +101,6 @@ class SlowLog {
  private:
   std::deque<Entry> entries_;  // front = newest
   std::uint64_t next_id_ = 0;
-};
-
-// Redis's latency.c: per event, the last 160 samples (one per second: the max within it),
-// the latest and the all-time max, in milliseconds.
-class LatencyMonitor {
- public:
-  struct Sample {
-    std::int64_t time = 0;  // unix seconds
-    std::uint32_t latency = 0;
-  };
-  struct Series {
-    std::string event;
-    std::deque<Sample> samples;  // oldest first, at most kSamples
-    std::uint32_t max = 0;
-  };
-  static constexpr std::size_t kSamples = 160;
-
-  void add(std::string_view event, std::uint32_t ms);
-  // LATENCY RESET: the named events (all when empty); returns how many series were dropped.
-  std::size_t reset(std::span<const std::string_view> events);
-  const std::vector<Series>& series() const { return series_; }
-  const Series* find(std::string_view event) const;
-
- private:
-  std::vector<Series> series_;
 };
 
 // AUTH's arguments, HELLO's AUTH pair and MIGRATE's passwords as SLOWLOG and MONITOR show

@@ -129,10 +129,13 @@ void Executor::account_slow(const CommandDef& def, ClientInfo& client,
     slowlog_.maybe_add(config.slowlog_log_slower_than, config.slowlog_max_len, args, usec,
                        client.addr, client.name);
   }
-  if (config.latency_monitor_threshold > 0 && usec / 1000 >= config.latency_monitor_threshold) {
-    latency_.add((def.flags & kFast) ? "fast-command" : "command",
-                 static_cast<std::uint32_t>(usec / 1000));
+  // The event is named after the command that ran (a container's subcommand), as real_cmd.
+  const CommandDef* ran = &def;
+  if (!def.subcommands.empty() && args.size() >= 2) {
+    if (const CommandDef* sub = CommandTable::find_sub(def, args[1])) ran = sub;
   }
+  latency_.add_if_needed(config.latency_monitor_threshold,
+                         (ran->flags & kFast) ? "fast-command" : "command", usec / 1000);
 }
 
 Executor::Executor(Shard& shard) : shard_(shard) {

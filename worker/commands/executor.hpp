@@ -10,6 +10,7 @@
 // the loop.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -155,6 +156,7 @@ class Executor {
   void account(const CommandDef& def, ClientInfo& client, std::span<const std::string_view> args,
                std::int64_t usec);
   // account() past its thresholds: the slow log and the latency monitor.
+  void note_eviction_cycle(std::chrono::steady_clock::time_point start);
   [[gnu::noinline]] void account_slow(const CommandDef& def, ClientInfo& client,
                                       std::span<const std::string_view> args, std::int64_t usec);
 };

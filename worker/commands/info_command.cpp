@@ -482,41 +482,27 @@ void errorstats_section(Text& t, Shard& shard) {
 }
 
 // latency_percentiles_usec_<name>: the latency-tracking-info-percentiles of each command's
-// histogram (command_stats.hpp: the bucket's upper bound, in µs).
+// HDR histogram (hdr_histogram.hpp), in µs with 3 decimals, as fillPercentileDistributionLatencies.
 void latencystats_section(Text& t, Shard& shard) {
   t.header("Latencystats");
-  if (shard.executor == nullptr) return;
+  // With latency-tracking off Redis shows the header alone (LATENCY HISTOGRAM still answers).
+  if (shard.executor == nullptr || !shard.config().latency_tracking) return;
   const CommandStats& stats = shard.executor->command_stats();
   const CommandTable& table = command_table();
   std::vector<const CommandDef*> shown;
   for (std::size_t id = 0; id < table.ids(); ++id) {
-    for (std::uint64_t n : stats.histogram(id)) {
-      if (n != 0) {
-        shown.push_back(table.by_id(id));
-        break;
-      }
-    }
+    if (stats.histogram(id) != nullptr) shown.push_back(table.by_id(id));
   }
   std::sort(shown.begin(), shown.end(),
             [](const CommandDef* a, const CommandDef* b) { return a->name < b->name; });
   const std::vector<double>& percentiles = shard.config().latency_tracking_percentiles;
   for (const CommandDef* def : shown) {
-    const auto h = stats.histogram(def->id);
-    std::uint64_t total = 0;
-    for (std::uint64_t n : h) total += n;
+    const LatencyHistogram& h = *stats.histogram(def->id);
     std::string value;
     for (double p : percentiles) {
-      auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total)));
-      if (rank == 0) rank = 1;
-      std::uint64_t cumulative = 0;
-      std::size_t b = 0;
-      for (; b < h.size(); ++b) {
-        cumulative += h[b];
-        if (cumulative >= rank) break;
-      }
       char num[48];
       std::snprintf(num, sizeof num, "%.3f",
-                    1.024 * static_cast<double>(CommandStats::bucket_usec(b)));
+                    static_cast<double>(h.value_at_percentile(p)) / 1000.0);
       if (!value.empty()) value += ',';
       value.append("p").append(format_percentile(p)).append("=").append(num);
     }

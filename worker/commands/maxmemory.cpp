@@ -29,6 +29,15 @@ std::chrono::microseconds eviction_time_limit(int tenacity) {
 
 }  // namespace
 
+// The latency monitor's "eviction-cycle": the whole pass, in ms (Redis's performEvictions).
+void Executor::note_eviction_cycle(std::chrono::steady_clock::time_point start) {
+  const std::int64_t threshold = shard_.config().latency_monitor_threshold;
+  if (threshold == 0) return;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  latency_.add_if_needed(threshold, "eviction-cycle", ms.count());
+}
+
 bool Executor::perform_evictions() {
   const std::uint64_t limit = shard_.maxmemory_share();
   eviction_pending_ = false;
@@ -66,10 +75,12 @@ bool Executor::perform_evictions() {
       if (shard_.config().lazyfree_lazy_eviction && shard_.counted_memory() <= limit) break;
       if (std::chrono::steady_clock::now() - start > time_limit) {
         eviction_pending_ = true;
+        note_eviction_cycle(start);
         return true;  // EVICT_RUNNING: the command runs, the timer evicts on
       }
     }
   }
+  note_eviction_cycle(start);
   return freed >= to_free || shard_.counted_memory() <= limit;
 }
 

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 #include "worker/commands/command.hpp"
@@ -117,111 +118,66 @@ void latency_reset(Context& ctx) {
   ctx.out.integer(static_cast<std::int64_t>(n));
 }
 
-// Redis's latencyCommandGenSparkeline is a chart of the samples; the header lines and the
-// refusal of an unknown event are Redis's, the chart below is a plain list of the samples.
+std::int64_t unix_now() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
+
 void latency_graph(Context& ctx) {
   const LatencyMonitor::Series* s = executor(ctx).latency().find(ctx.args[2]);
-  if (s == nullptr || s->samples.empty()) {
+  if (s == nullptr) {
     std::string msg = "ERR No samples available for event '";
     msg.append(ctx.args[2]).append("'");
     ctx.out.error(msg);
     return;
   }
-  std::uint32_t low = s->samples.front().latency;
-  std::uint32_t high = low;
-  for (const auto& x : s->samples) {
-    low = std::min(low, x.latency);
-    high = std::max(high, x.latency);
-  }
-  char line[160];
-  std::snprintf(line, sizeof line,
-                "%s - high %" PRIu32 " ms, low %" PRIu32 " ms (all time high %" PRIu32 " ms)\n",
-                s->event.c_str(), high, low, s->max);
-  std::string text = line;
-  text.append(80, '-').append("\n");
-  for (const auto& x : s->samples) {
-    std::snprintf(line, sizeof line, "%" PRId64 " %" PRIu32 "ms\n", x.time, x.latency);
-    text.append(line);
-  }
-  ctx.out.verbatim(text);
+  ctx.out.verbatim(latency_graph(*s, unix_now()));
 }
 
 void latency_doctor(Context& ctx) {
-  const auto& series = executor(ctx).latency().series();
-  std::string text;
-  if (ctx.shard.config().latency_monitor_threshold == 0) {
-    text =
-        "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis "
-        "instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order "
-        "to enable it. If we weren't in a deep space mission I'd suggest to take a look at "
-        "https://redis.io/topics/latency-monitor.\n";
-  } else if (series.empty()) {
-    text =
-        "Dave, no latency spike was observed during the lifetime of this Redis instance, not in "
-        "the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, "
-        "and think things over.\n";
-  } else {
-    text =
-        "Dave, I have observed latency spikes in this Redis instance. You don't mind talking "
-        "about it, do you Dave?\n\n";
-    int i = 1;
-    char line[256];
-    for (const auto& s : series) {
-      std::uint64_t sum = 0;
-      for (const auto& x : s.samples) sum += x.latency;
-      std::snprintf(line, sizeof line,
-                    "%d. %s: %zu latency spikes (average %" PRIu64
-                    "ms, mean deviation 0ms, "
-                    "period 0 sec). Worst all time event %" PRIu32 "ms.\n",
-                    i++, s.event.c_str(), s.samples.size(),
-                    s.samples.empty() ? 0 : sum / s.samples.size(), s.max);
-      text.append(line);
-    }
-    text.append(
-        "\nI have a few advices for you:\n\n- Check your system for slow commands with SLOWLOG "
-        "GET, and consider setting latency-monitor-threshold accordingly.\n");
-  }
-  ctx.out.verbatim(text);
+  const Config& config = ctx.shard.config();
+  LatencyReport report;
+  report.threshold_ms = config.latency_monitor_threshold;
+  report.slowlog_slower_than = config.slowlog_log_slower_than;
+  report.fsync_always = config.durability == Durability::kAlways;
+  report.huge_pages = anon_huge_pages_bytes() > 0;
+  report.now = unix_now();
+  ctx.out.verbatim(report.render(executor(ctx).latency()));
 }
 
-// Redis's fillCommandCDF: {calls, histogram_usec: {bucket µs: cumulative count}} with a
-// bucket only where the cumulative count grew.
-void reply_histogram(Context& ctx, const CommandDef& def, std::span<const std::uint64_t> h) {
-  std::uint64_t total = 0;
+// fillCommandCDF: {calls, histogram_usec: {µs: cumulative count}} from the HDR histogram's
+// log walk (first level 1024 ns, base 2), a bucket only where the cumulative count grew. The
+// µs are the slot's highest equivalent value / 1000 (1, 2, 4, ..., 32, 65, 131, ...).
+void reply_histogram(Context& ctx, const CommandDef& def, const LatencyHistogram& h) {
+  std::int64_t previous = 0;
   std::size_t steps = 0;
-  for (std::uint64_t n : h) {
-    total += n;
-    steps += n != 0;
-  }
+  h.for_each_log_step(1024, 2, [&](std::int64_t, std::uint64_t cumulative) {
+    steps += static_cast<std::int64_t>(cumulative) > previous;
+    previous = static_cast<std::int64_t>(cumulative);
+  });
   ctx.out.bulk(def.name);
   ctx.out.map(2);
   ctx.out.bulk("calls");
-  ctx.out.integer(static_cast<std::int64_t>(total));
+  ctx.out.integer(static_cast<std::int64_t>(h.total()));
   ctx.out.bulk("histogram_usec");
   ctx.out.map(steps);
-  std::uint64_t cumulative = 0;
-  for (std::size_t b = 0; b < h.size(); ++b) {
-    if (h[b] == 0) continue;
-    cumulative += h[b];
-    ctx.out.integer(static_cast<std::int64_t>(CommandStats::bucket_usec(b)));
-    ctx.out.integer(static_cast<std::int64_t>(cumulative));
-  }
+  previous = 0;
+  h.for_each_log_step(1024, 2, [&](std::int64_t highest, std::uint64_t cumulative) {
+    if (static_cast<std::int64_t>(cumulative) > previous) {
+      ctx.out.integer(highest / 1000);
+      ctx.out.integer(static_cast<std::int64_t>(cumulative));
+    }
+    previous = static_cast<std::int64_t>(cumulative);
+  });
 }
 
-bool has_samples(std::span<const std::uint64_t> h) {
-  for (std::uint64_t n : h) {
-    if (n != 0) return true;
-  }
-  return false;
-}
-
+// Every command with a histogram; or those named (a container adds its subcommands', and a
+// name given twice is answered twice, as latencySpecificCommandsFillCDF does).
 void latency_histogram(Context& ctx) {
   const CommandStats& stats = executor(ctx).command_stats();
   const CommandTable& table = command_table();
   std::vector<const CommandDef*> shown;
   auto add = [&](const CommandDef* def) {
-    if (def == nullptr || !has_samples(stats.histogram(def->id))) return;
-    if (std::find(shown.begin(), shown.end(), def) == shown.end()) shown.push_back(def);
+    if (stats.histogram(def->id) != nullptr) shown.push_back(def);
   };
   if (ctx.argc() == 2) {
     for (std::size_t id = 0; id < table.ids(); ++id) add(table.by_id(id));
@@ -234,11 +190,15 @@ void latency_histogram(Context& ctx) {
       if (def != nullptr && bar != std::string_view::npos) {
         def = CommandTable::find_sub(*def, name.substr(bar + 1));
       }
+      if (def == nullptr) continue;
       add(def);
+      if (bar == std::string_view::npos) {
+        for (const CommandDef& sub : def->subcommands) add(&sub);
+      }
     }
   }
   ctx.out.map(shown.size());
-  for (const CommandDef* def : shown) reply_histogram(ctx, *def, stats.histogram(def->id));
+  for (const CommandDef* def : shown) reply_histogram(ctx, *def, *stats.histogram(def->id));
 }
 
 void latency_help(Context& ctx) {
@@ -401,13 +361,14 @@ const CommandDef kSlowlogSubs[] = {
 const CommandDef kLatencySubs[] = {
     {"latency|histogram", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_histogram, latency_histogram, "server",
      "Return the cumulative distribution of latencies of a subset of commands or all.",
-     "7.0.0", "O(N) where N is the number of commands with latency information being retrieved.", "admin slow dangerous"},
+     "7.0.0", "O(N) where N is the number of commands with latency information being retrieved.", "admin slow dangerous",
+     {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|doctor", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_doctor, latency_doctor, "server",
      "Return a human readable latency analysis report.",
      "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
     {"latency|reset", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_reset, latency_reset, "server",
      "Reset latency data for one or more events.",
-     "2.8.13", "O(1)", "admin slow dangerous"},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|graph", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_graph, latency_graph, "server",
      "Return a latency graph for the event.",
      "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
@@ -416,10 +377,10 @@ const CommandDef kLatencySubs[] = {
      "2.8.13", "O(1)", "slow"},
     {"latency|latest", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_latest, latency_latest, "server",
      "Return the latest latency samples for all events.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kConcat}},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|history", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_history, latency_history, "server",
      "Return timestamp-latency samples for the event.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kConcat}},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
 };
 
 const CommandDef kOpsCommands[] = {

@@ -159,6 +159,20 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
   std::map<std::string, std::int64_t, std::less<>> sums;
   std::map<int, Db> keyspace;
   CounterLines counters;
+  // latency_percentiles_usec_<name> of every worker: percentiles do not add up, so a command
+  // that ran on several workers shows the line of the first worker that has it (this one
+  // first); one that ran on one worker only shows that worker's exact line.
+  std::map<std::string, std::string, std::less<>> percentiles;
+  std::vector<std::size_t> order(texts.size());
+  for (std::size_t w = 0; w < order.size(); ++w) order[w] = w;
+  if (self < order.size()) std::swap(order[0], order[self]);
+  for (std::size_t w : order) {
+    for_each_line(texts[w], [&](std::string_view line) {
+      if (!line.starts_with("latency_percentiles_usec_")) return;
+      const std::size_t colon = line.find(':');
+      percentiles.emplace(std::string(line.substr(0, colon)), std::string(line));
+    });
+  }
   std::vector<std::int64_t> worker_keys(texts.size(), 0);
   std::vector<std::int64_t> worker_memory(texts.size(), 0);
   std::vector<std::int64_t> worker_clients(texts.size(), 0);
@@ -198,6 +212,12 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
     if (in_keyspace && line.substr(0, 2) == "db") return;
     std::size_t colon = line.find(':');
     if (colon != std::string_view::npos && CounterLines::wanted(line.substr(0, colon))) return;
+    if (line.starts_with("latency_percentiles_usec_")) return;
+    if (line == "# Latencystats") {
+      out.append(line).append("\r\n");
+      for (const auto& [key, text] : percentiles) out.append(text).append("\r\n");
+      return;
+    }
     if (line == "# Commandstats" || line == "# Errorstats") {
       out.append(line).append("\r\n");
       counters.write(out, line == "# Commandstats" ? "cmdstat_" : "errorstat_");

@@ -16,6 +16,7 @@
 #include "worker/commands/executor.hpp"
 #include "worker/route/acl_log_merge.hpp"
 #include "worker/route/info_merge.hpp"
+#include "worker/route/latency_merge.hpp"
 
 namespace ruvio::worker {
 
@@ -709,6 +710,12 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       }
       return;
     }
+    case Merge::kLatency:
+      merge = [sub = std::string(args.size() > 1 ? args[1] : ""), resp = c.info().resp](
+                  std::vector<std::string>& parts, std::string& out) {
+        merge_latency(sub, parts, resp, out);
+      };
+      break;
     case Merge::kText:
       merge = [resp = c.info().resp](std::vector<std::string>& parts, std::string& out) {
         if (const std::string* e = first_error(parts)) {

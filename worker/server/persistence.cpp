@@ -307,7 +307,17 @@ void Persistence::set_writable_state(bool ok) {
 void Persistence::on_turn() {
   if (!journaling_ || writer_->buffer().empty()) return;
   bool ok = writer_->flush();
-  if (ok && always_) ok = writer_->sync();
+  if (ok && always_) {
+    // Redis's "aof-fsync-always" latency event; the clock is read only with the monitor on.
+    const std::int64_t threshold = shard_.config().latency_monitor_threshold;
+    const std::uint64_t start = threshold > 0 ? uv_hrtime() : 0;
+    ok = writer_->sync();
+    if (threshold > 0 && shard_.executor != nullptr) {
+      shard_.executor->latency().add_if_needed(
+          threshold, "aof-fsync-always",
+          static_cast<std::int64_t>((uv_hrtime() - start) / 1000000));
+    }
+  }
   if (ok) return;
   if (always_) {
     // The replies of this turn promise their records are on disk, and they are not: the
@@ -379,6 +389,7 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
   auto all = dbs();
   const auto libraries = library_codes();
   const std::int64_t now = wall_ms();
+  const std::uint64_t fork_start = uv_hrtime();
   pid_t pid = ::fork();
   if (pid < 0) return std::string("fork: ") + std::strerror(errno);
   if (pid == 0) {
@@ -397,6 +408,7 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
     }
     std::_Exit(0);
   }
+  note_fork(uv_hrtime() - fork_start);
   child_ = pid;
   child_rewrite_ = rewrite;
   child_seq_ = seq;
@@ -405,6 +417,18 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
   logged_at_snapshot_ = writer_->logged_bytes();
   spdlog::info("background snapshot started by pid {}", pid);
   return std::nullopt;
+}
+
+// Redis's redisFork: the "fork" latency event (ms) and the fork rate LATENCY DOCTOR judges
+// (the dataset's GB copied per second of fork).
+void Persistence::note_fork(std::uint64_t ns) {
+  if (shard_.executor == nullptr) return;
+  worker::LatencyMonitor& monitor = shard_.executor->latency();
+  const double usec = std::max<double>(static_cast<double>(ns) / 1000.0, 1.0);
+  monitor.set_fork_rate(static_cast<double>(shard_.used_memory()) * 1000000 / usec /
+                        (1024.0 * 1024 * 1024));
+  monitor.add_if_needed(shard_.config().latency_monitor_threshold, "fork",
+                        static_cast<std::int64_t>(ns / 1000000));
 }
 
 void Persistence::reap_child() {

@@ -105,6 +105,7 @@ class Persistence final : public Service, public worker::Journal {
   std::vector<std::string_view> library_codes() const;
 
   uv_loop_t* loop_;
+  void note_fork(std::uint64_t ns);
   worker::Shard& shard_;
   control::WorkerInit init_;
   Execute execute_;

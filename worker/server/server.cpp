@@ -601,13 +601,21 @@ void Server::housekeeping() {
   const bool frozen = shard_.client_pause.paused(now) || !shard_.active_expire_enabled;
   // Like Redis's active expire cycle: keep sampling a database while more than a tenth of
   // what was sampled had expired, within a time limit per tick (a quarter of the tick).
-  std::uint64_t deadline = uv_hrtime() + kExpireTimeLimitNs;
+  const std::uint64_t expire_start = uv_hrtime();
+  const std::uint64_t deadline = expire_start + kExpireTimeLimitNs;
   for (int i = 0; i < shard_.databases(); ++i) {
     store::Db& db = shard_.db(i);
     while (!frozen && db.expires_size() > 0) {
       std::size_t n = db.expire_cycle(now, kExpireBudget);
       expired += n;
       if (n < kExpireBudget / 10 || uv_hrtime() > deadline) break;
+    }
+    // Redis's "expire-cycle" latency event: the pass over the databases, in ms.
+    if (const std::int64_t threshold = shard_.config().latency_monitor_threshold;
+        threshold > 0 && i + 1 == shard_.databases()) [[unlikely]] {
+      executor_.latency().add_if_needed(
+          threshold, "expire-cycle",
+          static_cast<std::int64_t>((uv_hrtime() - expire_start) / 1000000));
     }
     db.rehash_step(kRehashBucketsPerTick);
     // LFU decay (lfu-decay-time, minutes): a bounded slice of the pass each tick.
