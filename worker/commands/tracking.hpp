@@ -21,7 +21,8 @@
 // changes B sends A a one-way "key" message (mesh kind kTracking) naming the reader and the
 // writer; A applies the reader's flags (NOLOOP: the writer is the client itself, through
 // whichever worker) and sends the invalidation as above. A REDIRECT target on another worker
-// gets a "redir" message. BCAST: each worker tells the others the prefixes its clients hold
+// gets a "redir" message (naming the tracking client, which a "broken" message answers when
+// the target left). BCAST: each worker tells the others the prefixes its clients hold
 // ("prefixes"); a worker that changes a matching key sends the key and its writer ("bcast")
 // to that worker once per loop turn, which adds it to its own per-prefix lists. FLUSHDB /
 // FLUSHALL fan out to every worker, so each sends its own clients the null invalidation.
@@ -66,8 +67,9 @@ class Tracking {
 
   // The server's side: a client's push stream and state by id (null: it left).
   std::function<proto::ReplyWriter*(std::uint64_t id, const ClientInfo** info)> writer;
-  // The mesh: a one-way kTracking message to worker `w` (null with one worker).
-  std::function<void(int w, std::span<const std::string_view> args)> peer;
+  // The mesh: a one-way kTracking message to worker `w` (null with one worker); false when
+  // w is unreachable (restarting: its clients are gone).
+  std::function<bool(int w, std::span<const std::string_view> args)> peer;
   void set_workers(int self, int workers) {
     self_ = self;
     workers_ = workers;
@@ -130,6 +132,13 @@ class Tracking {
   }
   // A kTracking message from worker `from`.
   void on_peer_message(int from, std::span<const std::string_view> args);
+  // The link to worker `w` broke (tracking_restart.cpp): it forgot what this worker's
+  // clients read there, so those (and every BCAST client) get a null invalidation, as on
+  // FLUSHALL; its clients are gone, so what is kept here for them is dropped.
+  // `readers`: this worker's clients whose tracked reads went to w.
+  void peer_lost(int w, std::span<const std::uint64_t> readers);
+  // Worker `w` is reachable again: it learns this worker's BCAST prefixes.
+  void peer_up(int w);
 
   // A key changed (any database).
   void invalidate(std::string_view key);
@@ -162,7 +171,11 @@ class Tracking {
                             std::span<const std::string_view> keys, bool null);
   void queue(std::uint64_t id, std::string_view key, bool null);
   void evict_over(std::size_t max_keys);
-  void announce_prefixes();
+  // To every peer, or to worker `only`.
+  void announce_prefixes(int only = -1);
+  // The REDIRECT target of tracking client `t` is gone: flagged, and told (RESP3) with
+  // Redis's tracking-redir-broken push.
+  void broken_redirect(std::uint64_t id, Client& t);
 
   std::unordered_map<std::uint64_t, Client> clients_;
   std::unordered_map<std::string, std::unordered_set<std::uint64_t>> table_;

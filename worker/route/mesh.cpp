@@ -67,7 +67,7 @@ void MeshLink::connect() {
   ++generation_;
   uv_read_start(reinterpret_cast<uv_stream_t*>(pipe_), on_alloc, on_read);
   spdlog::info("mesh link to worker {} up", peer_);
-  server_.on_mesh_link_up();
+  server_.on_mesh_link_up(peer_);
 }
 
 void MeshLink::on_retry(uv_timer_t* t) {
@@ -174,6 +174,13 @@ void MeshLink::fail(const char* why) {
   uv_read_stop(reinterpret_cast<uv_stream_t*>(pipe_));
   release_pipe();
   uv_timer_start(&retry_, on_retry, kRetryMs, 0);
+  server_.on_mesh_link_down(peer_);
+}
+
+void MeshLink::connect_now() {
+  if (state_ != State::kDown) return;
+  uv_timer_stop(&retry_);
+  connect();
 }
 
 void MeshLink::release_pipe() {
@@ -421,6 +428,7 @@ void MeshListener::on_connection(uv_stream_t* s, int status) {
   }
   self->peers_.push_back(p);
   uv_read_start(reinterpret_cast<uv_stream_t*>(&p->pipe), Peer::on_alloc, Peer::on_read);
+  if (self->peer_connected) self->peer_connected();
 }
 
 void MeshListener::on_peer_closed(Peer* p) {
