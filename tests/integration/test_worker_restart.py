@@ -12,7 +12,8 @@ supervisor, and what those clients hold on worker 1 must hold again (or they are
   (compared frame by frame with redis-server).
 - MONITOR: a monitor on worker 0 sees the commands of clients of the restarted worker.
 - pub/sub through the proxy: a subscriber on worker 0 receives what clients of the restarted
-  worker publish."""
+  worker publish.
+- CLIENT PAUSE WRITE in force holds the writes of the restarted worker's clients too."""
 
 import os
 import signal
@@ -275,6 +276,17 @@ class RestartedWorkerTest(unittest.TestCase):
         while want not in seen and time.monotonic() < deadline:
             seen += m.read_reply()
         self.assertIn(want, seen)
+
+    def test_client_pause_reaches_restarted_worker(self):
+        c = self.frames(0)
+        start = time.monotonic()
+        self.assertEqual(c.call(b"CLIENT", b"PAUSE", b"2500", b"WRITE"), b"+OK\r\n")
+        restart_worker(self, self.srv)
+        w = self.frames(1)
+        self.assertEqual(w.call(b"GET", B[0]), b"$-1\r\n")  # reads go on
+        self.assertEqual(w.call(b"SET", B[0], b"held"), b"+OK\r\n")
+        # The new worker held the write until the pause that worker 0 still had ended.
+        self.assertGreaterEqual(time.monotonic() - start, 2.4)
 
 
 if __name__ == "__main__":

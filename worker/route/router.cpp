@@ -914,6 +914,19 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       for (const std::optional<Digest>& x : parts) out.bulk(x ? digest_hex(*x) : std::string());
       return true;
     }
+    case MeshKind::kPause: {
+      const auto end = args.size() == 2 ? parse_int64(args[1]) : std::nullopt;
+      if (!end || (args[0] != "ALL" && args[0] != "WRITE")) {
+        out.error("ERR malformed mesh request");
+        return true;
+      }
+      // As CLIENT PAUSE: never weakens a pause in force here.
+      ClientPause& pause = executor_.shard().client_pause;
+      pause.expire(executor_.shard().now_ms());
+      pause.pause(args[0] == "ALL" ? ClientPause::Mode::kAll : ClientPause::Mode::kWrite, *end);
+      out.ok();
+      return true;
+    }
     case MeshKind::kMonitor: {
       Monitors& monitors = executor_.shard().monitors;
       if (args.size() == 2 && args[0] == "line") {

@@ -59,13 +59,9 @@ class Server final : public RouteHost, public BusyService {
   void deliver(const MeshWaiter& waiter, std::string_view reply) override;
   void mark_mesh_dirty() override { mesh_dirty_ = true; }
   // Readiness waits for the mesh: "ready" means every worker can reach every key.
-  // A peer that (re)connects learns again that this worker's clients monitor and the BCAST
-  // prefixes they hold.
-  void on_mesh_link_up(int peer) override {
-    if (shard_.monitors.has_local()) router_.monitor_announce(true);
-    shard_.tracking.peer_up(peer);
-    maybe_ready();
-  }
+  // A peer that (re)connects learns again that this worker's clients monitor, the BCAST
+  // prefixes they hold, and a CLIENT PAUSE in force (it went to every worker).
+  void on_mesh_link_up(int peer) override;
   // Its monitors are gone, and so are the keys it remembered for this worker's tracking
   // clients: those are told to drop their caches.
   void on_mesh_link_down(int peer) override;
