@@ -12,7 +12,8 @@ supervisor, and what those clients hold on worker 1 must hold again (or they are
   (compared frame by frame with redis-server).
 - MONITOR: a monitor on worker 0 sees the commands of clients of the restarted worker.
 - pub/sub through the proxy: a subscriber on worker 0 receives what clients of the restarted
-  worker publish.
+  worker publish, and its keyspace notifications (notify-keyspace-events set at run time by
+  CONFIG SET reaches the new worker).
 - CLIENT PAUSE WRITE in force holds the writes of the restarted worker's clients too."""
 
 import os
@@ -251,7 +252,7 @@ class RestartedWorkerTest(unittest.TestCase):
         t.call(b"PING")
         self.assertEqual(t.frames, [b"_\r\n", broken, b"+PONG\r\n"])
 
-    def test_monitor_and_pubsub_after_restart(self):
+    def test_monitor_pubsub_and_config_after_restart(self):
         m = RawConn(self.srv.port)
         self.conns.append(m)
         for _ in range(400):
@@ -262,13 +263,22 @@ class RestartedWorkerTest(unittest.TestCase):
             self.conns.append(m)
         self.assertEqual(m.call(b"MONITOR"), b"+OK\r\n")
         s = self.frames(0)
+        # Set at run time (every worker): the restarted worker is told again.
+        self.assertEqual(s.call(b"CONFIG", b"SET", b"notify-keyspace-events", b"K$"),
+                         b"+OK\r\n")
         s.call(b"SUBSCRIBE", b"news")
+        s.call(b"SUBSCRIBE", b"__keyspace@0__:" + B[0])
         restart_worker(self, self.srv)
         w = self.frames(1)
+        self.assertEqual(w.call(b"CONFIG", b"GET", b"notify-keyspace-events"),
+                         b"*2\r\n$22\r\nnotify-keyspace-events\r\n$2\r\n$K\r\n")
         w.call(b"SET", B[0], b"after")
         w.call(b"PUBLISH", b"news", b"hello")
         s.drain(0.3)
-        self.assertIn(b"*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n", s.frames)
+        channel = b"__keyspace@0__:" + B[0]
+        self.assertEqual(s.frames[-2:], [
+            b"*3\r\n$7\r\nmessage\r\n$%d\r\n%s\r\n$3\r\nset\r\n" % (len(channel), channel),
+            b"*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n"])
         m.sock.settimeout(5)
         seen = b""
         deadline = time.monotonic() + 5

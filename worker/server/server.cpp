@@ -438,33 +438,6 @@ void Server::maybe_ready() {
   send_control(control::WorkerReady{init_.id});
 }
 
-void Server::on_mesh_link_up(int peer) {
-  if (shard_.monitors.has_local()) router_.monitor_announce(true);
-  shard_.tracking.peer_up(peer);
-  const std::int64_t now = shard_.now_ms();
-  const ClientPause::Mode mode = shard_.client_pause.mode(now);
-  if (mode != ClientPause::Mode::kNone && shard_.client_pause.end_ms() > now) {
-    const std::string end = std::to_string(shard_.client_pause.end_ms());
-    const std::string_view args[] = {mode == ClientPause::Mode::kAll ? "ALL" : "WRITE", end};
-    router_.tell_peer(peer, MeshKind::kPause, args);
-  }
-  maybe_ready();
-}
-
-void Server::on_mesh_link_down(int peer) {
-  shard_.monitors.set_peer(peer, false);
-  if (!shard_.tracking.enabled()) return;
-  const std::uint64_t bit = tracking_peer_bit(peer);
-  std::vector<std::uint64_t> readers;
-  for (auto& [id, c] : clients_) {
-    if (!(c->info().tracking_peers & bit)) continue;
-    c->info().tracking_peers &= ~bit;
-    readers.push_back(id);
-  }
-  shard_.tracking.peer_lost(peer, readers);
-  shard_.update_listener();
-}
-
 void Server::deliver(const MeshWaiter& waiter, std::string_view reply) {
   auto it = clients_.find(waiter.client_id);
   if (it == clients_.end()) return;
