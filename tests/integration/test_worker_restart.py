@@ -14,7 +14,9 @@ supervisor, and what those clients hold on worker 1 must hold again (or they are
 - pub/sub through the proxy: a subscriber on worker 0 receives what clients of the restarted
   worker publish, and its keyspace notifications (notify-keyspace-events set at run time by
   CONFIG SET reaches the new worker).
-- CLIENT PAUSE WRITE in force holds the writes of the restarted worker's clients too."""
+- CLIENT PAUSE WRITE in force holds the writes of the restarted worker's clients too.
+- scripts (SCRIPT LOAD) and, without a WAL, function libraries are there again for EVALSHA and
+  FCALL on the restarted worker's keys."""
 
 import os
 import signal
@@ -297,6 +299,20 @@ class RestartedWorkerTest(unittest.TestCase):
         self.assertEqual(w.call(b"SET", B[0], b"held"), b"+OK\r\n")
         # The new worker held the write until the pause that worker 0 still had ended.
         self.assertGreaterEqual(time.monotonic() - start, 2.4)
+
+    def test_scripts_and_functions_after_restart(self):
+        c = self.frames(0)
+        body = b"return {KEYS[1], ARGV[1]}"
+        sha = parse(c.call(b"SCRIPT", b"LOAD", body))
+        lib = b"#!lua name=rlib\nredis.register_function('rf', function(k, a) return a[1] end)"
+        self.assertEqual(c.call(b"FUNCTION", b"LOAD", lib), b"$4\r\nrlib\r\n")
+        restart_worker(self, self.srv)
+        # Through either worker, a key of the restarted one (memory durability: nothing of
+        # it was persisted).
+        for w in (c, self.frames(1)):
+            self.assertEqual(w.call(b"EVALSHA", sha, b"1", B[0], b"x"),
+                             b"*2\r\n$%d\r\n%s\r\n$1\r\nx\r\n" % (len(B[0]), B[0]))
+            self.assertEqual(w.call(b"FCALL", b"rf", b"1", B[0], b"y"), b"$1\r\ny\r\n")
 
 
 if __name__ == "__main__":

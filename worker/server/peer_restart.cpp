@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "worker/commands/server_family.hpp"
+#include "worker/script/functions.hpp"
+#include "worker/script/lua_engine.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/server.hpp"
 
@@ -41,6 +43,20 @@ void Server::on_mesh_link_up(int peer) {
     std::vector<std::string_view> args = {"CONFIG", "SET"};
     args.insert(args.end(), pairs.begin(), pairs.end());
     if (!pairs.empty()) router_.tell_peer(peer, MeshKind::kCommand, args);
+  }
+  // SCRIPT LOAD and FUNCTION LOAD reached every worker; scripts are never persisted, and
+  // functions only with a WAL.
+  if (const script::Engine* e = executor_.scripts_if_started()) {
+    e->for_each_script([&](std::string_view body) {
+      const std::string_view load[] = {"SCRIPT", "LOAD", body};
+      router_.tell_peer(peer, MeshKind::kCommand, load);
+    });
+    const script::Functions* f = e->functions_if_started();
+    if (init_.config.durability == Durability::kMemory && f != nullptr && f->library_count() != 0) {
+      const std::string payload = f->dump();
+      const std::string_view restore[] = {"FUNCTION", "RESTORE", payload, "REPLACE"};
+      router_.tell_peer(peer, MeshKind::kCommand, restore);
+    }
   }
   maybe_ready();
 }
