@@ -133,10 +133,12 @@ class Tracking {
   // A kTracking message from worker `from`.
   void on_peer_message(int from, std::span<const std::string_view> args);
   // The link to worker `w` broke (tracking_restart.cpp): it forgot what this worker's
-  // clients read there, so those (and every BCAST client) get a null invalidation, as on
-  // FLUSHALL; its clients are gone, so what is kept here for them is dropped.
-  // `readers`: this worker's clients whose tracked reads went to w.
+  // clients read there (`readers`: those whose tracked reads went to w) and their BCAST
+  // prefixes, so those clients and every BCAST client get a null invalidation, as on
+  // FLUSHALL.
   void peer_lost(int w, std::span<const std::uint64_t> readers);
+  // The link `w` opened to this worker closed: its clients' BCAST prefixes are dropped.
+  void peer_gone(int w);
   // Worker `w` is reachable again: it learns this worker's BCAST prefixes.
   void peer_up(int w);
 

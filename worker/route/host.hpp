@@ -41,6 +41,9 @@ class RouteHost {
   // The link to worker `peer` broke: it restarted (or stopped) and forgot this worker's
   // registrations, and its clients are gone.
   virtual void on_mesh_link_down(int peer) = 0;
+  // The link worker `peer` opened to this one closed: what it registered here over it (its
+  // monitors, its clients' BCAST prefixes) is gone.
+  virtual void on_mesh_peer_gone(int peer) = 0;
   // An answer from a peer for a client's reserved reply slot (dropped if the client left).
   virtual void deliver(const MeshWaiter& waiter, std::string_view reply) = 0;
   // A request that arrived over the mesh. Returns false, writing nothing, when it must wait

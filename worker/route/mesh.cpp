@@ -263,6 +263,7 @@ struct MeshListener::Peer {
         return;
       }
       const proto::MeshRequestHeader& h = request.header;
+      origin = h.origin;
       auto queue = parked.find(h.client_id);
       if (h.kind == MeshKind::kForget) {
         forget(h);
@@ -396,6 +397,7 @@ struct MeshListener::Peer {
   // which those clients started waiting. The origin is the same for a whole link.
   std::unordered_map<std::uint64_t, std::deque<Parked>> parked;
   std::deque<std::uint64_t> parked_order;
+  int origin = -1;  // the worker at the other end, once a frame said so
   bool closed = false;
 };
 
@@ -433,6 +435,8 @@ void MeshListener::on_connection(uv_stream_t* s, int status) {
 
 void MeshListener::on_peer_closed(Peer* p) {
   std::erase(peers_, p);
+  // What that worker registered here came over this link: it is gone with it.
+  if (p->origin >= 0 && listening_) server_.on_mesh_peer_gone(p->origin);
 }
 
 void MeshListener::flush_all() {
@@ -473,9 +477,10 @@ std::size_t MeshListener::parked_clients() const {
 }
 
 void MeshListener::close() {
+  const bool was_listening = listening_;
+  listening_ = false;  // shutting down: the peers' closes are no news for the host
   for (Peer* p : std::vector<Peer*>(peers_)) p->close();
-  if (listening_) uv_close(reinterpret_cast<uv_handle_t*>(&pipe_), nullptr);
-  listening_ = false;
+  if (was_listening) uv_close(reinterpret_cast<uv_handle_t*>(&pipe_), nullptr);
 }
 
 }  // namespace ruvio::worker

@@ -61,8 +61,13 @@ void Server::on_mesh_link_up(int peer) {
   maybe_ready();
 }
 
-void Server::on_mesh_link_down(int peer) {
+void Server::on_mesh_peer_gone(int peer) {
   shard_.monitors.set_peer(peer, false);
+  shard_.tracking.peer_gone(peer);
+  shard_.update_listener();
+}
+
+void Server::on_mesh_link_down(int peer) {
   if (!shard_.tracking.enabled()) return;
   const std::uint64_t bit = tracking_peer_bit(peer);
   std::vector<std::uint64_t> readers;

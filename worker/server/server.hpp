@@ -65,6 +65,7 @@ class Server final : public RouteHost, public BusyService {
   // Its monitors are gone, and so are the keys it remembered for this worker's tracking
   // clients: those are told to drop their caches.
   void on_mesh_link_down(int peer) override;
+  void on_mesh_peer_gone(int peer) override;
   // The writer for an unsolicited message (pub/sub) to client `id`, or null if it is gone.
   proto::ReplyWriter* push_writer(std::uint64_t id);
 
