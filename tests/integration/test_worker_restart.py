@@ -29,22 +29,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import harness  # noqa: E402
 import itest  # noqa: E402
 from resp_raw import Frames, RawConn, parse  # noqa: E402
+from test_tracking_workers import keys_on  # noqa: E402
 
 NULL_INVALIDATE = b">2\r\n$10\r\ninvalidate\r\n_\r\n"
 
 
-def keys_on(worker, n, prefix="rs:"):
-    out, i = [], 0
-    while len(out) < n:
-        k = f"{prefix}{i}"
-        if harness.key_owner(k, 2) == worker:
-            out.append(k.encode())
-        i += 1
-    return out
-
-
-A = keys_on(0, 2)  # owned by worker 0: the observed clients' own worker
-B = keys_on(1, 2)  # owned by worker 1: the one restarted
+A = keys_on(0, 2, "rs:")  # owned by worker 0: the observed clients' own worker
+B = keys_on(1, 2, "rs:")  # owned by worker 1: the one restarted
 
 
 def invalidate(*keys):

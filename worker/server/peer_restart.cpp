@@ -22,13 +22,6 @@ namespace ruvio::worker {
 void Server::on_mesh_link_up(int peer) {
   if (shard_.monitors.has_local()) router_.monitor_announce(true);
   shard_.tracking.peer_up(peer);
-  const std::int64_t now = shard_.now_ms();
-  const ClientPause::Mode mode = shard_.client_pause.mode(now);
-  if (mode != ClientPause::Mode::kNone && shard_.client_pause.end_ms() > now) {
-    const std::string end = std::to_string(shard_.client_pause.end_ms());
-    const std::string_view args[] = {mode == ClientPause::Mode::kAll ? "ALL" : "WRITE", end};
-    router_.tell_peer(peer, MeshKind::kPause, args);
-  }
   const std::vector<std::string>& changed = srvfam::changed_params();
   if (!changed.empty()) {
     // One CONFIG SET of every changed parameter's value now (all-or-nothing there, as here).
@@ -57,6 +50,14 @@ void Server::on_mesh_link_up(int peer) {
       const std::string_view restore[] = {"FUNCTION", "RESTORE", payload, "REPLACE"};
       router_.tell_peer(peer, MeshKind::kCommand, restore);
     }
+  }
+  // Last: what was sent above must not wait behind the pause there.
+  const std::int64_t now = shard_.now_ms();
+  const ClientPause::Mode mode = shard_.client_pause.mode(now);
+  if (mode != ClientPause::Mode::kNone && shard_.client_pause.end_ms() > now) {
+    const std::string end = std::to_string(shard_.client_pause.end_ms());
+    const std::string_view args[] = {mode == ClientPause::Mode::kAll ? "ALL" : "WRITE", end};
+    router_.tell_peer(peer, MeshKind::kPause, args);
   }
   maybe_ready();
 }
