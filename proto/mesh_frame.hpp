@@ -67,8 +67,11 @@ enum class MeshKind : std::uint8_t {
   kDigest = 8,
   // This worker's ACL LOG entries, oldest fields raw (times in ms) for the proxy to regroup.
   kAclLog = 9,
+  // The sender's CLIENT PAUSE in force, for a peer that restarted meanwhile: "WRITE"|"ALL"
+  // and its end in wall-clock ms (the workers share the clock). Never parked; reply +OK.
+  kPause = 10,
 };
-inline constexpr std::uint8_t kMeshKindLast = 9;
+inline constexpr std::uint8_t kMeshKindLast = 10;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id

@@ -5,7 +5,9 @@ invalidation delivered back to T's worker. Each scenario runs on one redis-serve
 frames T (or its REDIRECT target R) receives must be byte-identical: RESP3 pushes (default,
 NOLOOP with T's own writes through the other worker, OPTIN with CLIENT CACHING yes, BCAST
 prefixes seeing writes on every worker, FLUSHALL's null) and RESP2 __redis__:invalidate
-messages to a REDIRECT client on the other worker."""
+messages to a REDIRECT client on the other worker. CLIENT TRACKING REDIRECT to an id of the
+other worker that no client holds answers Redis's error, and a target there that leaves makes
+the next message `tracking-redir-broken`."""
 
 import os
 import sys
@@ -132,6 +134,34 @@ def normalized(frames):
     return out
 
 
+def redirect_broken_scenario(port, workers):
+    """T (RESP3) redirects to R on the other worker; R leaves; T's next invalidation is
+    `tracking-redir-broken`. Returns T's frames after its CLIENT TRACKING."""
+    t = Frames(port, 0 if workers > 1 else None)
+    w = Frames(port, 1 if workers > 1 else None)
+    r = Frames(port, 1 if workers > 1 else None)
+    try:
+        w.call(b"SET", B[0], b"v")
+        t.call(b"HELLO", b"3")
+        rid = parse(r.call(b"CLIENT", b"ID"))
+        ok = t.call(b"CLIENT", b"TRACKING", b"ON", b"REDIRECT", b"%d" % rid)
+        t.frames.clear()
+        t.call(b"GET", B[0])
+        r.close()
+        r = None
+        time.sleep(0.2)  # R's close reaches its worker
+        w.call(b"SET", B[0], b"w")
+        time.sleep(0.3)  # three mesh hops: the key's owner, the target's worker, back
+        info = t.call(b"CLIENT", b"TRACKINGINFO")
+        t.drain()
+        frames = [f for f in t.frames if f != info]
+        return ok, frames, info, rid
+    finally:
+        for c in (t, w, r):
+            if c is not None:
+                c.close()
+
+
 class TrackingAcrossWorkersTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -172,6 +202,46 @@ class TrackingAcrossWorkersTest(unittest.TestCase):
         frames = self.check("redirect")
         self.assertIn(b"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$%d\r\n%s\r\n"
                       % (len(B[0]), B[0]), frames)
+
+    def test_unknown_id_of_the_other_worker(self):
+        err = b"-ERR The client ID you want redirect to does not exist\r\n"
+        t = Frames(self.cand.port, 0)
+        ref = Frames(self.ref.port)
+        try:
+            mine = parse(t.call(b"CLIENT", b"ID"))
+            self.assertEqual(ref.call(b"CLIENT", b"TRACKING", b"ON", b"REDIRECT", b"999999999"),
+                             err)
+            for target in (mine + 1, mine + 999_999, 1):  # ids of worker 1 nobody holds
+                self.assertEqual(target % 2, 1)
+                got = t.call(b"CLIENT", b"TRACKING", b"ON", b"REDIRECT", b"%d" % target)
+                self.assertEqual(got, err)
+            # Nothing changed: tracking is still off.
+            self.assertEqual(parse(t.call(b"CLIENT", b"GETREDIR")), -1)
+            # A pipeline behind a REDIRECT that must be checked keeps its order.
+            r = Frames(self.cand.port, 1)
+            rid = parse(r.call(b"CLIENT", b"ID"))
+            t.c.send(b"*5\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\nON\r\n$8\r\nREDIRECT\r\n"
+                     + b"$%d\r\n%d\r\n" % (len(str(rid)), rid)
+                     + b"*2\r\n$6\r\nCLIENT\r\n$8\r\nGETREDIR\r\n*1\r\n$4\r\nPING\r\n")
+            self.assertEqual(t.c.read_reply(), b"+OK\r\n")
+            self.assertEqual(t.c.read_reply(), b":%d\r\n" % rid)
+            self.assertEqual(t.c.read_reply(), b"+PONG\r\n")
+            r.close()
+        finally:
+            t.close()
+            ref.close()
+
+    def test_target_of_the_other_worker_leaves(self):
+        ok, want, want_info, want_rid = redirect_broken_scenario(self.ref.port, 1)
+        got_ok, got, got_info, rid = redirect_broken_scenario(self.cand.port, 2)
+        self.assertEqual(ok, b"+OK\r\n")
+        self.assertEqual(got_ok, ok)
+        broken = lambda i: b">2\r\n$21\r\ntracking-redir-broken\r\n:%d\r\n" % i  # noqa: E731
+        self.assertEqual(want, [b"$1\r\nv\r\n", broken(want_rid)])
+        self.assertEqual(got, [b"$1\r\nv\r\n", broken(rid)])
+        flags = b"%3\r\n$5\r\nflags\r\n~2\r\n$2\r\non\r\n$15\r\nbroken_redirect\r\n"
+        self.assertTrue(want_info.startswith(flags), want_info)
+        self.assertTrue(got_info.startswith(flags), got_info)
 
 
 if __name__ == "__main__":

@@ -190,6 +190,7 @@ enum class Where : std::uint8_t {
   kSplit,       // one part per key owner (multi_shard)
   kAllWorkers,  // every worker, replies merged
   kCursor,      // the SCAN cursor names the worker
+  kRedirect,    // CLIENT TRACKING: here, once a REDIRECT target's worker said it has it
 };
 enum class Merge : std::uint8_t {
   kTips,

@@ -72,6 +72,14 @@ struct ClientInfo {
   bool tracking = false;
   bool tracking_bcast = false;
   std::uint64_t tracking_redir = 0;
+  // Workers this client's tracked reads went to (tracking_peer_bit): they remember its keys,
+  // and forget them when they restart (the client then gets a null invalidation).
+  std::uint64_t tracking_peers = 0;
+  // CLIENT TRACKING REDIRECT to a client of another worker: the id asked about, and the
+  // answer of its worker (route/router.cpp's redirect_known).
+  enum RedirectAnswer : std::uint8_t { kAsking, kClientExists, kNoSuchClient };
+  std::uint64_t redirect_asked = 0;
+  RedirectAnswer redirect_answer = kAsking;
   bool blocked = false;  // parked (CLIENT PAUSE, a blocking command) or awaiting a blocking
                          // command forwarded to its owner (flags=b)
   // Pub/sub subscriptions held (a RESP2 client with any is in subscribed mode).
@@ -112,6 +120,11 @@ struct ClientInfo {
   bool monitor = false;  // MONITOR (flags=O): receives every command, may not touch keys
   bool script = false;   // a script engine's client: MONITOR shows it as "lua"
 };
+
+// ClientInfo::tracking_peers's bit for worker w (workers past 63 share the last bit).
+inline std::uint64_t tracking_peer_bit(int w) {
+  return std::uint64_t{1} << (w < 63 ? w : 63);
+}
 
 // Pub/sub on this worker, implemented by the server (it knows the connections). Command
 // handlers reach it through Shard::pubsub.

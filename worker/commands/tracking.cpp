@@ -67,14 +67,14 @@ void Tracking::disable(std::uint64_t id) {
 
 // The other workers learn the union of this worker's BCAST prefixes (it replaces what they
 // knew): a key they change that matches one comes back as a "bcast" message.
-void Tracking::announce_prefixes() {
+void Tracking::announce_prefixes(int only) {
   if (!peer || workers_ < 2) return;
   std::vector<std::string_view> args;
   args.reserve(prefixes_.size() + 1);
   args.push_back("prefixes");
   for (const auto& [p, _] : prefixes_) args.push_back(p);
   for (int w = 0; w < workers_; ++w) {
-    if (w != self_) peer(w, args);
+    if (w != self_ && (only < 0 || w == only)) peer(w, args);
   }
 }
 
@@ -167,14 +167,25 @@ void Tracking::on_peer_message(int from, std::span<const std::string_view> args)
     if (t == nullptr || (t->flags & kBcast)) return;
     if ((t->flags & kNoloop) && id == id_of(args[2])) return;
     send(id, args.subspan(3), false);
-  } else if (op == "redir" && args.size() >= 2) {
-    // This worker's client is the REDIRECT target of a client of the sender.
+  } else if (op == "redir" && args.size() >= 4) {
+    // This worker's client args[1] is the REDIRECT target of client args[2] of the sender.
     const ClientInfo* target = nullptr;
     proto::ReplyWriter* out = writer ? writer(id_of(args[1]), &target) : nullptr;
-    if (out == nullptr) return;
-    const bool null = args.size() == 3 && args[2] == "null";
-    write_message(*out, *target, true, null ? std::span<const std::string_view>() : args.subspan(3),
+    if (out == nullptr) {
+      // It left: the tracking client learns it, as from a local target that left.
+      const std::string_view back[] = {"broken", args[2], args[1]};
+      if (peer && from >= 0 && from < workers_) peer(from, back);
+      return;
+    }
+    const bool null = args.size() == 4 && args[3] == "null";
+    write_message(*out, *target, true, null ? std::span<const std::string_view>() : args.subspan(4),
                   null);
+  } else if (op == "broken" && args.size() == 3) {
+    // The REDIRECT target (on the sender) of this worker's client args[1] has left.
+    auto it = clients_.find(id_of(args[1]));
+    if (it != clients_.end() && it->second.redirect == id_of(args[2])) {
+      broken_redirect(it->first, it->second);
+    }
   } else if (op == "bcast") {
     // Keys changed on the sender that match this worker's prefixes: (writer, key) pairs.
     for (std::size_t i = 1; i + 1 < args.size(); i += 2) {
@@ -289,17 +300,20 @@ void Tracking::send(std::uint64_t id, std::span<const std::string_view> keys, bo
     // The target is a client of another worker: it writes the message there.
     if (!peer) return;
     char target[24];
+    char source[24];
     std::vector<std::string_view> args;
-    args.reserve(keys.size() + 3);
+    args.reserve(keys.size() + 4);
     args.push_back("redir");
     args.push_back(id_text(target, t.redirect));
+    args.push_back(id_text(source, id));
     if (null) {
       args.push_back("null");
     } else {
       args.push_back("keys");
       args.insert(args.end(), keys.begin(), keys.end());
     }
-    peer(worker_of(t.redirect), args);
+    // An unreachable worker is restarting: the clients it had are gone.
+    if (!peer(worker_of(t.redirect), args)) broken_redirect(id, t);
     return;
   }
   proto::ReplyWriter* out = own;
@@ -307,17 +321,23 @@ void Tracking::send(std::uint64_t id, std::span<const std::string_view> keys, bo
   if (redirected) {
     out = writer(t.redirect, &target);
     if (out == nullptr) {
-      t.flags |= kBrokenRedir;
-      if (own != nullptr && self->resp > 2) {
-        own->push(2);
-        own->bulk("tracking-redir-broken");
-        own->integer(static_cast<std::int64_t>(t.redirect));
-      }
+      broken_redirect(id, t);
       return;
     }
   }
   if (out == nullptr) return;
   write_message(*out, *target, redirected, keys, null);
+}
+
+void Tracking::broken_redirect(std::uint64_t id, Client& t) {
+  t.flags |= kBrokenRedir;
+  const ClientInfo* self = nullptr;
+  proto::ReplyWriter* own = writer ? writer(id, &self) : nullptr;
+  if (own != nullptr && self->resp > 2) {
+    own->push(2);
+    own->bulk("tracking-redir-broken");
+    own->integer(static_cast<std::int64_t>(t.redirect));
+  }
 }
 
 void Tracking::write_message(proto::ReplyWriter& out, const ClientInfo& target, bool redirected,

@@ -21,7 +21,8 @@
 // changes B sends A a one-way "key" message (mesh kind kTracking) naming the reader and the
 // writer; A applies the reader's flags (NOLOOP: the writer is the client itself, through
 // whichever worker) and sends the invalidation as above. A REDIRECT target on another worker
-// gets a "redir" message. BCAST: each worker tells the others the prefixes its clients hold
+// gets a "redir" message (naming the tracking client, which a "broken" message answers when
+// the target left). BCAST: each worker tells the others the prefixes its clients hold
 // ("prefixes"); a worker that changes a matching key sends the key and its writer ("bcast")
 // to that worker once per loop turn, which adds it to its own per-prefix lists. FLUSHDB /
 // FLUSHALL fan out to every worker, so each sends its own clients the null invalidation.
@@ -67,8 +68,9 @@ class Tracking {
 
   // The server's side: a client's push stream and state by id (null: it left).
   std::function<proto::ReplyWriter*(std::uint64_t id, const ClientInfo** info)> writer;
-  // The mesh: a one-way kTracking message to worker `w` (null with one worker).
-  std::function<void(int w, std::span<const std::string_view> args)> peer;
+  // The mesh: a one-way kTracking message to worker `w` (null with one worker); false when
+  // w is unreachable (restarting: its clients are gone).
+  std::function<bool(int w, std::span<const std::string_view> args)> peer;
   void set_workers(int self, int workers) {
     self_ = self;
     workers_ = workers;
@@ -131,6 +133,15 @@ class Tracking {
   }
   // A kTracking message from worker `from`.
   void on_peer_message(int from, std::span<const std::string_view> args);
+  // The link to worker `w` broke (tracking_restart.cpp): it forgot what this worker's
+  // clients read there (`readers`: those whose tracked reads went to w) and their BCAST
+  // prefixes, so those clients and every BCAST client get a null invalidation, as on
+  // FLUSHALL.
+  void peer_lost(int w, std::span<const std::uint64_t> readers);
+  // The link `w` opened to this worker closed: its clients' BCAST prefixes are dropped.
+  void peer_gone(int w);
+  // Worker `w` is reachable again: it learns this worker's BCAST prefixes.
+  void peer_up(int w);
 
   // A key changed (any database).
   void invalidate(std::string_view key);
@@ -167,7 +178,11 @@ class Tracking {
                             std::span<const std::string_view> keys, bool null);
   void queue(std::uint64_t id, std::string_view key, bool null);
   void evict_over(std::size_t max_keys);
-  void announce_prefixes();
+  // To every peer, or to worker `only`.
+  void announce_prefixes(int only = -1);
+  // The REDIRECT target of tracking client `t` is gone: flagged, and told (RESP3) with
+  // Redis's tracking-redir-broken push.
+  void broken_redirect(std::uint64_t id, Client& t);
 
   std::unordered_map<std::uint64_t, Client> clients_;
   TrackingTable table_;  // normal mode: key -> reader ids (tracking_table.hpp)

@@ -71,10 +71,17 @@ void client_tracking(Context& ctx) {
         return;
       }
       redirect = *id;
-      // A client of another worker (the proxy port spreads a client's connections) is
-      // taken on trust: its worker is not asked synchronously.
-      if (!ctx.shard.tracking.remote(static_cast<std::uint64_t>(redirect)) &&
-          !client_exists(ctx, static_cast<std::uint64_t>(redirect))) {
+      // A client of another worker (the proxy port spreads a client's connections): the
+      // router asked its worker before this ran (Where::kRedirect). Inside EXEC nobody
+      // asked, and it is taken on trust.
+      const auto target = static_cast<std::uint64_t>(redirect);
+      const bool exists = redirect <= 0 ? false
+                          : ctx.shard.tracking.remote(target)
+                              ? ctx.client.redirect_asked != target ||
+                                    ctx.client.redirect_answer == ClientInfo::kClientExists
+                              : client_exists(ctx, target);
+      ctx.client.redirect_asked = 0;  // a later CLIENT TRACKING asks again
+      if (!exists) {
         ctx.out.error("ERR The client ID you want redirect to does not exist");
         return;
       }

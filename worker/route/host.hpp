@@ -23,6 +23,9 @@ struct MeshWaiter {
   std::uint64_t seq = 0;
   std::uint32_t part = 0;
 };
+// A waiter that is no reply slot (slots count from 1): the router's own question for a
+// client, answered through Router::answered (CLIENT TRACKING REDIRECT's target check).
+inline constexpr std::uint32_t kQuestionPart = 0xffffffffu;
 
 class RouteHost {
  public:
@@ -32,8 +35,15 @@ class RouteHost {
   virtual void refresh_clock() = 0;
   // Mesh output is waiting: flush the links in this turn's check phase.
   virtual void mark_mesh_dirty() = 0;
-  // A link came up (readiness waits for every link).
-  virtual void on_mesh_link_up() = 0;
+  // The link to worker `peer` came up (readiness waits for every link): a peer that
+  // restarted learns again what this worker registered there (monitors, BCAST prefixes).
+  virtual void on_mesh_link_up(int peer) = 0;
+  // The link to worker `peer` broke: it restarted (or stopped) and forgot this worker's
+  // registrations, and its clients are gone.
+  virtual void on_mesh_link_down(int peer) = 0;
+  // The link worker `peer` opened to this one closed: what it registered here over it (its
+  // monitors, its clients' BCAST prefixes) is gone.
+  virtual void on_mesh_peer_gone(int peer) = 0;
   // An answer from a peer for a client's reserved reply slot (dropped if the client left).
   virtual void deliver(const MeshWaiter& waiter, std::string_view reply) = 0;
   // A request that arrived over the mesh. Returns false, writing nothing, when it must wait

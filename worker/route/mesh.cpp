@@ -67,7 +67,7 @@ void MeshLink::connect() {
   ++generation_;
   uv_read_start(reinterpret_cast<uv_stream_t*>(pipe_), on_alloc, on_read);
   spdlog::info("mesh link to worker {} up", peer_);
-  server_.on_mesh_link_up();
+  server_.on_mesh_link_up(peer_);
 }
 
 void MeshLink::on_retry(uv_timer_t* t) {
@@ -174,6 +174,13 @@ void MeshLink::fail(const char* why) {
   uv_read_stop(reinterpret_cast<uv_stream_t*>(pipe_));
   release_pipe();
   uv_timer_start(&retry_, on_retry, kRetryMs, 0);
+  server_.on_mesh_link_down(peer_);
+}
+
+void MeshLink::connect_now() {
+  if (state_ != State::kDown) return;
+  uv_timer_stop(&retry_);
+  connect();
 }
 
 void MeshLink::release_pipe() {
@@ -256,6 +263,7 @@ struct MeshListener::Peer {
         return;
       }
       const proto::MeshRequestHeader& h = request.header;
+      origin = h.origin;
       auto queue = parked.find(h.client_id);
       if (h.kind == MeshKind::kForget) {
         forget(h);
@@ -389,6 +397,7 @@ struct MeshListener::Peer {
   // which those clients started waiting. The origin is the same for a whole link.
   std::unordered_map<std::uint64_t, std::deque<Parked>> parked;
   std::deque<std::uint64_t> parked_order;
+  int origin = -1;  // the worker at the other end, once a frame said so
   bool closed = false;
 };
 
@@ -421,10 +430,13 @@ void MeshListener::on_connection(uv_stream_t* s, int status) {
   }
   self->peers_.push_back(p);
   uv_read_start(reinterpret_cast<uv_stream_t*>(&p->pipe), Peer::on_alloc, Peer::on_read);
+  if (self->peer_connected) self->peer_connected();
 }
 
 void MeshListener::on_peer_closed(Peer* p) {
   std::erase(peers_, p);
+  // What that worker registered here came over this link: it is gone with it.
+  if (p->origin >= 0 && listening_) server_.on_mesh_peer_gone(p->origin);
 }
 
 void MeshListener::flush_all() {
@@ -465,9 +477,10 @@ std::size_t MeshListener::parked_clients() const {
 }
 
 void MeshListener::close() {
+  const bool was_listening = listening_;
+  listening_ = false;  // shutting down: the peers' closes are no news for the host
   for (Peer* p : std::vector<Peer*>(peers_)) p->close();
-  if (listening_) uv_close(reinterpret_cast<uv_handle_t*>(&pipe_), nullptr);
-  listening_ = false;
+  if (was_listening) uv_close(reinterpret_cast<uv_handle_t*>(&pipe_), nullptr);
 }
 
 }  // namespace ruvio::worker

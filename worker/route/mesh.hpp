@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +58,9 @@ class MeshLink {
   void forget(int origin, std::uint64_t client_id);
   void flush();
   void connect();
+  // A peer connected to this worker (it may have just restarted): try now rather than at
+  // the next retry, so it learns this worker's registrations as early as it can.
+  void connect_now();
   void close();
 
  private:
@@ -86,6 +90,8 @@ class MeshLink {
 class MeshListener {
  public:
   explicit MeshListener(RouteHost& server);
+  // A peer opened a link to this worker (the router reconnects its own links then).
+  std::function<void()> peer_connected;
   bool listen(const std::string& address);
   void flush_all();
   void close();

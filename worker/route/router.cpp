@@ -270,6 +270,11 @@ bool Router::moved(RoutedClient& c, std::string_view key) {
 bool Router::start() {
   if (workers_ == 1) return true;
   if (!listener_.listen(mesh_name_ + "." + std::to_string(self_))) return false;
+  listener_.peer_connected = [this] {
+    for (auto& link : links_) {
+      if (link) link->connect_now();
+    }
+  };
   for (int w = 0; w < workers_; ++w) {
     links_.push_back(
         w == self_ ? nullptr
@@ -389,12 +394,16 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   Monitors& monitors = executor_.shard().monitors;
   std::optional<Monitors::Routed> routed;
   if (monitors.on() && routing.where != Where::kHere && routing.where != Where::kTips &&
-      routing.where != Where::kKeyOwner) [[unlikely]] {
+      routing.where != Where::kKeyOwner && routing.where != Where::kRedirect) [[unlikely]] {
     monitors.feed(client, client.db, args, *def);
     routed.emplace(monitors);
   }
   switch (routing.where) {
     case Where::kHere:
+      executor_.execute(client, args, c.local_writer(), named);
+      return true;
+    case Where::kRedirect:
+      if (!redirect_known(c, args)) return false;  // parked until the target's worker answers
       executor_.execute(client, args, c.local_writer(), named);
       return true;
     case Where::kCursor:
@@ -516,6 +525,8 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
     serve(kind, client, args, writer, false);  // dispatch checked the pause for all parts
     c.deliver(seq, part, reply);
   } else if (links_[static_cast<std::size_t>(w)]->up()) {
+    // Worker w now remembers a key this client read: if it restarts, the client is told.
+    if (kind == MeshKind::kTracked) client.tracking_peers |= tracking_peer_bit(w);
     if (client.user != nullptr && client.user->restricted &&
         (kind == MeshKind::kCommand || kind == MeshKind::kExec || kind == MeshKind::kTracked)) {
       std::vector<std::string_view> tagged;
@@ -557,10 +568,54 @@ MeshKind Router::read_kind(ClientInfo& client, std::span<const std::string_view>
   return tracked ? MeshKind::kTracked : MeshKind::kCommand;
 }
 
-void Router::tell_peer(int w, MeshKind kind, std::span<const std::string_view> args) {
-  if (w < 0 || w >= workers_ || w == self_) return;
+bool Router::tell_peer(int w, MeshKind kind, std::span<const std::string_view> args) {
+  if (w < 0 || w >= workers_ || w == self_) return false;
   auto& link = links_[static_cast<std::size_t>(w)];
-  if (link && link->up()) link->send(kind, self_, 0, 2, args, MeshWaiter{});
+  if (!link || !link->up()) return false;
+  link->send(kind, self_, 0, 2, args, MeshWaiter{});
+  return true;
+}
+
+// CLIENT TRACKING ON ... REDIRECT id, id a client of another worker: Redis requires the
+// target to exist now, so that worker is asked ("exists", a kTracking request) while the
+// client waits (its later commands too, as behind CLIENT PAUSE); the handler reads the
+// answer from ClientInfo. A worker whose link is down has no clients: no such target.
+bool Router::redirect_known(RoutedClient& c, std::span<const std::string_view> args) {
+  ClientInfo& client = c.info();
+  std::uint64_t id = 0;
+  for (std::size_t j = 3; j + 1 < args.size(); ++j) {
+    if (iequals(args[j], "prefix")) {
+      ++j;  // its value, whatever it reads
+    } else if (iequals(args[j], "redirect")) {
+      const auto v = parse_int64(args[j + 1]);
+      if (!v || *v <= 0) return true;  // the handler answers it
+      id = static_cast<std::uint64_t>(*v);
+      break;
+    }
+  }
+  if (id == 0) return true;  // OFF checks its REDIRECT too, as Redis parses options first
+  const int w = static_cast<int>(id % static_cast<std::uint64_t>(workers_));
+  if (w == self_) return true;
+  if (client.redirect_asked == id) return client.redirect_answer != ClientInfo::kAsking;
+  client.redirect_asked = id;
+  MeshLink* link = links_[static_cast<std::size_t>(w)].get();
+  if (link == nullptr || !link->up()) {
+    client.redirect_answer = ClientInfo::kNoSuchClient;
+    return true;
+  }
+  client.redirect_answer = ClientInfo::kAsking;
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, id);
+  const std::string_view q[] = {"exists",
+                                std::string_view(buf, static_cast<std::size_t>(r.ptr - buf))};
+  link->send(MeshKind::kTracking, self_, 0, 2, q, MeshWaiter{client.id, 0, kQuestionPart});
+  return false;
+}
+
+void Router::answered(ClientInfo& client, std::string_view reply) {
+  if (client.redirect_answer != ClientInfo::kAsking) return;
+  client.redirect_answer =
+      reply == ":1\r\n" ? ClientInfo::kClientExists : ClientInfo::kNoSuchClient;
 }
 
 void Router::split(RoutedClient& c, Merge how, std::size_t step,
@@ -820,6 +875,14 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
     }
     case MeshKind::kTracking: {
       Shard& shard = executor_.shard();
+      if (args.size() == 2 && args[0] == "exists") {  // Router::redirect_known's question
+        const auto id = parse_int64(args[1]);
+        const ClientInfo* info = nullptr;
+        const bool found = id && shard.tracking.writer &&
+                           shard.tracking.writer(static_cast<std::uint64_t>(*id), &info) != nullptr;
+        out.integer(found ? 1 : 0);
+        return true;
+      }
       shard.tracking.on_peer_message(client.origin, args);
       shard.update_listener();
       out.ok();
@@ -876,6 +939,19 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       const std::vector<std::optional<Digest>> parts = digest_parts(executor_.shard());
       out.array(parts.size());
       for (const std::optional<Digest>& x : parts) out.bulk(x ? digest_hex(*x) : std::string());
+      return true;
+    }
+    case MeshKind::kPause: {
+      const auto end = args.size() == 2 ? parse_int64(args[1]) : std::nullopt;
+      if (!end || (args[0] != "ALL" && args[0] != "WRITE")) {
+        out.error("ERR malformed mesh request");
+        return true;
+      }
+      // As CLIENT PAUSE: never weakens a pause in force here.
+      ClientPause& pause = executor_.shard().client_pause;
+      pause.expire(executor_.shard().now_ms());
+      pause.pause(args[0] == "ALL" ? ClientPause::Mode::kAll : ClientPause::Mode::kWrite, *end);
+      out.ok();
       return true;
     }
     case MeshKind::kMonitor: {

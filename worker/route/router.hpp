@@ -76,8 +76,11 @@ class Router {
   // one key all leave from its owner over the same links, so each key's order holds.
   void publish_peers(std::string_view channel, std::string_view message);
 
-  // A one-way request to worker `w` (its reply is dropped): tracking messages.
-  void tell_peer(int w, MeshKind kind, std::span<const std::string_view> args);
+  // A one-way request to worker `w` (its reply is dropped): tracking messages. False when
+  // the link is down (the peer is restarting: its clients are gone).
+  bool tell_peer(int w, MeshKind kind, std::span<const std::string_view> args);
+  // The answer to a question asked for `client` (redirect_known's).
+  static void answered(ClientInfo& client, std::string_view reply);
   // MONITOR across workers (monitor.hpp): tells every peer whose link is up that this
   // worker's clients monitor (or no longer do); hands one line to worker `w`'s monitors.
   void monitor_announce(bool on);
@@ -96,6 +99,9 @@ class Router {
   // `blocking`: a blocking command (the client shows flags=b here until the owner answers).
   void forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
                bool blocking = false);
+  // CLIENT TRACKING with a REDIRECT to a client of another worker: false (the client parks)
+  // while that worker has not said whether the client exists.
+  bool redirect_known(RoutedClient& c, std::span<const std::string_view> args);
   // kTracked when the owner must remember the keys of this read of a tracking client.
   // `ages`: no local part runs it, so CLIENT CACHING's flag is aged here.
   MeshKind read_kind(ClientInfo& client, std::span<const std::string_view> args, bool ages);

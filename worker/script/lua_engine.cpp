@@ -257,9 +257,9 @@ const Engine::Script* Engine::create(std::string_view body, std::string_view sha
   Script s;
   s.ref = luaL_ref(lua_, LUA_REGISTRYINDEX);
   s.flags = flags;
-  s.body_bytes = body.size();
+  s.body = body;
   scripts_bytes_ += body.size() + 40;
-  return &scripts_.emplace(std::string(sha), s).first->second;
+  return &scripts_.emplace(std::string(sha), std::move(s)).first->second;
 }
 
 void Engine::load(std::string_view body, proto::ReplyWriter& out) {

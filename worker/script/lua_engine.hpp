@@ -84,6 +84,12 @@ class Engine {
   void flush();
 
   std::size_t cached_scripts() const { return scripts_.size(); }
+  // Every cached script's body (a worker that restarted is sent them again: SCRIPT LOAD
+  // reached every worker, and its cache came back empty).
+  template <class F>
+  void for_each_script(F&& fn) const {
+    for (const auto& [sha, s] : scripts_) fn(std::string_view(s.body));
+  }
   std::size_t lua_memory() const;      // INFO used_memory_lua
   std::size_t scripts_memory() const;  // INFO used_memory_scripts
 
@@ -117,7 +123,7 @@ class Engine {
   struct Script {
     int ref = 0;  // the compiled function in the Lua registry
     std::uint32_t flags = 0;
-    std::size_t body_bytes = 0;
+    std::string body;  // kept, as Redis keeps it (scripts_memory counts it)
   };
   void open();
   void close();

@@ -77,7 +77,7 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   if (init.worker_count > 1) {
     shard_.tracking.set_workers(init.id, init.worker_count);
     shard_.tracking.peer = [this](int w, std::span<const std::string_view> args) {
-      router_.tell_peer(w, MeshKind::kTracking, args);
+      return router_.tell_peer(w, MeshKind::kTracking, args);
     };
     shard_.publish_peers = [this](std::string_view channel, std::string_view message) {
       router_.publish_peers(channel, message);
@@ -444,7 +444,19 @@ void Server::maybe_ready() {
 
 void Server::deliver(const MeshWaiter& waiter, std::string_view reply) {
   auto it = clients_.find(waiter.client_id);
-  if (it != clients_.end()) it->second->deliver(waiter.seq, waiter.part, reply);
+  if (it == clients_.end()) return;
+  Connection* c = it->second;
+  if (waiter.seq == 0 && waiter.part == kQuestionPart) [[unlikely]] {
+    // The router's question for this client (it waits parked): answered, it runs on.
+    Router::answered(c->info(), reply);
+    auto at = std::find(parked_.begin(), parked_.end(), c);
+    if (at != parked_.end() && !c->closing()) {
+      parked_.erase(at);
+      c->resume();
+    }
+    return;
+  }
+  c->deliver(waiter.seq, waiter.part, reply);
 }
 
 proto::ReplyWriter* Server::push_writer(std::uint64_t id) {

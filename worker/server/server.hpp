@@ -61,11 +61,13 @@ class Server final : public RouteHost, public BusyService {
   void deliver(const MeshWaiter& waiter, std::string_view reply) override;
   void mark_mesh_dirty() override { mesh_dirty_ = true; }
   // Readiness waits for the mesh: "ready" means every worker can reach every key.
-  // A peer that (re)connects learns again that this worker's clients monitor.
-  void on_mesh_link_up() override {
-    if (shard_.monitors.has_local()) router_.monitor_announce(true);
-    maybe_ready();
-  }
+  // A peer that (re)connects learns again that this worker's clients monitor, the BCAST
+  // prefixes they hold, and a CLIENT PAUSE in force (it went to every worker).
+  void on_mesh_link_up(int peer) override;
+  // Its monitors are gone, and so are the keys it remembered for this worker's tracking
+  // clients: those are told to drop their caches.
+  void on_mesh_link_down(int peer) override;
+  void on_mesh_peer_gone(int peer) override;
   // The writer for an unsolicited message (pub/sub) to client `id`, or null if it is gone.
   proto::ReplyWriter* push_writer(std::uint64_t id);
 
