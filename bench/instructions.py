@@ -309,20 +309,28 @@ def perf_usable():
     return r.returncode == 0 and "not supported" not in r.stderr
 
 
+def attached(argv, run, settle, linger=0.0, stdout=subprocess.DEVNULL):
+    """Runs the tracer `argv` (perf stat / perf record / strace, attached to the server)
+    around run(): `settle` seconds for it to attach, `linger` after run() for the last calls,
+    then SIGINT, which makes each of them write its output."""
+    tracer = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL)
+    time.sleep(settle)
+    try:
+        run()
+    finally:
+        time.sleep(linger)
+        tracer.send_signal(2)
+        tracer.wait(60)
+
+
 def perf_counts(pid, run):
     """Tracepoint counts (perf stat: counted in the kernel, no stop per call as strace makes,
     so the server batches as it does untraced) of `pid`'s threads while run() runs."""
     events = ["raw_syscalls:sys_enter", "context-switches", "page-faults"] + [
         f"syscalls:sys_enter_{n}" for n in SYSCALLS]
     out = os.path.join(tempfile.mkdtemp(prefix="instr-perf-"), "stat")
-    st = subprocess.Popen(["perf", "stat", "-x,", "-e", ",".join(events), "-p", str(pid),
-                           "-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
-    try:
-        run()
-    finally:
-        st.send_signal(2)
-        st.wait(30)
+    attached(["perf", "stat", "-x,", "-e", ",".join(events), "-p", str(pid), "-o", out],
+             run, settle=0.5)
     counts = {}
     with open(out) as f:
         for line in f:
@@ -337,15 +345,8 @@ def strace_counts(pid, run):
     """strace -c of `pid` while run() runs (where perf is not available; strace stops the
     server at every call, so it batches more and counts fewer epoll_waits)."""
     out = os.path.join(tempfile.mkdtemp(prefix="instr-strace-"), "strace")
-    st = subprocess.Popen(["strace", "-c", "-f", "-p", str(pid), "-o", out],
-                          stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
-    try:
-        run()
-    finally:
-        time.sleep(0.3)
-        st.send_signal(2)
-        st.wait(30)
+    attached(["strace", "-c", "-f", "-p", str(pid), "-o", out], run, settle=1.0, linger=0.3,
+             stdout=None)
     counts = {}
     with open(out) as f:
         for line in f:
@@ -362,14 +363,8 @@ def cpu_split(pid, run):
     the vDSO (clock reads, which callgrind does not count: valgrind hides the vDSO, so its
     clock_gettime is a system call there) and in the server's own code."""
     data = os.path.join(tempfile.mkdtemp(prefix="instr-rec-"), "perf.data")
-    rec = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "4999", "-p", str(pid),
-                            "-o", data], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
-    try:
-        run()
-    finally:
-        rec.send_signal(2)
-        rec.wait(60)
+    attached(["perf", "record", "-e", "cpu-clock", "-F", "4999", "-p", str(pid), "-o", data],
+             run, settle=0.5)
     rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "dso",
                           "--stdio", "-g", "none"], capture_output=True, text=True).stdout
     split = {"cpu_ns": 0, "kernel": 0.0, "vdso": 0.0, "user_other": 0.0}
