@@ -20,17 +20,15 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import itest  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "differential"))
+from resp_raw import encode  # noqa: E402
 from test_client_eviction import closed  # noqa: E402
 
 FIELDS = ("qbuf", "qbuf-free", "argv-mem", "multi-mem", "obl", "oll", "omem", "tot-mem")
 
 
 def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
+    return encode(args)
 
 
 def connect(port, name):

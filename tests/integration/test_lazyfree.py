@@ -15,6 +15,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import itest  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "differential"))
+from resp_raw import encode  # noqa: E402
 
 N = 1_000_000
 BATCH = 1000  # elements per pipelined command
@@ -24,11 +26,7 @@ NEAR_START = 4 << 20  # used_memory back within 4 MiB of where it started
 
 
 def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
+    return encode(args)
 
 
 def commands(kind, key):
