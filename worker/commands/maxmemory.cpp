@@ -54,6 +54,7 @@ bool Executor::perform_evictions() {
   const auto start = std::chrono::steady_clock::now();
   const auto time_limit = eviction_time_limit(shard_.config().maxmemory_eviction_tenacity);
   const auto samples = static_cast<std::size_t>(std::max(shard_.config().maxmemory_samples, 1));
+  const std::int64_t threshold = shard_.config().latency_monitor_threshold;
   std::string unused;
   proto::ReplyWriter sink(unused);
   while (freed < to_free) {
@@ -66,7 +67,17 @@ bool Executor::perform_evictions() {
     // The deletion is logged as DEL would be; a WAL that refuses it stops the eviction (the
     // key stays, and the command gets -OOM as it would with nothing to evict).
     if (journal_ != nullptr && !journal_->before_write(del, sink)) break;
-    freed += dbs[c.db]->evict(c.key, c.hash);
+    if (threshold != 0) [[unlikely]] {
+      // Redis's "eviction-del": one key's deletion, in ms (a large value freed in place).
+      const auto del_start = std::chrono::steady_clock::now();
+      freed += dbs[c.db]->evict(c.key, c.hash);
+      latency_.add_if_needed(threshold, "eviction-del",
+                             std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now() - del_start)
+                                 .count());
+    } else {
+      freed += dbs[c.db]->evict(c.key, c.hash);
+    }
     if (journal_ != nullptr) journal_->after_write(c.db, del);
     ++shard_.stats().evicted_keys;
     dbs[c.db]->notify(kNotifyEvicted, "evicted", c.key);  // keyspace notification
