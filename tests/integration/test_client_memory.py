@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from resp_raw import encode  # noqa: E402
 from test_client_eviction import closed  # noqa: E402
 
-FIELDS = ("qbuf", "qbuf-free", "argv-mem", "multi-mem", "obl", "oll", "omem", "tot-mem")
+FIELDS = ("qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbp", "obl", "oll", "omem", "tot-mem")
 
 
 def resp(*args):
@@ -72,6 +72,18 @@ class MemoryCases:
             self.assertRegex(line, r"\b%s=\d+" % re.escape(f))
         # Redis counts the running command's arguments ("client" + "info").
         self.assertIn(" argv-mem=10 ", line)
+
+    def test_reply_peak_and_idle_output(self):
+        """rbp (Redis's buf_peak): at least the last reply's size within its 5 s window; an idle
+        client holds nothing in obl/oll/omem."""
+        a = connect(self.port, "peak")
+        self.addCleanup(a.close)
+        self.r.set("peakkey", "v" * 100)
+        self.assertEqual(call(a, "GET", "peakkey", until=lambda g: len(g) >= 107),
+                         b"$100\r\n" + b"v" * 100 + b"\r\n")
+        f = self.fields("peak")
+        self.assertGreaterEqual(f["rbp"], 107)
+        self.assertEqual((f["obl"], f["oll"], f["omem"]), (0, 0, 0))
 
     def test_multi_watch_pubsub_move_alike(self):
         a = connect(self.port, "a")

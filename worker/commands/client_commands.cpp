@@ -590,7 +590,10 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
   num(" argv-mem=", argv_bytes);
   num(" multi-mem=", c.in_multi ? c.multi_bytes : 0);
   num(" rbs=", c.output_buffer_room);
-  out += " rbp=0 obl=0";
+  // obl: the pending bytes Redis would hold in its fixed 16 KB buf (PROTO_REPLY_CHUNK_BYTES);
+  // Ruvio keeps one growing buffer, so this is its first 16 KB.
+  num(" rbp=", c.output_peak);
+  num(" obl=", std::min<std::size_t>(c.output_buffer_bytes, 16 * 1024));
   num(" oll=", c.output_list_length);
   num(" omem=", c.output_buffer_bytes);
   num(" tot-mem=", client_memory_usage(c) + argv_bytes + sizeof(void*) * argv.size());

@@ -109,6 +109,7 @@ struct ClientInfo {
   std::size_t output_buffer_bytes = 0;     // omem
   std::size_t output_list_length = 0;      // oll
   std::size_t output_buffer_room = 0;      // rbs: the output buffers' capacity
+  std::size_t output_peak = 0;             // rbp: most reply bytes of one flush, last 5 s
   std::size_t watched_keys = 0;            // on this worker, as last measured
   std::size_t struct_bytes = 0;            // the connection object itself
   // CLIENT SETINFO (Redis 7.2; redis-py 5 and node-redis send it on connect).

@@ -30,10 +30,15 @@ class StreamWriter {
   std::size_t queued() const { return out_.size() + writing_.size(); }
   // The buffers' room, held or not (CLIENT LIST rbs, part of tot-mem).
   std::size_t capacity() const { return out_.capacity() + writing_.capacity(); }
+  // The most bytes one flush handed over since reset_peak (CLIENT LIST rbp, Redis's buf_peak:
+  // the reply bytes gathered in one loop turn).
+  std::size_t peak() const { return peak_; }
+  void reset_peak() { peak_ = queued(); }
 
   // Returns bytes handed to the kernel right away, or a negative libuv error.
   long flush() {
     if (pending_ || out_.empty()) return 0;
+    if (out_.size() > peak_) peak_ = out_.size();
     uv_buf_t buf = uv_buf_init(out_.data(), static_cast<unsigned>(out_.size()));
     int n = uv_try_write(stream_, &buf, 1);
     if (n == UV_EAGAIN) n = 0;
@@ -76,6 +81,7 @@ class StreamWriter {
   std::string writing_;
   bool pending_ = false;
   std::size_t written_async_ = 0;
+  std::size_t peak_ = 0;
 };
 
 }  // namespace ruvio::worker

@@ -317,6 +317,7 @@ void Connection::update_buffer_stats() {
   info_.output_buffer_bytes = out_.queued();
   info_.output_list_length = outstanding() + (out_.write_pending() ? 1 : 0);
   info_.output_buffer_room = out_.capacity();
+  info_.output_peak = out_.peak();
   // INFO mem_clients_normal / used_memory / maxmemory (Shard::counted_memory): what client
   // buffers hold now.
   const std::size_t now = info_.output_buffer_bytes + info_.query_buffer_bytes;
@@ -365,6 +366,12 @@ bool Connection::close_if_over_output_limit(bool from_cron) {
 bool Connection::cron(std::int64_t now_ms) {
   if (closing_) return false;
   if (close_if_over_output_limit(true)) return true;
+  // clientsCronResizeOutputBuffer: the peak restarts every 5 s from what is pending now.
+  if (now_ms - peak_reset_ms_ >= kPeakResetMs) {
+    out_.reset_peak();
+    info_.output_peak = out_.peak();
+    peak_reset_ms_ = now_ms;
+  }
   const int timeout = server_.shard().config().timeout;
   // clientsCronHandleTimeout: subscribers and blocked (or paused) clients never time out.
   if (timeout > 0 && !info_.subscribed() && !info_.blocked && outstanding() == 0 &&

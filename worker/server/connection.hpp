@@ -91,10 +91,12 @@ class Connection final : public RoutedClient {
   bool closing_ = false;
   bool close_after_flush_ = false;
   bool reading_ = false;
-  bool parked_ = false;                   // the first command in in_ waits for CLIENT PAUSE to end
-  bool held_ = false;                     // in the server's held list (Server::hold)
-  bool hold_expired_ = false;             // the hold timer released this client's output
-  std::int64_t obuf_soft_since_ms_ = 0;   // past the soft output limit since (0: under it)
+  bool parked_ = false;                  // the first command in in_ waits for CLIENT PAUSE to end
+  bool held_ = false;                    // in the server's held list (Server::hold)
+  bool hold_expired_ = false;            // the hold timer released this client's output
+  std::int64_t obuf_soft_since_ms_ = 0;  // past the soft output limit since (0: under it)
+  static constexpr std::int64_t kPeakResetMs = 5000;  // Redis's PROTO_REPLY_BUFFER_PEAK_RESET_TIME
+  std::int64_t peak_reset_ms_ = 0;                    // rbp's window began (cron)
   std::size_t counted_buffer_bytes_ = 0;  // this client's share of Shard::client_buffer_bytes
   std::size_t counted_memory_ = 0;        // its tot-mem in Shard::client_memory
   int bucket_ = -1;                       // its memory bucket (client_eviction.cpp), -1: none
