@@ -19,9 +19,17 @@ the per-request instructions go: parser, command lookup, routing, executor, repl
 
 Kernel instructions (read/write syscalls, epoll) are not counted: callgrind sees user space.
 
+--cache-sim: callgrind also simulates the caches (--cache-sim=yes) and each row gets its data
+cache misses per request (D1: first level, LL: last level; reads + writes, the idle rate
+subtracted as for Ir). The simulated LL is --ll (default 1 MiB, 16-way: the eviction row's
+4 MB data set is then ~4x the LL, as 100 MB is ~3x this machine's 32 MB L3; the host's LL would
+hold the whole row). Software prefetches are not simulated as loads: a change that only
+overlaps misses (prefetching) does not show here, only one that removes them.
+
 Usage: bench/instructions.py [--requests 20000] [--servers redis,ruvio] [--rows PING,XLEN]
                              [--worker-bin PATH] [--label after] [--top 25] [--no-write]
                              [--syscalls] [--result-name instructions]
+                             [--cache-sim [--ll SIZE,ASSOC,LINE]]
 Writes bench/results/<date>-<result-name>.json (--label: one JSON holds several labels, e.g.
 a "before" run with --worker-bin of the old worker and an "after" run of the new one).
 """
@@ -168,11 +176,12 @@ def wait_port(port, timeout=60.0):
 class Grinder:
     """One server of `kind` whose measured process runs under callgrind."""
 
-    def __init__(self, kind, worker_bin):
+    def __init__(self, kind, worker_bin, cache_args=()):
         self.kind = kind
         self.tmp = tempfile.mkdtemp(prefix=f"instr-{kind}-")
         self.out_pattern = os.path.join(self.tmp, "cg.%p")
-        vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_pattern}"]
+        vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_pattern}",
+              *cache_args]
         if kind == "ruvio":
             wrapper = os.path.join(self.tmp, "worker.sh")
             with open(wrapper, "w") as f:
@@ -222,7 +231,8 @@ class Grinder:
         return set(glob.glob(os.path.join(self.tmp, f"cg.{self.pid}*")))
 
     def measure(self, fn):
-        """Runs fn() between a zero and a dump: (total Ir, wall seconds, dump path)."""
+        """Runs fn() between a zero and a dump: (total events, wall seconds, dump path); the
+        events are {"Ir": n} plus the cache simulation's when it is on."""
         before = self.dumps()
         self.control("--zero")
         t0 = time.monotonic()
@@ -235,14 +245,14 @@ class Grinder:
             if new:
                 path = max(new, key=os.path.getmtime)
                 time.sleep(0.2)  # written whole before it is read
-                return total_ir(path), wall, path
+                return total_events(path), wall, path
             time.sleep(0.1)
         raise RuntimeError("callgrind wrote no dump")
 
     def idle_rate(self):
         if self.idle_per_s is None:
-            ir, wall, _ = self.measure(lambda: time.sleep(IDLE_SECONDS))
-            self.idle_per_s = ir / wall
+            ev, wall, _ = self.measure(lambda: time.sleep(IDLE_SECONDS))
+            self.idle_per_s = {k: v / wall for k, v in ev.items()}
         return self.idle_per_s
 
     def stop(self):
@@ -256,6 +266,19 @@ class Grinder:
                 self.proc.kill()
                 self.proc.wait(5)
             self.log.close()
+
+
+def total_events(path):
+    """The dump's totals by event name ("Ir", and with --cache-sim "D1mr", "DLmw" ...)."""
+    names = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("events:"):
+                names = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")):
+                vals = [int(x) for x in line.split()[1:]]
+                return dict(zip(names or ["Ir"], vals))
+    raise RuntimeError(f"no totals in {path}")
 
 
 def total_ir(path):
@@ -274,8 +297,11 @@ def top_functions(path, n):
     out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
                          capture_output=True, text=True, check=True).stdout
     rows = []
+    # One "count (share%)" column per event (Ir first; --cache-sim adds eight more, a zero
+    # count has no share), then the function.
+    col = r"(?:[\d,]+\s+\(\s*[\d.]+%\)|0|\.)"
     for line in out.splitlines():
-        m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S.*)$", line)
+        m = re.match(rf"\s*([\d,]+)\s+\(\s*[\d.]+%\)(?:\s+{col})*\s+(\S.*)$", line)
         if m and not m.group(2).startswith("PROGRAM TOTALS"):
             ir = int(m.group(1).replace(",", ""))
             if ir < 0.98 * total:
@@ -474,11 +500,24 @@ def run_row(g, name, row, requests, top):
             if p.returncode != 0 or "error" in (out + err).lower():
                 raise RuntimeError(f"redis-benchmark failed:\n{out}\n{err}")
 
-    ir, wall, path = g.measure(load_run)
+    ev, wall, path = g.measure(load_run)
     after(g.port, requests)
-    idle = g.idle_rate() * wall
+    rates = g.idle_rate()
+    ir, idle = ev["Ir"], rates["Ir"] * wall
     per = (ir - idle) / requests
-    return {"instructions_per_request": round(per, 1), "total_ir": ir,
+
+    def per_request(*names):
+        return round(sum(ev[n] - rates.get(n, 0.0) * wall for n in names) / requests, 2)
+
+    cache = {}
+    if "D1mr" in ev:
+        cache = {"d1_misses_per_request": per_request("D1mr", "D1mw"),
+                 "d1_read_misses_per_request": per_request("D1mr"),
+                 "ll_misses_per_request": per_request("DLmr", "DLmw"),
+                 "ll_read_misses_per_request": per_request("DLmr"),
+                 "data_reads_per_request": per_request("Dr"),
+                 "data_writes_per_request": per_request("Dw")}
+    return {"instructions_per_request": round(per, 1), **cache, "total_ir": ir,
             "idle_ir_subtracted": round(idle), "wall_s": round(wall, 2),
             "top_self": [{"ir_per_request": round(c / requests, 1), "function": f}
                          for c, f in top_functions(path, top)]}
@@ -498,6 +537,10 @@ def main():
                     help="writes bench/results/2026-12-01-<name>.json")
     ap.add_argument("--syscalls", action="store_true",
                     help="also count system calls per request (PING, GET, SET; 100,000 each)")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="also simulate the caches: D1/LL data misses per request")
+    ap.add_argument("--ll", default="1048576,16,64",
+                    help="the simulated last-level cache with --cache-sim (size,assoc,line)")
     ap.add_argument("--syscalls-only", action="store_true",
                     help="only the system call counts (no callgrind rows)")
     a = ap.parse_args()
@@ -513,14 +556,18 @@ def main():
         a.syscalls, selected = True, []
     results = {}
     for kind in a.servers.split(",") if selected else []:
-        g = Grinder(kind, a.worker_bin)
+        g = Grinder(kind, a.worker_bin,
+                    ("--cache-sim=yes", f"--LL={a.ll}") if a.cache_sim else ())
         try:
             results[kind] = {}
             for name, row in selected:
                 res = run_row(g, name, row, a.requests, a.top)
                 results[kind][name] = res
+                misses = (f", D1 misses {res['d1_misses_per_request']}, LL misses "
+                          f"{res['ll_misses_per_request']}" if "d1_misses_per_request" in res
+                          else "")
                 print(f"  {a.label:6} {kind:5} {name:22} {res['instructions_per_request']:9.1f}"
-                      " instructions/request", file=sys.stderr, flush=True)
+                      f" instructions/request{misses}", file=sys.stderr, flush=True)
         finally:
             g.stop()
     sys_counts = {}
@@ -564,6 +611,7 @@ def main():
         "earlier_commands": run.get("earlier_commands", []) + ([run["command"]]
                                                                 if "command" in run else []),
         "requests": a.requests, "clients": CLIENTS, "pipeline": PIPELINE,
+        "cache_sim": {"LL": a.ll} if a.cache_sim else None,
         "machine": common.machine(), "versions": common.versions(), "results": results,
         "syscalls_per_request": sys_counts or run.get("syscalls_per_request", {}),
         "table": table}

@@ -1,5 +1,6 @@
 // The eviction pool (worker/store/evict.hpp): which key each policy picks.
 #include <doctest/doctest.h>
+#include <mimalloc.h>
 
 #include <string>
 
@@ -81,4 +82,32 @@ TEST_CASE("evict: allkeys-lfu keeps frequently read keys; decay lowers counters"
   CHECK_FALSE(db.lfu_decay_step(kNow, 60000, 1000));  // the first period starts
   db.lfu_decay_step(kNow + 60000, 60000, 1000);       // one period later: one pass
   CHECK(db.peek("k:0").lfu() == before - 1);
+}
+
+TEST_CASE("evict: the evicted record's block serves the next record of its size class") {
+  Db db;
+  const std::string value(100, 'v');
+  for (int i = 0; i < 100; ++i) db.set_string("key:" + std::to_string(1000 + i), value, {});
+  const std::size_t full = db.used_memory();
+  Evictor ev;
+  Db* dbs[] = {&db};
+  EvictionCandidate c;
+  REQUIRE(ev.pick(dbs, EvictPolicy::kAllKeysLru, 5, kNow, &c));
+  const std::string victim(c.key);
+  const void* block = db.peek(victim).record();
+  const std::size_t freed = db.evict(victim);
+  // Accounted as freed at once, as a mi_free would be.
+  CHECK(freed == mi_usable_size(const_cast<void*>(block)));
+  CHECK(db.used_memory() == full - freed);
+  // A record of another size class does not take it.
+  db.set_string("x", "1", {});
+  CHECK(db.peek("x").record() != block);
+  const std::size_t with_x = db.used_memory();
+  // The next one of its class does, and the accounting is back where it was.
+  db.set_string("key:2000", value, {});
+  CHECK(db.peek("key:2000").record() == block);
+  CHECK(db.used_memory() == with_x + freed);
+  CHECK(db.peek("key:2000").str() == value);
+  db.clear();
+  CHECK(db.used_memory() == 0);
 }

@@ -141,12 +141,17 @@ struct Db::Impl {
   }
 
   // Frees an unlinked record now, or queues it when `lazy` and its value is large.
-  void dispose(Record* r, bool lazy) {
+  // `keep_block`: the record's block stays for the heap's next allocation (eviction).
+  void dispose(Record* r, bool lazy, bool keep_block = false) {
     if (lazy && free_effort(r) > types::kLazyFreeThreshold) [[unlikely]] {
       lazy_values.push_back(r);
       return;
     }
-    Record::destroy(heap, r);
+    if (keep_block) {
+      Record::destroy_keep(heap, r);
+    } else {
+      Record::destroy(heap, r);
+    }
   }
 
   bool lazy_step(std::size_t effort) {
@@ -257,14 +262,14 @@ struct Db::Impl {
   }
 
   // Removes a key if present and frees (or, when `lazy`, may queue) its record.
-  void remove(std::string_view key, std::uint64_t h, bool lazy) {
+  void remove(std::string_view key, std::uint64_t h, bool lazy, bool keep_block = false) {
     Record* r = main.erase(key, h);
     if (r == nullptr) return;
     ++ev->mutations;
     touched(key);
     notify(key, -1);
     if (r->has_ttl()) expires.erase(key, h);
-    dispose(r, lazy);
+    dispose(r, lazy, keep_block);
   }
 
   void add(Record* r, std::uint64_t h) {
@@ -525,7 +530,12 @@ std::size_t Db::sample(bool from_expires, std::size_t want, Entry* out) {
   Record* recs[Table::kSlotsPerBucket];
   for (int picks = 0; picks < 64 && n < want && t.size() > 0; ++picks) {
     const std::size_t got = t.sample_bucket(d.next_rand(), recs);
-    for (std::size_t i = 0; i < got && n < want; ++i) out[n++] = Entry(recs[i]);
+    // The caller scores every sample from its record (clock byte, key): start all those
+    // misses now so they overlap instead of being paid one after the other.
+    for (std::size_t i = 0; i < got && n < want; ++i) {
+      __builtin_prefetch(recs[i]);
+      out[n++] = Entry(recs[i]);
+    }
   }
   if (n == 0 && t.size() > 0) {  // a nearly empty table: what one scan step finds
     t.scan(d.next_rand(), [&](Record* r) {
@@ -542,7 +552,8 @@ std::size_t Db::evict(std::string_view key, std::uint64_t h) {
   const std::size_t before = d.heap.used;
   const std::size_t queued = d.lazy_values.size();
   const std::size_t usage = d.lazy_policy.eviction ? ref.get()->memory_usage() : 0;
-  d.remove(key, h, d.lazy_policy.eviction);
+  // The SET (or other write) that made room usually allocates a record of this size next.
+  d.remove(key, h, d.lazy_policy.eviction, /*keep_block=*/true);
   if (d.lazy_values.size() != queued) return usage;
   return before > d.heap.used ? before - d.heap.used : 0;
 }
@@ -588,6 +599,11 @@ Entry Db::peek(std::string_view key, std::uint64_t hash) const {
 
 std::uint64_t Db::key_hash(std::string_view key) const {
   return impl_->main.hash(key);
+}
+
+void Db::prefetch(std::uint64_t hash, const void* hint) const {
+  impl_->main.prefetch(hash);
+  if (hint != nullptr) __builtin_prefetch(hint);
 }
 
 void Db::set_string(std::string_view key, std::string_view value, const SetOptions& opt) {
@@ -876,6 +892,7 @@ void Db::clear(bool async) {
   }
   d.main.clear();
   d.expires.clear();
+  d.heap.drop_spare();  // FLUSHDB returns memory: no block kept back for an allocation
   d.notify({}, 0);
 }
 

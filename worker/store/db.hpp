@@ -325,6 +325,10 @@ class Db {
   // candidate once for the check and the delete.
   Entry peek(std::string_view key, std::uint64_t hash) const;
   std::uint64_t key_hash(std::string_view key) const;
+  // Starts loading what a peek/evict of the key with this hash reads first (its home bucket)
+  // and `hint` (the record it probably finds; may be stale or freed: a prefetch reads nothing)
+  // into the cache, so that work overlaps with other misses (the eviction pool's sampling).
+  void prefetch(std::uint64_t hash, const void* hint) const;
   bool exists(std::string_view key, std::int64_t now_ms) { return bool(find(key, now_ms)); }
 
   // Strings. A value that is a canonical int64 ("123", not "0123" / "+1" / " 1") is stored as

@@ -45,9 +45,10 @@ Evictor::Evictor() {
 
 void Evictor::reset() {
   for (Slot& s : pool_) s.db = -1;
+  pre_buf_ = kNoBuf;
 }
 
-void Evictor::insert(std::uint64_t idle, int db, std::string_view key) {
+void Evictor::insert(std::uint64_t idle, int db, std::string_view key, const void* record) {
   // The first slot that is empty or scores higher than this key.
   std::size_t k = 0;
   while (k < kPoolSize && pool_[k].db >= 0 && pool_[k].idle < idle) ++k;
@@ -69,6 +70,8 @@ void Evictor::insert(std::uint64_t idle, int db, std::string_view key) {
   pool_[k].db = db;
   pool_[k].buf = buf;
   keys_[buf].assign(key);
+  hint_[buf] = record;
+  if (buf == pre_buf_) pre_buf_ = kNoBuf;  // the hash kept for it is another key's now
 }
 
 void Evictor::populate(int db_index, Db& db, bool from_expires, EvictPolicy policy,
@@ -91,7 +94,21 @@ void Evictor::populate(int db_index, Db& db, bool from_expires, EvictPolicy poli
         idle = static_cast<std::uint64_t>(db.idle_seconds(e, now_ms));  // lru_clock.hpp
         break;
     }
-    insert(idle, db_index, e.key());
+    insert(idle, db_index, e.key(), e.record());
+  }
+}
+
+void Evictor::prefetch_best(std::span<Db* const> dbs) {
+  pre_buf_ = kNoBuf;
+  for (std::size_t k = kPoolSize; k-- > 0;) {
+    const Slot& s = pool_[k];
+    if (s.db < 0) continue;
+    if (static_cast<std::size_t>(s.db) >= dbs.size()) return;
+    const Db& db = *dbs[static_cast<std::size_t>(s.db)];
+    pre_hash_ = db.key_hash(keys_[s.buf]);
+    pre_buf_ = s.buf;
+    db.prefetch(pre_hash_, hint_[s.buf]);
+    return;
   }
 }
 
@@ -114,6 +131,7 @@ bool Evictor::pick(std::span<Db* const> dbs, EvictPolicy policy, std::size_t sam
   // Ghosts (pooled keys deleted or changed since) are dropped; a few rounds always find a key
   // while one exists.
   for (int round = 0; round < 100; ++round) {
+    if (round == 0) prefetch_best(dbs);
     std::size_t keys = 0;
     for (std::size_t d = 0; d < dbs.size(); ++d) {
       const std::size_t n = from_expires ? dbs[d]->expires_size() : dbs[d]->size();
@@ -127,7 +145,13 @@ bool Evictor::pick(std::span<Db* const> dbs, EvictPolicy policy, std::size_t sam
       if (s.db < 0) continue;
       Db& db = *dbs[static_cast<std::size_t>(s.db)];
       std::string& key = keys_[s.buf];
-      const std::uint64_t h = db.key_hash(key);
+      std::uint64_t h;
+      if (s.buf == pre_buf_) {
+        h = pre_hash_;
+        pre_buf_ = kNoBuf;  // the buffer is swapped out or left behind: not this key's next
+      } else {
+        h = db.key_hash(key);
+      }
       const Entry e = db.peek(key, h);
       const int db_index = s.db;
       s.db = -1;  // out of the pool either way

@@ -16,6 +16,13 @@
 // PODs naming their key buffer by index: an insert shifts 16-byte slots with one memmove, as
 // Redis's evictionPoolPopulate does, and the buffers themselves never move (swapping the
 // std::string slots one by one cost ~1,400 instructions per evicting SET).
+//
+// Memory stalls, not instructions, are what an eviction costs once the data set is far
+// larger than the cache: the sampled bucket, each sampled record (clock byte and key), then
+// the victim's bucket and record. The sampled records are prefetched together (Db::sample),
+// and before a round samples, the pool's best key so far (usually still the one picked after
+// the round) has its bucket and record prefetched, from the record address remembered when it
+// entered the pool (a hint only: it may be stale; the pick still looks the key up).
 #pragma once
 
 #include <array>
@@ -83,10 +90,17 @@ class Evictor {
   static_assert(sizeof(Slot) == 16);
   void populate(int db_index, Db& db, bool from_expires, EvictPolicy policy, std::size_t samples,
                 std::int64_t now_ms);
-  void insert(std::uint64_t idle, int db, std::string_view key);
+  void insert(std::uint64_t idle, int db, std::string_view key, const void* record);
+  // The pool's best key so far: hashed (pre_hash_) and its bucket and record prefetched.
+  void prefetch_best(std::span<Db* const> dbs);
+
+  static constexpr std::uint32_t kNoBuf = ~std::uint32_t{0};
 
   std::array<Slot, kPoolSize> pool_;
   std::array<std::string, kPoolSize> keys_;
+  std::array<const void*, kPoolSize> hint_{};  // per key buffer: its record when it entered
+  std::uint32_t pre_buf_ = kNoBuf;             // the buffer whose key was hashed (prefetched)
+  std::uint64_t pre_hash_ = 0;                 //   and its hash; kNoBuf once the key changes
   std::string picked_;
   unsigned next_db_ = 0;  // the random policies visit the databases in turn, as Redis
 };

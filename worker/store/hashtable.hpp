@@ -114,6 +114,13 @@ class HashTable {
   // Up to 8 entries of one random bucket chosen from rnd (empty buckets give 0).
   std::size_t sample_bucket(std::uint64_t rnd, Entry** out) const;
 
+  // Starts loading the home bucket(s) of hash h into the cache (a find(key, h) soon after
+  // then waits for one miss less). Reads nothing, changes nothing.
+  void prefetch(std::uint64_t h) const {
+    for (const Arr& a : t_)
+      if (a.nb != 0) __builtin_prefetch(a.slots + (h & (a.nb - 1)) * kSlotsPerBucket);
+  }
+
   template <class F>
   void for_each(F&& f) const {
     for (const Arr& a : t_)

@@ -14,7 +14,21 @@ namespace {
 
 }  // namespace
 
+void* Heap::take_spare(std::size_t n) {
+  // The size class mimalloc would give n: the spare only stands in for the same block size,
+  // so used_memory() moves exactly as with mi_free + mi_malloc.
+  if (mi_good_size(n) != spare_usable_) return nullptr;
+  void* p = spare_;
+  spare_ = nullptr;
+  used += spare_usable_;
+  alloc_sampler().on_alloc(p, spare_usable_);
+  return p;
+}
+
 void* Heap::alloc(std::size_t n) {
+  if (spare_ != nullptr) [[unlikely]] {  // only after an eviction (release_keep)
+    if (void* p = take_spare(n)) return p;
+  }
   void* p = mi_malloc(n);
   if (p == nullptr) out_of_memory();
   const std::size_t usable = mi_usable_size(p);

@@ -175,14 +175,23 @@ void Record::write(std::uint8_t* out, Type type, std::string_view key, std::int6
   }
 }
 
-void Record::destroy(Heap& heap, Record* r) {
+void Record::release_owned(Heap& heap, Record* r) {
   if (r->enc() == Enc::kExtStr) {
     heap.release(r->ext_buf());
   } else if (r->enc() == Enc::kObject) {
     types::Object* o = r->object();
     types::ops_of(o).destroy(heap, o);
   }
+}
+
+void Record::destroy(Heap& heap, Record* r) {
+  release_owned(heap, r);
   heap.release(r);
+}
+
+void Record::destroy_keep(Heap& heap, Record* r) {
+  release_owned(heap, r);
+  heap.release_keep(r);
 }
 
 std::string_view Record::key() const {

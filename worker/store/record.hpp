@@ -137,6 +137,9 @@ class Record {
   static void rewrite(Record* r, std::int64_t expire_at, std::uint8_t clock, const Payload& p);
   // Frees the record and what it owns (external buffer, value object through its ops).
   static void destroy(Heap& heap, Record* r);
+  // destroy(), but the record's block stays with the heap for its next allocation of that
+  // size (Heap::release_keep): an evicted key, whose SET's new record follows.
+  static void destroy_keep(Heap& heap, Record* r);
   // Frees only the record block (its external buffer was handed to another record).
   static void destroy_shallow(Heap& heap, Record* r) { heap.release(r); }
   // Bytes create() would allocate.
@@ -145,6 +148,7 @@ class Record {
  private:
   static void write(std::uint8_t* out, Type type, std::string_view key, std::int64_t expire_at,
                     std::uint8_t clock, const Payload& p);
+  static void release_owned(Heap& heap, Record* r);  // the external buffer / value object
 
  public:
   Type type() const { return static_cast<Type>(b()[0] & 7u); }
