@@ -28,13 +28,15 @@ def ruvio_available():
     return os.path.exists(harness.RUVIO_BIN)
 
 
-def start(kind):
+def start(kind, worker_bin=None):
     """A fresh server pinned to SERVER_CPU. Returns (Server, pid to measure).
 
     Ruvio is measured in its worker process (the supervisor holds no data); the worker is
-    pinned by Ruvio itself through --cpus. redis-server is pinned here, all its threads."""
+    pinned by Ruvio itself through --cpus. redis-server is pinned here, all its threads.
+    `worker_bin`: another ruvio-worker binary (RUVIO_WORKER_BIN), e.g. a before/after pair."""
     if kind == "ruvio":
-        srv = harness.Server(kind="ruvio", args=["--workers", "1", "--cpus", SERVER_CPU])
+        srv = harness.Server(kind="ruvio", args=["--workers", "1", "--cpus", SERVER_CPU],
+                             env={"RUVIO_WORKER_BIN": worker_bin} if worker_bin else None)
         pid = None
         for _ in range(100):
             pids = srv.worker_pids()

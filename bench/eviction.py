@@ -154,8 +154,9 @@ def zipf_load(srv, requests, seed=7):
     return hits / max(hits + misses, 1)
 
 
-def run(kind, requests, zipf_requests, baseline_requests, steady_requests):
-    srv, pid = common.start(kind)
+def run(kind, requests, zipf_requests, baseline_requests, steady_requests, label=None,
+        worker_bin=None):
+    srv, pid = common.start(kind, worker_bin)
     try:
         r = srv.client()
         extra = {}
@@ -200,7 +201,8 @@ def run(kind, requests, zipf_requests, baseline_requests, steady_requests):
                           **ph.figures("steady_", steady_requests)})
         hit = zipf_load(srv, zipf_requests)
         return {
-            "kind": kind,
+            "kind": label or kind,
+            "worker_bin": worker_bin,
             "set_requests": requests,
             "set_req_per_s": rps,
             "server_cpu_us_per_request": (cpu1 - cpu0) / 1e3 / requests,
@@ -233,19 +235,31 @@ def main():
                     help="redis, ruvio, redis, ruvio ...: interleaved rounds (the figures of "
                          "every round are kept; the ratios are of the medians)")
     ap.add_argument("--result-name", default="eviction")
+    ap.add_argument("--ruvio-workers", default="",
+                    help="LABEL=PATH,...: one Ruvio column per ruvio-worker binary (e.g. "
+                         "before=/tmp/w0,after=/tmp/w1), each in every round; the ratios "
+                         "are of the last one")
     a = ap.parse_args()
     common.need("redis-benchmark")
-    rounds = [[run(kind, a.requests, a.zipf_requests, a.baseline_requests, a.steady_requests)
-               for kind in ("redis", "ruvio")] for _ in range(a.rounds)]
-    rows = [median_row([rd[i] for rd in rounds]) for i in range(2)]
-    red, ruv = rows
+    servers = [("redis", "redis", None)]
+    if a.ruvio_workers:
+        for item in a.ruvio_workers.split(","):
+            label, path = item.split("=", 1)
+            servers.append(("ruvio", f"ruvio-{label}", path))
+    else:
+        servers.append(("ruvio", "ruvio", None))
+    rounds = [[run(kind, a.requests, a.zipf_requests, a.baseline_requests, a.steady_requests,
+                   label, path) for kind, label, path in servers] for _ in range(a.rounds)]
+    rows = [median_row([rd[i] for rd in rounds]) for i in range(len(servers))]
+    red, ruv = rows[0], rows[-1]
     ratios = {}
     for prefix in ("", "baseline_", "steady_"):
         for field in ("cpu_us_per_request" if prefix else "server_cpu_us_per_request",
                       "user_us_per_request", "sys_us_per_request"):
             k = prefix + field
-            if red.get(k) and ruv.get(k) is not None:
-                ratios[k] = round(ruv[k] / red[k], 3)
+            for x in rows[1:]:
+                if red.get(k) and x.get(k) is not None:
+                    ratios.setdefault(x["kind"], {})[k] = round(x[k] / red[k], 3)
     path = common.write_result(a.result_name, {
         "rounds": a.rounds,
         "rounds_results": rounds if a.rounds > 1 else None,

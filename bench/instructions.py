@@ -91,6 +91,9 @@ def rows():
         out.append(("ACL " + name, find_row(acl.ROWS, name)))
     out.append(("SET evicting (allkeys-lru)", ("SET evicting", evict_fill,
                                                [(10_000_000, EVICT_SET)], evict_reset)))
+    # Its baseline: the same SETs of new keys with no limit (nothing is evicted).
+    out.append(("SET new keys (no limit)", ("SET new", nothing, [(10_000_000, EVICT_SET)],
+                                            nothing)))
     # Issue 14: keyspace notifications (a subscriber that reads every message) and tracking.
     # The tracking rows and their baseline run notify.py's client (redis-benchmark cannot turn
     # tracking on): one connection, 64 GETs per write, the same for both rows.
@@ -467,12 +470,13 @@ def syscall_table(counts):
                          "vdso share"], out)
 
 
-def bench_line(port, requests, keyspace, command, clients=CLIENTS):
+def bench_line(port, requests, keyspace, command, clients=CLIENTS, pipeline=None):
+    pipeline = pipeline or PIPELINE
     login = []
     if command.startswith(acl.AS_USER):  # the row's requests run as the restricted user
         command = command[len(acl.AS_USER):]
         login = ["--user", acl.USER, "-a", acl.PASS]
-    return ["redis-benchmark", *login, "-p", str(port), "-c", str(clients), "-P", str(PIPELINE),
+    return ["redis-benchmark", *login, "-p", str(port), "-c", str(clients), "-P", str(pipeline),
             "-n", str(requests), "-r", str(keyspace), "--csv", *command.split()]
 
 
@@ -537,6 +541,9 @@ def main():
                     help="writes bench/results/2026-12-01-<name>.json")
     ap.add_argument("--syscalls", action="store_true",
                     help="also count system calls per request (PING, GET, SET; 100,000 each)")
+    ap.add_argument("--pipeline", type=int, default=16,
+                    help="redis-benchmark -P (1: each request its own loop turn, as "
+                         "eviction.py's load)")
     ap.add_argument("--cache-sim", action="store_true",
                     help="also simulate the caches: D1/LL data misses per request")
     ap.add_argument("--ll", default="1048576,16,64",
@@ -544,6 +551,7 @@ def main():
     ap.add_argument("--syscalls-only", action="store_true",
                     help="only the system call counts (no callgrind rows)")
     a = ap.parse_args()
+    globals()["PIPELINE"] = a.pipeline  # bench_line's default and the result file's field
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("valgrind (callgrind) is needed")
     wanted = [r.strip() for r in a.rows.split(",") if r.strip()]
