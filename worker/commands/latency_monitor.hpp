@@ -4,7 +4,8 @@
 // LATENCY handlers (ops_commands.cpp). One monitor per worker, owned by the Executor.
 //
 // Events Ruvio records, as Redis names them: "command" / "fast-command" (the executor),
-// "expire-cycle" (the active expiry pass), "eviction-cycle" / "eviction-del" (maxmemory),
+// "expire-cycle" (the active expiry pass), "eviction-cycle" / "eviction-del" /
+// "eviction-lazyfree" (maxmemory),
 // "fork" (a snapshot's fork) and "aof-fsync-always" (the WAL's fsync under durability always).
 #pragma once
 
