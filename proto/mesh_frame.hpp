@@ -70,8 +70,15 @@ enum class MeshKind : std::uint8_t {
   // The sender's CLIENT PAUSE in force, for a peer that restarted meanwhile: "WRITE"|"ALL"
   // and its end in wall-clock ms (the workers share the clock). Never parked; reply +OK.
   kPause = 10,
+  // INFO latencystats through the proxy: this worker's per-command latency histograms, only
+  // their non-zero slots: an array of name, [slot index, count, ...] pairs (empty with
+  // latency-tracking off), for the proxy to add up (worker/route/latency_merge.hpp).
+  kHistograms = 11,
+  // LATENCY DOCTOR / GRAPH through the proxy: this worker's latency monitor, an array of
+  // [event, all-time max, [time, latency, ...]] per event.
+  kLatencyEvents = 12,
 };
-inline constexpr std::uint8_t kMeshKindLast = 10;
+inline constexpr std::uint8_t kMeshKindLast = 12;
 
 inline constexpr std::size_t kMeshLengthBytes = 4;
 inline constexpr std::size_t kMeshRequestMeta = 20;  // kind db resp origin client-id request-id

@@ -158,35 +158,11 @@ class LatencyCases:
             "Dave, I have observed latency spikes"))
 
 
-class EvictionCases:
-    """Redis's eviction-del event: one evicted key's deletion over the threshold (a large
-    value freed in place, lazyfree-lazy-eviction no), beside the pass's eviction-cycle."""
-
-    def test_eviction_del_event(self):
-        r = self.r
-        r.config_set("lazyfree-lazy-eviction", "no")
-        r.eval("for i = 1, 400000 do redis.call('HSET', KEYS[1], 'f' .. i, i) end", 1, "big")
-        r.config_set("latency-monitor-threshold", "1")
-        r.config_set("maxmemory-policy", "allkeys-random")
-        try:
-            r.config_set("maxmemory", "1")  # far below: the next command evicts everything
-            self.assertIsNone(r.get("nothing"))
-        finally:
-            r.config_set("maxmemory", "0")
-            r.config_set("maxmemory-policy", "noeviction")
-        self.assertEqual(r.exists("big"), 0)
-        events = {e[0]: e for e in r.execute_command("LATENCY", "LATEST")}
-        self.assertIn("eviction-del", events)
-        self.assertIn("eviction-cycle", events)
-        self.assertGreaterEqual(events["eviction-del"][2], 1)
-        self.assertGreaterEqual(events["eviction-cycle"][3], events["eviction-del"][3])
-
-
-class RedisReference(EvictionCases, LatencyCases, itest.RedisCase):
+class RedisReference(LatencyCases, itest.RedisCase):
     server_args = ARGS
 
 
-class Ruvio(EvictionCases, LatencyCases, itest.RuvioCase):
+class Ruvio(LatencyCases, itest.RuvioCase):
     server_args = ARGS
 
 

@@ -177,3 +177,55 @@ TEST_CASE("latency doctor: texts and advices") {
                             "any easy fix. Please use the Redis community to get some help, "
                             "providing this report in your help request.\n"));
 }
+
+TEST_CASE("hdr: adding slot counts is the histogram of all the samples") {
+  // Two workers' samples, summed slot by slot, give the percentiles of one histogram that
+  // recorded them all (what the proxy's INFO latencystats prints).
+  LatencyHistogram a, b, both, merged;
+  std::uint64_t seed = 42;
+  for (int i = 0; i < 5000; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const auto v = static_cast<std::int64_t>(seed >> 34) % 50'000'000;  // up to 50 ms
+    (i % 3 == 0 ? a : b).record(v);
+    both.record(v);
+  }
+  for (const LatencyHistogram* h : {&a, &b}) {
+    for (int i = 0; i < LatencyHistogram::kCountsLen; ++i) {
+      if (h->count_at_index(i) != 0) CHECK(merged.add_at_index(i, h->count_at_index(i)));
+    }
+  }
+  CHECK_FALSE(merged.add_at_index(-1, 1));
+  CHECK_FALSE(merged.add_at_index(LatencyHistogram::kCountsLen, 1));
+  CHECK(merged.total() == both.total());
+  for (double p : {0.0, 0.5, 50.0, 99.0, 99.9, 100.0}) {
+    CHECK(merged.value_at_percentile(p) == both.value_at_percentile(p));
+  }
+}
+
+TEST_CASE("latency monitor: absorb merges series as one monitor") {
+  using S = LatencyMonitor::Sample;
+  LatencyMonitor m;
+  const std::vector<S> w0 = {{100, 5}, {102, 7}, {104, 3}};
+  const std::vector<S> w1 = {{101, 9}, {102, 4}, {105, 2}};
+  m.absorb("command", 7, w0);
+  m.absorb("command", 9, w1);
+  m.absorb("fork", 0, {});
+  REQUIRE(m.series().size() == 2);
+  const LatencyMonitor::Series& s = m.series()[0];
+  CHECK(s.event == "command");
+  CHECK(s.max == 9);
+  std::vector<std::pair<std::int64_t, std::uint32_t>> got;
+  for (const S& x : s.samples) got.emplace_back(x.time, x.latency);
+  CHECK(got == std::vector<std::pair<std::int64_t, std::uint32_t>>{
+                   {100, 5}, {101, 9}, {102, 7}, {104, 3}, {105, 2}});
+  CHECK(m.series()[1].event == "fork");
+  // Redis's 160-sample cap keeps the newest.
+  std::vector<S> many;
+  for (int t = 0; t < 200; ++t) many.push_back(S{1000 + 2 * t, 1});
+  LatencyMonitor capped;
+  capped.absorb("x", 1, many);
+  capped.absorb("x", 1, std::vector<S>{{1001, 2}});
+  REQUIRE(capped.series()[0].samples.size() == LatencyMonitor::kSamples);
+  CHECK(capped.series()[0].samples.front().time == 1000 + 2 * 40);
+  CHECK(capped.series()[0].samples.back().time == 1000 + 2 * 199);
+}

@@ -212,7 +212,7 @@ enum class Merge : std::uint8_t {
   kKill,        // CLIENT KILL: +OK if a worker killed (old form), else counts summed
   kSlowlog,     // SLOWLOG GET: every worker's entries, newest first, cut to the count asked
   kAclLog,      // ACL LOG: every worker's entries regrouped as one log (RESET: every worker)
-  kLatency,     // LATENCY LATEST/HISTORY/HISTOGRAM/RESET: as one monitor (latency_merge.hpp)
+  kLatency,     // LATENCY (all but HELP): as one monitor (latency_merge.hpp)
 };
 struct Routing {
   Where where = Where::kTips;

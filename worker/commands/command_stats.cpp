@@ -1,6 +1,7 @@
 #include "worker/commands/command_stats.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 
 #include "worker/commands/command_table.hpp"
@@ -24,6 +25,18 @@ void CommandStats::on_error(std::string_view text) {
     }
   }
   errors_.emplace_back(std::string(code), 1);
+}
+
+std::string latency_percentiles_value(const LatencyHistogram& h,
+                                      const std::vector<double>& percentiles) {
+  std::string value;
+  for (double p : percentiles) {
+    char num[48];
+    std::snprintf(num, sizeof num, "%.3f", static_cast<double>(h.value_at_percentile(p)) / 1000.0);
+    if (!value.empty()) value += ',';
+    value.append("p").append(format_percentile(p)).append("=").append(num);
+  }
+  return value;
 }
 
 void CommandStats::reset() {

@@ -103,6 +103,12 @@ class SlowLog {
   std::uint64_t next_id_ = 0;
 };
 
+// INFO latencystats' value for one command: "p50=1.003,p99=..." for each of `percentiles`
+// (latency-tracking-info-percentiles), in µs with 3 decimals, as Redis's
+// fillPercentileDistributionLatencies. Shared by INFO and the proxy's merged histograms.
+std::string latency_percentiles_value(const LatencyHistogram& h,
+                                      const std::vector<double>& percentiles);
+
 // AUTH's arguments, HELLO's AUTH pair and MIGRATE's passwords as SLOWLOG and MONITOR show
 // them: "(redacted)" (Redis's redactClientCommandArgument). True when any was redacted.
 bool redacted_args(std::span<const std::string_view> args, std::vector<std::size_t>& positions);

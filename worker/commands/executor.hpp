@@ -156,7 +156,10 @@ class Executor {
   void account(const CommandDef& def, ClientInfo& client, std::span<const std::string_view> args,
                std::int64_t usec);
   // account() past its thresholds: the slow log and the latency monitor.
-  void note_eviction_cycle(std::chrono::steady_clock::time_point start);
+  void note_eviction(const char* event, std::chrono::steady_clock::time_point start);
+  bool evict_lazyfreed(std::span<store::Db* const> dbs, std::uint64_t limit,
+                       std::chrono::steady_clock::time_point start,
+                       std::chrono::microseconds time_limit);
   [[gnu::noinline]] void account_slow(const CommandDef& def, ClientInfo& client,
                                       std::span<const std::string_view> args, std::int64_t usec);
 };

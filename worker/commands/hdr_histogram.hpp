@@ -83,6 +83,15 @@ class HdrHistogram {
     total_++;
   }
 
+  // Adds `n` samples to slot i (another histogram's slot of the same configuration): the
+  // exact merge, since the slots are the same. False for an index out of range.
+  bool add_at_index(std::int64_t i, std::uint64_t n) {
+    if (i < 0 || i >= kCountsLen) return false;
+    counts_[static_cast<std::size_t>(i)] += n;
+    total_ += n;
+    return true;
+  }
+
   std::uint64_t total() const { return total_; }
   std::uint64_t count_at_index(int i) const { return counts_[static_cast<std::size_t>(i)]; }
 

@@ -497,16 +497,8 @@ void latencystats_section(Text& t, Shard& shard) {
             [](const CommandDef* a, const CommandDef* b) { return a->name < b->name; });
   const std::vector<double>& percentiles = shard.config().latency_tracking_percentiles;
   for (const CommandDef* def : shown) {
-    const LatencyHistogram& h = *stats.histogram(def->id);
-    std::string value;
-    for (double p : percentiles) {
-      char num[48];
-      std::snprintf(num, sizeof num, "%.3f",
-                    static_cast<double>(h.value_at_percentile(p)) / 1000.0);
-      if (!value.empty()) value += ',';
-      value.append("p").append(format_percentile(p)).append("=").append(num);
-    }
-    t.field("latency_percentiles_usec_" + std::string(def->name), value);
+    t.field("latency_percentiles_usec_" + std::string(def->name),
+            latency_percentiles_value(*stats.histogram(def->id), percentiles));
   }
 }
 

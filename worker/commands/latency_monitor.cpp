@@ -29,6 +29,37 @@ void LatencyMonitor::add(std::string_view event, std::uint32_t ms) {
   if (s->samples.size() > kSamples) s->samples.pop_front();
 }
 
+void LatencyMonitor::absorb(std::string_view event, std::uint32_t max,
+                            std::span<const Sample> samples) {
+  Series* s = nullptr;
+  for (Series& x : series_) {
+    if (x.event == event) s = &x;
+  }
+  if (s == nullptr) {
+    series_.push_back(Series{std::string(event), {}, 0});
+    s = &series_.back();
+  }
+  s->max = std::max(s->max, max);
+  std::deque<Sample> merged;
+  auto a = s->samples.begin();
+  auto b = samples.begin();
+  while (a != s->samples.end() || b != samples.end()) {
+    Sample next;
+    if (b == samples.end() || (a != s->samples.end() && a->time < b->time)) {
+      next = *a++;
+    } else if (a == s->samples.end() || b->time < a->time) {
+      next = *b++;
+    } else {  // the same second on both: the larger, as add() keeps
+      next = Sample{a->time, std::max(a->latency, b->latency)};
+      ++a;
+      ++b;
+    }
+    merged.push_back(next);
+    if (merged.size() > kSamples) merged.pop_front();
+  }
+  s->samples = std::move(merged);
+}
+
 std::size_t LatencyMonitor::reset(std::span<const std::string_view> events) {
   if (events.empty()) {
     const std::size_t n = series_.size();
@@ -293,6 +324,16 @@ std::string LatencyReport::render(const LatencyMonitor& monitor) const {
       report += kAdviceText[a];
     }
   }
+  return report;
+}
+
+LatencyReport make_latency_report(const Config& config) {
+  LatencyReport report;
+  report.threshold_ms = config.latency_monitor_threshold;
+  report.slowlog_slower_than = config.slowlog_log_slower_than;
+  report.fsync_always = config.durability == Durability::kAlways;
+  report.huge_pages = anon_huge_pages_bytes() > 0;
+  report.now = static_cast<std::int64_t>(std::time(nullptr));
   return report;
 }
 

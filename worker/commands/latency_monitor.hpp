@@ -4,7 +4,8 @@
 // LATENCY handlers (ops_commands.cpp). One monitor per worker, owned by the Executor.
 //
 // Events Ruvio records, as Redis names them: "command" / "fast-command" (the executor),
-// "expire-cycle" (the active expiry pass), "eviction-cycle" / "eviction-del" (maxmemory),
+// "expire-cycle" (the active expiry pass), "eviction-cycle" / "eviction-del" /
+// "eviction-lazyfree" (maxmemory),
 // "fork" (a snapshot's fork) and "aof-fsync-always" (the WAL's fsync under durability always).
 #pragma once
 
@@ -14,6 +15,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "shared/config.hpp"
 
 namespace ruvio::worker {
 
@@ -37,6 +40,10 @@ class LatencyMonitor {
   }
   // latencyAddSample: one sample per second, the largest latency of that second.
   void add(std::string_view event, std::uint32_t ms);
+  // A peer's series of `event` (its samples oldest first), for the proxy's DOCTOR / GRAPH:
+  // per second the larger latency, the newest kSamples, the larger all-time max: the series
+  // one monitor that saw both workers' events would hold. A new event goes last.
+  void absorb(std::string_view event, std::uint32_t max, std::span<const Sample> samples);
   // LATENCY RESET: the named events, compared without case (all when empty); how many went.
   std::size_t reset(std::span<const std::string_view> events);
   const std::vector<Series>& series() const { return series_; }
@@ -63,6 +70,10 @@ struct LatencyReport {
 
   std::string render(const LatencyMonitor& monitor) const;
 };
+
+// The report's settings from `config` (threshold, slow log, fsync), this process's huge pages
+// and the time now: what LATENCY DOCTOR renders with, here or at the proxy.
+LatencyReport make_latency_report(const Config& config);
 
 // AnonHugePages of this process (/proc/self/smaps_rollup), in bytes: Redis's
 // THPGetAnonHugePagesSize, behind DOCTOR's THP advice.

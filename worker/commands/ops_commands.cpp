@@ -134,14 +134,7 @@ void latency_graph(Context& ctx) {
 }
 
 void latency_doctor(Context& ctx) {
-  const Config& config = ctx.shard.config();
-  LatencyReport report;
-  report.threshold_ms = config.latency_monitor_threshold;
-  report.slowlog_slower_than = config.slowlog_log_slower_than;
-  report.fsync_always = config.durability == Durability::kAlways;
-  report.huge_pages = anon_huge_pages_bytes() > 0;
-  report.now = unix_now();
-  ctx.out.verbatim(report.render(executor(ctx).latency()));
+  ctx.out.verbatim(make_latency_report(ctx.shard.config()).render(executor(ctx).latency()));
 }
 
 // fillCommandCDF: {calls, histogram_usec: {µs: cumulative count}} from the HDR histogram's
@@ -365,13 +358,13 @@ const CommandDef kLatencySubs[] = {
      {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|doctor", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_doctor, latency_doctor, "server",
      "Return a human readable latency analysis report.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|reset", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_reset, latency_reset, "server",
      "Reset latency data for one or more events.",
      "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|graph", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_graph, latency_graph, "server",
      "Return a latency graph for the event.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kHere, Merge::kConcat}},
+     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
     {"latency|help", 2, kLoading | kStale, &decl::latency_help, latency_help, "server",
      "Show helpful text about the different subcommands.",
      "2.8.13", "O(1)", "slow"},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "proto/reply_scan.hpp"
+#include "worker/commands/common.hpp"
 
 namespace ruvio::worker {
 namespace {
@@ -153,7 +154,18 @@ class CounterLines {
 
 }  // namespace
 
-std::string merge_info(const std::vector<std::string>& parts, std::size_t self, bool per_worker) {
+bool info_wants_latencystats(std::span<const std::string_view> args) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (iequals(args[i], "latencystats") || iequals(args[i], "all") ||
+        iequals(args[i], "everything")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string merge_info(const std::vector<std::string>& parts, std::size_t self, bool per_worker,
+                       const std::map<std::string, std::string, std::less<>>* merged) {
   std::vector<std::string_view> texts;
   for (const std::string& p : parts) texts.push_back(reply_string(p).value_or(""));
   std::map<std::string, std::int64_t, std::less<>> sums;
@@ -167,6 +179,7 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
   for (std::size_t w = 0; w < order.size(); ++w) order[w] = w;
   if (self < order.size()) std::swap(order[0], order[self]);
   for (std::size_t w : order) {
+    if (merged != nullptr) break;
     for_each_line(texts[w], [&](std::string_view line) {
       if (!line.starts_with("latency_percentiles_usec_")) return;
       const std::size_t colon = line.find(':');
@@ -215,7 +228,9 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
     if (line.starts_with("latency_percentiles_usec_")) return;
     if (line == "# Latencystats") {
       out.append(line).append("\r\n");
-      for (const auto& [key, text] : percentiles) out.append(text).append("\r\n");
+      for (const auto& [key, text] : merged != nullptr ? *merged : percentiles) {
+        out.append(text).append("\r\n");
+      }
       return;
     }
     if (line == "# Commandstats" || line == "# Errorstats") {

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <utility>
 
 #include "proto/reply_scan.hpp"
-#include "proto/resp_writer.hpp"
+#include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 
 namespace ruvio::worker {
@@ -155,6 +155,123 @@ void merge_histogram(const std::vector<std::string>& parts, proto::ReplyWriter& 
 }
 
 }  // namespace
+
+void write_histograms(const CommandStats& stats, bool tracking, proto::ReplyWriter& out) {
+  const CommandTable& table = command_table();
+  std::vector<std::size_t> ids;
+  if (tracking) {
+    for (std::size_t id = 0; id < table.ids(); ++id) {
+      if (stats.histogram(id) != nullptr) ids.push_back(id);
+    }
+  }
+  out.array(ids.size() * 2);
+  for (std::size_t id : ids) {
+    const LatencyHistogram& h = *stats.histogram(id);
+    std::size_t used = 0;
+    for (int i = 0; i < LatencyHistogram::kCountsLen; ++i) used += h.count_at_index(i) != 0;
+    out.bulk(table.by_id(id)->name);
+    out.array(used * 2);
+    for (int i = 0; i < LatencyHistogram::kCountsLen; ++i) {
+      if (h.count_at_index(i) == 0) continue;
+      out.integer(i);
+      out.integer(static_cast<std::int64_t>(h.count_at_index(i)));
+    }
+  }
+}
+
+void write_latency_events(const LatencyMonitor& monitor, proto::ReplyWriter& out) {
+  out.array(monitor.series().size());
+  for (const LatencyMonitor::Series& s : monitor.series()) {
+    out.array(3);
+    out.bulk(s.event);
+    out.integer(s.max);
+    out.array(s.samples.size() * 2);
+    for (const LatencyMonitor::Sample& x : s.samples) {
+      out.integer(x.time);
+      out.integer(x.latency);
+    }
+  }
+}
+
+std::map<std::string, std::string, std::less<>> merged_percentile_lines(
+    const std::vector<std::string>& parts, const std::vector<double>& percentiles) {
+  // 24 KiB per command that ran, for the time of one INFO: the merge is exact only on the
+  // whole slot array.
+  std::map<std::string, std::unique_ptr<LatencyHistogram>, std::less<>> sums;
+  for (const std::string& p : parts) {
+    if (reply_is_error(p)) continue;
+    const auto f = split(p);
+    for (std::size_t i = 0; i + 1 < f.size(); i += 2) {
+      const auto name = reply_string(f[i]);
+      if (!name) continue;
+      std::unique_ptr<LatencyHistogram>& h = sums[std::string(*name)];
+      if (h == nullptr) h = std::make_unique<LatencyHistogram>();
+      const auto slots = split(f[i + 1]);
+      for (std::size_t s = 0; s + 1 < slots.size(); s += 2) {
+        const std::int64_t count = integer(slots[s + 1]);
+        if (count > 0) h->add_at_index(integer(slots[s]), static_cast<std::uint64_t>(count));
+      }
+    }
+  }
+  std::map<std::string, std::string, std::less<>> lines;
+  for (const auto& [name, h] : sums) {
+    std::string key = "latency_percentiles_usec_" + name;
+    std::string line = key + ":" + latency_percentiles_value(*h, percentiles);
+    lines.emplace(std::move(key), std::move(line));
+  }
+  return lines;
+}
+
+void merge_latency_report(std::string_view sub, std::string_view event,
+                          const std::vector<std::string>& parts, const LatencyReport& report,
+                          int resp, std::string& out) {
+  if (const auto e = std::find_if(parts.begin(), parts.end(), reply_is_error); e != parts.end()) {
+    out = *e;
+    return;
+  }
+  struct Found {
+    std::string_view event;
+    std::uint32_t max = 0;
+    std::vector<LatencyMonitor::Sample> samples;
+  };
+  std::vector<Found> all;
+  for (const std::string& p : parts) {
+    for (std::string_view entry : split(p)) {
+      const auto f = split(entry);
+      if (f.size() != 3) continue;
+      Found x{reply_string(f[0]).value_or(""), static_cast<std::uint32_t>(integer(f[1])), {}};
+      const auto samples = split(f[2]);
+      for (std::size_t s = 0; s + 1 < samples.size(); s += 2) {
+        x.samples.push_back(LatencyMonitor::Sample{
+            integer(samples[s]), static_cast<std::uint32_t>(integer(samples[s + 1]))});
+      }
+      all.push_back(std::move(x));
+    }
+  }
+  // One monitor lists its events in the order they first happened: the merged one by each
+  // event's oldest sample still held (an event without samples last).
+  const auto oldest = [](const Found& x) {
+    return x.samples.empty() ? INT64_MAX : x.samples.front().time;
+  };
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const Found& a, const Found& b) { return oldest(a) < oldest(b); });
+  LatencyMonitor merged;
+  for (const Found& x : all) merged.absorb(x.event, x.max, x.samples);
+  out.clear();
+  proto::ReplyWriter w(out, resp);
+  if (iequals(sub, "doctor")) {
+    w.verbatim(report.render(merged));
+    return;
+  }
+  const LatencyMonitor::Series* s = merged.find(event);
+  if (s == nullptr) {
+    std::string msg = "ERR No samples available for event '";
+    msg.append(event).append("'");
+    w.error(msg);
+    return;
+  }
+  w.verbatim(latency_graph(*s, report.now));
+}
 
 void merge_latency(std::string_view sub, const std::vector<std::string>& parts, int resp,
                    std::string& out) {

@@ -700,15 +700,37 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
                       iequals(args[i], "default") || iequals(args[i], "workers");
       }
       // A worker that is down (its part is an error) shows as down; INFO still answers.
-      merge = [per_worker, self = self_, resp = c.info().resp](std::vector<std::string>& parts,
-                                                               std::string& out) {
-        std::string text = merge_info(parts, static_cast<std::size_t>(self), per_worker);
+      // With latencystats asked, parts workers_.. are the workers' histograms: the
+      // percentiles come from their sum, as one server holding every sample prints them.
+      const bool latency = info_wants_latencystats(args);
+      merge = [per_worker, self = self_, resp = c.info().resp, latency,
+               percentiles = latency ? executor_.shard().config().latency_tracking_percentiles
+                                     : std::vector<double>()](std::vector<std::string>& parts,
+                                                              std::string& out) {
+        std::map<std::string, std::string, std::less<>> lines;
+        if (latency) {
+          const auto half = static_cast<long>(parts.size() / 2);
+          lines = merged_percentile_lines({parts.begin() + half, parts.end()}, percentiles);
+          parts.resize(parts.size() / 2);
+        }
+        std::string text = merge_info(parts, static_cast<std::size_t>(self), per_worker,
+                                      latency ? &lines : nullptr);
         std::string reply;
         proto::ReplyWriter w(reply, resp);
         w.verbatim(text);
         out = std::move(reply);
       };
-      break;
+      if (!latency) break;
+      // The histograms go first: a worker answers them before its INFO runs, so INFO's own
+      // call is not in them yet (Redis records a command after it ran).
+      std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_ * 2), std::move(merge));
+      for (int w = 0; w < workers_; ++w) {
+        send_part(c, w, seq, static_cast<std::uint32_t>(workers_ + w), MeshKind::kHistograms, args);
+      }
+      for (int w = 0; w < workers_; ++w) {
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kCommand, args);
+      }
+      return;
     }
     case Merge::kSlowlog: {
       // Each worker answered its own newest entries (up to the count asked): the client gets
@@ -765,12 +787,27 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       }
       return;
     }
-    case Merge::kLatency:
-      merge = [sub = std::string(args.size() > 1 ? args[1] : ""), resp = c.info().resp](
-                  std::vector<std::string>& parts, std::string& out) {
+    case Merge::kLatency: {
+      const std::string sub(args.size() > 1 ? args[1] : "");
+      if (iequals(sub, "doctor") || iequals(sub, "graph")) {
+        // Rendered here from every worker's series, with this worker's settings.
+        std::uint64_t seq =
+            c.reserve(static_cast<std::uint32_t>(workers_),
+                      [sub, event = std::string(args.size() > 2 ? args[2] : ""),
+                       report = make_latency_report(executor_.shard().config()),
+                       resp = c.info().resp](std::vector<std::string>& parts, std::string& out) {
+                        merge_latency_report(sub, event, parts, report, resp, out);
+                      });
+        for (int w = 0; w < workers_; ++w) {
+          send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kLatencyEvents, args);
+        }
+        return;
+      }
+      merge = [sub, resp = c.info().resp](std::vector<std::string>& parts, std::string& out) {
         merge_latency(sub, parts, resp, out);
       };
       break;
+    }
     case Merge::kText:
       merge = [resp = c.info().resp](std::vector<std::string>& parts, std::string& out) {
         if (const std::string* e = first_error(parts)) {
@@ -890,6 +927,12 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
     }
     case MeshKind::kAclLog:
       write_acl_log_raw(executor_.shard(), out);
+      return true;
+    case MeshKind::kHistograms:
+      write_histograms(executor_.command_stats(), executor_.shard().config().latency_tracking, out);
+      return true;
+    case MeshKind::kLatencyEvents:
+      write_latency_events(executor_.latency(), out);
       return true;
     case MeshKind::kPatterns: {
       std::vector<std::string> patterns = executor_.shard().pubsub->pattern_list();
