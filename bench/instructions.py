@@ -168,11 +168,13 @@ def wait_port(port, timeout=60.0):
 class Grinder:
     """One server of `kind` whose measured process runs under callgrind."""
 
-    def __init__(self, kind, worker_bin):
+    def __init__(self, kind, worker_bin, cache_sim=False):
         self.kind = kind
         self.tmp = tempfile.mkdtemp(prefix=f"instr-{kind}-")
         self.out_pattern = os.path.join(self.tmp, "cg.%p")
         vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_pattern}"]
+        if cache_sim:  # D1/LL misses per request beside the instructions (valgrind's model)
+            vg.append("--cache-sim=yes")
         if kind == "ruvio":
             wrapper = os.path.join(self.tmp, "worker.sh")
             with open(wrapper, "w") as f:
@@ -240,9 +242,10 @@ class Grinder:
         raise RuntimeError("callgrind wrote no dump")
 
     def idle_rate(self):
+        """The idle server's events per second ({"Ir": ..., with --cache-sim "D1mr": ...})."""
         if self.idle_per_s is None:
-            ir, wall, _ = self.measure(lambda: time.sleep(IDLE_SECONDS))
-            self.idle_per_s = ir / wall
+            _, wall, path = self.measure(lambda: time.sleep(IDLE_SECONDS))
+            self.idle_per_s = {k: v / wall for k, v in total_events(path).items()}
         return self.idle_per_s
 
     def stop(self):
@@ -258,12 +261,23 @@ class Grinder:
             self.log.close()
 
 
-def total_ir(path):
+def total_events(path):
+    """The dump's totals by event name: Ir, and with --cache-sim Dr, Dw, I1mr, D1mr, D1mw, ILmr,
+    DLmr, DLmw."""
+    names = ["Ir"]
     with open(path) as f:
         for line in f:
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
+            if line.startswith("events:"):
+                names = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")):
+                counts = [int(x) for x in line.split()[1:]]
+                counts += [0] * (len(names) - len(counts))  # trailing zero counts are left out
+                return dict(zip(names, counts))
     raise RuntimeError(f"no totals in {path}")
+
+
+def total_ir(path):
+    return total_events(path)["Ir"]
 
 
 def top_functions(path, n):
@@ -271,7 +285,7 @@ def top_functions(path, n):
     frames that were on the stack when the counters were zeroed (main, the loop) carry the
     whole total in callgrind_annotate's list: they are left out."""
     total = total_ir(path)
-    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", "--show=Ir", path],
                          capture_output=True, text=True, check=True).stdout
     rows = []
     for line in out.splitlines():
@@ -476,12 +490,23 @@ def run_row(g, name, row, requests, top):
 
     ir, wall, path = g.measure(load_run)
     after(g.port, requests)
-    idle = g.idle_rate() * wall
+    rate = g.idle_rate()
+    idle = rate["Ir"] * wall
     per = (ir - idle) / requests
-    return {"instructions_per_request": round(per, 1), "total_ir": ir,
-            "idle_ir_subtracted": round(idle), "wall_s": round(wall, 2),
-            "top_self": [{"ir_per_request": round(c / requests, 1), "function": f}
-                         for c, f in top_functions(path, top)]}
+    res = {"instructions_per_request": round(per, 1), "total_ir": ir,
+           "idle_ir_subtracted": round(idle), "wall_s": round(wall, 2)}
+    ev = total_events(path)
+    if "D1mr" in ev:
+        # Cache lines missed per request (valgrind's simulated D1 and last level; the data
+        # misses are the memory touches: table slot, record, value bytes, buffers).
+        def miss(*names):
+            return round(sum(ev[n] - rate[n] * wall for n in names) / requests, 2)
+        res["d1_misses_per_request"] = miss("D1mr", "D1mw")
+        res["ll_misses_per_request"] = miss("DLmr", "DLmw")
+        res["data_refs_per_request"] = miss("Dr", "Dw")
+    res["top_self"] = [{"ir_per_request": round(c / requests, 1), "function": f}
+                       for c, f in top_functions(path, top)]
+    return res
 
 
 def main():
@@ -500,6 +525,9 @@ def main():
                     help="also count system calls per request (PING, GET, SET; 100,000 each)")
     ap.add_argument("--syscalls-only", action="store_true",
                     help="only the system call counts (no callgrind rows)")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="also D1 and last-level data misses per request (callgrind's cache "
+                    "model; slower)")
     a = ap.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("valgrind (callgrind) is needed")
@@ -513,14 +541,18 @@ def main():
         a.syscalls, selected = True, []
     results = {}
     for kind in a.servers.split(",") if selected else []:
-        g = Grinder(kind, a.worker_bin)
+        g = Grinder(kind, a.worker_bin, a.cache_sim)
         try:
             results[kind] = {}
             for name, row in selected:
                 res = run_row(g, name, row, a.requests, a.top)
                 results[kind][name] = res
+                misses = ""
+                if "d1_misses_per_request" in res:
+                    misses = (f", D1 misses {res['d1_misses_per_request']:.2f},"
+                              f" LL misses {res['ll_misses_per_request']:.2f}")
                 print(f"  {a.label:6} {kind:5} {name:22} {res['instructions_per_request']:9.1f}"
-                      " instructions/request", file=sys.stderr, flush=True)
+                      f" instructions/request{misses}", file=sys.stderr, flush=True)
         finally:
             g.stop()
     sys_counts = {}
@@ -547,7 +579,15 @@ def main():
         ruv = results.get("ruvio", {}).get(name, {}).get("instructions_per_request")
         ratio = round(ruv / red, 3) if red and ruv else None
         table.append([name, red, ruv, ratio])
-    print(common.table(["row", "redis instr/req", "ruvio instr/req", "ratio"], table))
+        if a.cache_sim:
+            table[-1] += [results.get(k, {}).get(name, {}).get(f)
+                          for f in ("d1_misses_per_request", "ll_misses_per_request")
+                          for k in ("redis", "ruvio")]
+    cols = ["row", "redis instr/req", "ruvio instr/req", "ratio"]
+    if a.cache_sim:
+        cols += ["redis D1 miss/req", "ruvio D1 miss/req", "redis LL miss/req",
+                 "ruvio LL miss/req"]
+    print(common.table(cols, table))
     if a.no_write:
         return
     doc = {}
