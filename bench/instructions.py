@@ -253,6 +253,7 @@ class Grinder:
         raise RuntimeError("callgrind wrote no dump")
 
     def idle_rate(self):
+        """The idle server's events per second ({"Ir": ..., with --cache-sim "D1mr": ...})."""
         if self.idle_per_s is None:
             ev, wall, _ = self.measure(lambda: time.sleep(IDLE_SECONDS))
             self.idle_per_s = {k: v / wall for k, v in ev.items()}
@@ -273,23 +274,20 @@ class Grinder:
 
 def total_events(path):
     """The dump's totals by event name ("Ir", and with --cache-sim "D1mr", "DLmw" ...)."""
-    names = None
+    names = ["Ir"]
     with open(path) as f:
         for line in f:
             if line.startswith("events:"):
                 names = line.split()[1:]
             elif line.startswith(("summary:", "totals:")):
-                vals = [int(x) for x in line.split()[1:]]
-                return dict(zip(names or ["Ir"], vals))
+                counts = [int(x) for x in line.split()[1:]]
+                counts += [0] * (len(names) - len(counts))  # trailing zero counts are left out
+                return dict(zip(names, counts))
     raise RuntimeError(f"no totals in {path}")
 
 
 def total_ir(path):
-    with open(path) as f:
-        for line in f:
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"no totals in {path}")
+    return total_events(path)["Ir"]
 
 
 def top_functions(path, n):
@@ -297,7 +295,8 @@ def top_functions(path, n):
     frames that were on the stack when the counters were zeroed (main, the loop) carry the
     whole total in callgrind_annotate's list: they are left out."""
     total = total_ir(path)
-    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", "--show=Ir",
+                          path],
                          capture_output=True, text=True, check=True).stdout
     rows = []
     # One "count (share%)" column per event (Ir first; --cache-sim adds eight more, a zero
@@ -602,7 +601,15 @@ def main():
         ruv = results.get("ruvio", {}).get(name, {}).get("instructions_per_request")
         ratio = round(ruv / red, 3) if red and ruv else None
         table.append([name, red, ruv, ratio])
-    print(common.table(["row", "redis instr/req", "ruvio instr/req", "ratio"], table))
+        if a.cache_sim:
+            table[-1] += [results.get(k, {}).get(name, {}).get(f)
+                          for f in ("d1_misses_per_request", "ll_misses_per_request")
+                          for k in ("redis", "ruvio")]
+    cols = ["row", "redis instr/req", "ruvio instr/req", "ratio"]
+    if a.cache_sim:
+        cols += ["redis D1 miss/req", "ruvio D1 miss/req", "redis LL miss/req",
+                 "ruvio LL miss/req"]
+    print(common.table(cols, table))
     if a.no_write:
         return
     doc = {}

@@ -28,15 +28,44 @@ void append_line_text(std::string& out, std::string_view s) {
 // Bodies up to this size are assembled on the stack and appended once.
 constexpr std::size_t kSmallBulk = 128;
 
+// "00" .. "99": integer replies and headers are written two digits a step, backwards from
+// their end, so the digits need not be counted first (std::to_chars counts them; this is
+// every :n, *n and $n line).
+constexpr char kDigitPairs[] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546"
+    "474849"
+    "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596"
+    "979899";
+
+// u's decimal digits, ending just before `end`: where they begin.
+char* digits_before(char* end, std::uint64_t u) {
+  while (u >= 100) {
+    const std::uint64_t q = u / 100;
+    end -= 2;
+    std::memcpy(end, kDigitPairs + 2 * (u - q * 100), 2);
+    u = q;
+  }
+  if (u >= 10) {
+    end -= 2;
+    std::memcpy(end, kDigitPairs + 2 * u, 2);
+  } else {
+    *--end = static_cast<char>('0' + u);
+  }
+  return end;
+}
+
 }  // namespace
 
 void ReplyWriter::header(char prefix, std::int64_t n) {
-  char buf[24];
-  buf[0] = prefix;
-  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, n).ptr;
-  end[0] = '\r';
-  end[1] = '\n';
-  out_->append(buf, static_cast<std::size_t>(end + 2 - buf));
+  char buf[24];  // prefix, '-', 20 digits, CR LF
+  char* const end = buf + sizeof buf;
+  end[-2] = '\r';
+  end[-1] = '\n';
+  const std::uint64_t u = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+  char* p = digits_before(end - 2, u);
+  if (n < 0) *--p = '-';
+  *--p = prefix;
+  out_->append(p, static_cast<std::size_t>(end - p));
 }
 
 void ReplyWriter::simple(std::string_view s) {

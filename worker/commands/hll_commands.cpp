@@ -143,12 +143,10 @@ void pfcount(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  if (e.is_int()) {
-    ctx.out.error(kNotHll);
-    return;
-  }
-  const std::string_view v = e.str();
-  if (!hll::looks_valid(v)) {
+  // The cached path reads the record's header and the HLL's 16-byte header, nothing else.
+  std::string_view v;
+  bool shared = false;
+  if (!e.str_bytes(&v, &shared) || !hll::looks_valid(v)) {
     ctx.out.error(kNotHll);
     return;
   }
@@ -156,7 +154,7 @@ void pfcount(Context& ctx) {
     const auto card = static_cast<std::int64_t>(hll::cached(v));
     // Redis's PFCOUNT of one key unshares the value first (dbUnshareStringValue), so an HLL
     // that came in embedded (SET, RESTORE) reports "raw" afterwards. Once, and not a change.
-    if (v.size() <= kEmbstrLimit && e.shared_str()) [[unlikely]] {
+    if (shared && v.size() <= kEmbstrLimit) [[unlikely]] {
       ctx.db().open_string(ctx.args[1], ctx.now_ms()).unshare();
     }
     ctx.out.integer(card);

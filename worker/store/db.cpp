@@ -62,6 +62,13 @@ std::string_view Entry::str() const {
 bool Entry::shared_str() const {
   return rec_->enc() == Enc::kEmbStr;
 }
+bool Entry::str_bytes(std::string_view* bytes, bool* shared) const {
+  const Enc enc = rec_->enc();
+  if (enc >= Enc::kInt1) return false;
+  *bytes = rec_->str();
+  *shared = enc == Enc::kEmbStr;
+  return true;
+}
 std::size_t Entry::str_len() const {
   return rec_->str_len();
 }

@@ -72,6 +72,9 @@ class Entry {
   // An embedded string not yet edited in place: what Redis's dbUnshareStringValue would turn
   // into a raw copy (StringHandle::unshare does that here).
   bool shared_str() const;
+  // is_int(), str() and shared_str() in one call (one decode of the record's header and key
+  // length): false for an integer-encoded string. PFCOUNT's cached read, a header check only.
+  bool str_bytes(std::string_view* bytes, bool* shared) const;
 
   // Value objects (every type but strings); null for a string.
   const types::Object* object() const;

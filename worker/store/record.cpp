@@ -33,18 +33,6 @@ std::uint8_t* put_varint(std::uint8_t* p, std::size_t v) {
   return p;
 }
 
-const std::uint8_t* get_varint(const std::uint8_t* p, std::size_t* v) {
-  std::size_t r = 0;
-  unsigned shift = 0;
-  while (*p & 0x80) {
-    r |= static_cast<std::size_t>(*p++ & 0x7f) << shift;
-    shift += 7;
-  }
-  r |= static_cast<std::size_t>(*p++) << shift;
-  *v = r;
-  return p;
-}
-
 // Smallest n in 1..8 such that v fits in n signed bytes.
 unsigned int_width(std::int64_t v) {
   unsigned n = 1;
@@ -194,18 +182,6 @@ void Record::destroy_keep(Heap& heap, Record* r) {
   heap.release_keep(r);
 }
 
-std::string_view Record::key() const {
-  const std::uint8_t* p = b() + kHeaderBytes + (has_ttl() ? kExpireBytes : 0);
-  std::size_t n;
-  p = get_varint(p, &n);
-  return {reinterpret_cast<const char*>(p), n};
-}
-
-const std::uint8_t* Record::value_ptr() const {
-  std::string_view k = key();
-  return reinterpret_cast<const std::uint8_t*>(k.data()) + k.size();
-}
-
 std::int64_t Record::int_value() const {
   unsigned width = static_cast<unsigned>(enc()) - static_cast<unsigned>(Enc::kInt1) + 1;
   const std::uint8_t* p = value_ptr();
@@ -215,24 +191,8 @@ std::int64_t Record::int_value() const {
   return static_cast<std::int64_t>(u);
 }
 
-void* Record::ext_buf() const {
-  void* buf;
-  std::memcpy(&buf, value_ptr(), 8);
-  return buf;
-}
-
 void Record::set_ext_buf(void* buf) {
   std::memcpy(const_cast<std::uint8_t*>(value_ptr()), &buf, 8);
-}
-
-std::string_view Record::str() const {
-  if (enc() == Enc::kExtStr) {
-    const void* buf = ext_buf();
-    return {ext::data(buf), ext::len(buf)};
-  }
-  std::size_t n;
-  const std::uint8_t* p = get_varint(value_ptr(), &n);
-  return {reinterpret_cast<const char*>(p), n};
 }
 
 std::size_t Record::str_len() const {

@@ -100,6 +100,20 @@ struct Payload {
   }
 };
 
+// LEB128, as the record stores its key and value lengths. Inline: every lookup's key compare
+// and every string read decodes one.
+inline const std::uint8_t* get_varint(const std::uint8_t* p, std::size_t* v) {
+  std::size_t r = 0;
+  unsigned shift = 0;
+  while (*p & 0x80) {
+    r |= static_cast<std::size_t>(*p++ & 0x7f) << shift;
+    shift += 7;
+  }
+  r |= static_cast<std::size_t>(*p++) << shift;
+  *v = r;
+  return p;
+}
+
 // The external string buffer.
 namespace ext {
 void* make(Heap& heap, std::string_view bytes, std::size_t min_cap);
@@ -186,5 +200,34 @@ class Record {
   std::uint8_t* wb() { return reinterpret_cast<std::uint8_t*>(this); }
   const std::uint8_t* value_ptr() const;
 };
+
+// Inline (the lookup's key compare, PFCOUNT's and GET's string reads run through these).
+inline std::string_view Record::key() const {
+  const std::uint8_t* p = b() + kHeaderBytes + (has_ttl() ? kExpireBytes : 0);
+  std::size_t n;
+  p = get_varint(p, &n);
+  return {reinterpret_cast<const char*>(p), n};
+}
+
+inline const std::uint8_t* Record::value_ptr() const {
+  std::string_view k = key();
+  return reinterpret_cast<const std::uint8_t*>(k.data()) + k.size();
+}
+
+inline void* Record::ext_buf() const {
+  void* buf;
+  std::memcpy(&buf, value_ptr(), 8);
+  return buf;
+}
+
+inline std::string_view Record::str() const {
+  if (enc() == Enc::kExtStr) {
+    const void* buf = ext_buf();
+    return {ext::data(buf), ext::len(buf)};
+  }
+  std::size_t n;
+  const std::uint8_t* p = get_varint(value_ptr(), &n);
+  return {reinterpret_cast<const char*>(p), n};
+}
 
 }  // namespace ruvio::store
