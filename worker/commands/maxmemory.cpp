@@ -33,6 +33,7 @@ std::chrono::microseconds eviction_time_limit(int tenacity) {
 // "eviction-cycle" the whole pass, "eviction-del" one key's deletion, "eviction-lazyfree" the
 // wait for lazily freed values when nothing was left to evict.
 void Executor::note_eviction(const char* event, std::chrono::steady_clock::time_point start) {
+  const std::int64_t threshold = shard_.config().latency_monitor_threshold;
   if (threshold == 0) return;
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
