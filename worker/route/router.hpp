@@ -54,8 +54,9 @@ class Router {
 
   // Fan-out and forwarding primitives, also used by pub/sub and transactions.
   // Sends `args` to worker `w` (or runs them here) as part `part` of slot `seq` of `c`.
+  // `keep`: a blocking command's timeout, so that the link may send it again (mesh.hpp).
   void send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
-                 std::span<const std::string_view> args);
+                 std::span<const std::string_view> args, const BlockedResend* keep = nullptr);
 
   // Runs a request that arrived over the mesh (or a local part of a split/fan-out).
   // With `may_park`, returns false and writes nothing when it must wait (CLIENT PAUSE).
