@@ -117,6 +117,19 @@ class BlockedClientRestartTest(unittest.TestCase):
                          b"*1\r\n*2\r\n" + bulk(B[0]) + b"*1\r\n*2\r\n" + bulk(b"5-1") +
                          b"*2\r\n" + bulk(b"f") + bulk(b"v"))
 
+    def test_restricted_user_blpop_served_after_restart(self):
+        # A restricted ACL user's command travels wrapped with the user's name (kAsUser): its
+        # timeout, rewritten to what is left, is still the right argument.
+        admin = self.frames(0)
+        self.assertEqual(admin.call(b"ACL", b"SETUSER", b"u", b"on", b">p", b"~*", b"&*",
+                                    b"+@all", b"-flushall"), b"+OK\r\n")
+        c = self.frames(0)
+        self.assertEqual(c.call(b"AUTH", b"u", b"p"), b"+OK\r\n")
+        self.block(c, b"BLPOP", B[0], b"30")
+        restart_worker(self, self.srv)
+        self.assertEqual(self.push(b"LPUSH", B[0], b"w"), b":1\r\n")
+        self.assertEqual(self.read(c, 5), b"*2\r\n" + bulk(B[0]) + bulk(b"w"))
+
     def test_timeout_while_worker_down(self):
         # The supervisor is stopped, so worker 1 stays dead past the clients' deadlines:
         # worker 0 answers them itself, each in its RESP version, at its deadline.
