@@ -65,13 +65,16 @@ class BlockedClientRestartTest(unittest.TestCase):
 
     def block(self, c, *args, n=1):
         """Sends a blocking command on `c` without reading, and waits (bounded) until worker 1
-        holds `n` clients parked, then a little for the parked notice to reach worker 0."""
+        holds `n` clients parked, then a little for the parked notice to reach worker 0.
+        Returns when it was sent."""
+        sent = time.monotonic()
         c.c.send(encode(args))
         deadline = time.monotonic() + 5
         while self.worker_info(1, "blocked_clients") < n:
             self.assertLess(time.monotonic(), deadline, "never blocked on worker 1")
             time.sleep(0.02)
         time.sleep(0.1)
+        return sent
 
     def read(self, c, timeout):
         c.c.sock.settimeout(timeout)
@@ -136,18 +139,17 @@ class BlockedClientRestartTest(unittest.TestCase):
         c2 = self.frames(0)
         c3 = self.frames(0)
         c3.call(b"HELLO", b"3")
-        self.block(c2, b"BLPOP", B[0], b"1.5")
-        self.block(c3, b"BRPOP", B[1], b"1.5", n=2)
-        start = time.monotonic()
+        sent2 = self.block(c2, b"BLPOP", B[0], b"1.5")
+        sent3 = self.block(c3, b"BRPOP", B[1], b"1.5", n=2)
         old = worker_pid(self.srv, 1)
         os.kill(self.srv.pid, signal.SIGSTOP)
         try:
             os.kill(old, signal.SIGKILL)
-            self.assertEqual(self.read(c2, 5), b"*-1\r\n")
-            self.assertEqual(self.read(c3, 5), b"_\r\n")
-            waited = time.monotonic() - start
-            self.assertGreater(waited, 1.2)
-            self.assertLess(waited, 3.0)
+            for c, sent, null in ((c2, sent2, b"*-1\r\n"), (c3, sent3, b"_\r\n")):
+                self.assertEqual(self.read(c, 5), null)
+                waited = time.monotonic() - sent
+                self.assertGreater(waited, 1.45)
+                self.assertLess(waited, 4.0)
         finally:
             os.kill(self.srv.pid, signal.SIGCONT)
         self.assertTrue(harness.wait_mesh_up(self.srv.port, 2, timeout=20), self.srv.log_tail(20))
@@ -159,14 +161,14 @@ class BlockedClientRestartTest(unittest.TestCase):
     def test_timeout_after_restart(self):
         # The timeout outlives the restart: the new worker waits out what is left of it.
         c = self.frames(0)
-        self.block(c, b"BLPOP", B[0], b"6")
-        start = time.monotonic()
+        sent = self.block(c, b"BLPOP", B[0], b"6")
         restart_worker(self, self.srv)
-        self.assertLess(time.monotonic() - start, 5.5, "restart too slow for this case")
+        # (Should the restart take longer than the timeout on a loaded machine, worker 0
+        # answers at the deadline instead: the same reply at the same time.)
         self.assertEqual(self.read(c, 10), b"*-1\r\n")
-        waited = time.monotonic() - start
-        self.assertGreater(waited, 5.6)
-        self.assertLess(waited, 8.0)
+        waited = time.monotonic() - sent
+        self.assertGreater(waited, 5.95)
+        self.assertLess(waited, 9.0)
 
     def test_unacknowledged_requests_get_loading(self):
         # Worker 1 is stuck in DEBUG SLEEP: what reaches it now is never answered nor parked

@@ -462,7 +462,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
     if (monitors.on()) [[unlikely]]
       monitors.feed_forwarded(client, client.db, args, *def);
-    forward(c, owner, args, (def->flags & kBlocking) != 0);
+    forward(c, owner, args, (def->flags & kBlocking) != 0 ? def : nullptr);
   }
   return true;
 }
@@ -553,11 +553,11 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
 }
 
 void Router::forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
-                     bool blocking) {
+                     const CommandDef* blocking) {
   std::uint64_t seq = c.reserve(1, nullptr);
   // The owner parks it if nothing is there; this worker's CLIENT LIST and the client's own
   // view see it blocked (flags=b) until the answer comes, as Redis shows a blocked client.
-  if (!blocking) {
+  if (blocking == nullptr) {
     send_part(c, owner, seq, 0, read_kind(c.info(), args, true), args);
     return;
   }
@@ -566,8 +566,7 @@ void Router::forward(RoutedClient& c, int owner, std::span<const std::string_vie
   // while the command waits there, the link sends it again with what is left.
   BlockedResend keep;
   bool kept = false;
-  const CommandDef* def = table_.find(args[0]);
-  if (const BlockingSpec* spec = def != nullptr ? blocking_spec(*def) : nullptr) {
+  if (const BlockingSpec* spec = blocking_spec(*blocking)) {
     const std::size_t at = spec->timeout_at != nullptr ? spec->timeout_at(args)
                            : spec->timeout_arg > 0
                                ? static_cast<std::size_t>(spec->timeout_arg)

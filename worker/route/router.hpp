@@ -97,9 +97,10 @@ class Router {
   void discard(RoutedClient& c);
   void watch(RoutedClient& c, std::span<const std::string_view> args);
   void unwatch_remote(RoutedClient& c);
-  // `blocking`: a blocking command (the client shows flags=b here until the owner answers).
+  // `blocking`: the definition of a blocking command (the client shows flags=b here until the
+  // owner answers, and the link keeps it should the owner die while it waits there).
   void forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
-               bool blocking = false);
+               const CommandDef* blocking = nullptr);
   // CLIENT TRACKING with a REDIRECT to a client of another worker: false (the client parks)
   // while that worker has not said whether the client exists.
   bool redirect_known(RoutedClient& c, std::span<const std::string_view> args);
