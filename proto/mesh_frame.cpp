@@ -156,4 +156,25 @@ FrameResult decode_mesh_reply(std::string_view input, MeshReply& out, std::size_
   return r;
 }
 
+void append_parked_notice(std::string& out, std::uint64_t request_id) {
+  const std::size_t at = begin_mesh_reply(out, kMeshNoticeId);
+  out += ':';
+  append_decimal(out, request_id);
+  out += "\r\n";
+  end_mesh_frame(out, at);
+}
+
+std::uint64_t parked_notice_id(std::string_view reply) {
+  // ":<digits>\r\n", nothing else: a request id is never 0 and fits in 20 digits.
+  if (reply.size() < 4 || reply.size() > 23 || reply[0] != ':' ||
+      reply.substr(reply.size() - 2) != "\r\n") {
+    return 0;
+  }
+  const char* first = reply.data() + 1;
+  const char* last = reply.data() + reply.size() - 2;
+  std::uint64_t id = 0;
+  auto [end, ec] = std::from_chars(first, last, id);
+  return ec == std::errc() && end == last ? id : 0;
+}
+
 }  // namespace ruvio::proto

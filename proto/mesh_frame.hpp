@@ -27,6 +27,11 @@
 //     +--------+----------------+-----------------------------------+
 //              '--------------- n bytes ----------------------------'
 //
+//   parked notice (B → A): a reply frame whose request id is 0 (A numbers its requests from 1)
+//   and whose reply is the integer ":<request id>\r\n": B parked that blocking command (it
+//   waits on a key there, nothing was popped). If B dies, A may send it again to the new B
+//   (MeshLink::fail); a request never noticed as parked may have run and gets LOADING.
+//
 // Decoding is incremental: give the decoder whatever bytes have arrived; it answers "need
 // more" (and how many bytes the frame needs), one frame (with the bytes it used), or an
 // error. An error means the stream cannot be trusted any more: the link is closed. Nothing in
@@ -152,5 +157,11 @@ struct MeshReply {
 
 FrameResult decode_mesh_reply(std::string_view input, MeshReply& out,
                               std::size_t max_frame = kMeshMaxFrame);
+
+// The parked notice (drawn above): the request id a notice's reply names, or 0 when the reply
+// is no valid notice (its frame came with request id kMeshNoticeId).
+inline constexpr std::uint64_t kMeshNoticeId = 0;
+void append_parked_notice(std::string& out, std::uint64_t request_id);
+std::uint64_t parked_notice_id(std::string_view reply);
 
 }  // namespace ruvio::proto

@@ -1,7 +1,7 @@
 // libFuzzer target: the mesh frame decoders (proto/mesh_frame.hpp) must give the same frames
 // and the same final verdict whether a stream arrives in one piece or split at fuzzer-chosen
 // points (moved between reads), never read outside the input, and every decoded request
-// must encode back to the bytes it came from.
+// must encode back to the bytes it came from; a parked notice's id survives re-encoding.
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_mesh_frame.cpp proto/mesh_frame.cpp proto/resp_parser.cpp \
@@ -60,6 +60,14 @@ struct Stream {
           std::size_t at = begin_mesh_reply(again, m.request_id);
           again.append(m.reply);
           end_mesh_frame(again, at);
+          // A parked notice's id survives its own encoding (MeshLink reads only this much).
+          if (const std::uint64_t id = parked_notice_id(m.reply); id != 0) {
+            std::string notice;
+            append_parked_notice(notice, id);
+            MeshReply back;
+            check(decode_mesh_reply(notice, back).status == FrameStatus::kFrame);
+            check(back.request_id == kMeshNoticeId && parked_notice_id(back.reply) == id);
+          }
         }
       } else {
         MeshRequest m;

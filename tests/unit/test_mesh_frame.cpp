@@ -289,3 +289,26 @@ TEST_CASE("mesh frame: every malformed reply is an error, never a frame") {
   }
   CHECK(frame_error_text(FrameError::kBadBody) == "frame body is not exactly one RESP value");
 }
+
+TEST_CASE("mesh frame: a parked notice is a reply frame of request id 0 naming the request") {
+  std::string out;
+  append_parked_notice(out, 42);
+  // u32 n = 8 + 5, u64 id 0, ":42\r\n"
+  CHECK(out == std::string("\x0d\0\0\0", 4) + std::string(8, '\0') + ":42\r\n");
+  MeshReply r;
+  FrameResult f = decode_mesh_reply(out, r);
+  REQUIRE(f.status == FrameStatus::kFrame);
+  CHECK(f.consumed == out.size());
+  CHECK(r.request_id == kMeshNoticeId);
+  CHECK(parked_notice_id(r.reply) == 42);
+  std::string big;
+  append_parked_notice(big, UINT64_MAX);
+  REQUIRE(decode_mesh_reply(big, r).status == FrameStatus::kFrame);
+  CHECK(parked_notice_id(r.reply) == UINT64_MAX);
+  // Anything else in a notice frame names no request (the link treats it as malformed).
+  for (std::string_view bad : {":0\r\n", ":-1\r\n", "+42\r\n", ":\r\n", ":4x\r\n", ":42\n",
+                               ":18446744073709551616\r\n", "$2\r\n42\r\n", ""}) {
+    CAPTURE(bad);
+    CHECK(parked_notice_id(bad) == 0);
+  }
+}

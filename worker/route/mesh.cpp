@@ -5,14 +5,23 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace ruvio::worker {
 namespace {
 
 constexpr std::uint64_t kRetryMs = 20;
+
+// Redis's replyToBlockedClientTimedOut for lists, sorted sets and streams: a null array.
+std::string_view timeout_reply(int resp) {
+  return resp == 3 ? "_\r\n" : "*-1\r\n";
+}
 
 // An abstract-namespace Unix socket (no file to clean up, gone with the process).
 int abstract_socket(const std::string& name, bool listening) {
@@ -42,6 +51,8 @@ MeshLink::MeshLink(RouteHost& server, int peer, std::string address)
     : server_(server), peer_(peer), address_(std::move(address)) {
   uv_timer_init(server.loop(), &retry_);
   retry_.data = this;
+  uv_timer_init(server.loop(), &held_timer_);
+  held_timer_.data = this;
 }
 
 void MeshLink::connect() {
@@ -68,6 +79,7 @@ void MeshLink::connect() {
   uv_read_start(reinterpret_cast<uv_stream_t*>(pipe_), on_alloc, on_read);
   spdlog::info("mesh link to worker {} up", peer_);
   server_.on_mesh_link_up(peer_);
+  if (!held_.empty()) resend_held();
 }
 
 void MeshLink::on_retry(uv_timer_t* t) {
@@ -75,7 +87,8 @@ void MeshLink::on_retry(uv_timer_t* t) {
 }
 
 void MeshLink::send(MeshKind kind, int origin, int db, int resp,
-                    std::span<const std::string_view> args, MeshWaiter waiter) {
+                    std::span<const std::string_view> args, MeshWaiter waiter,
+                    const BlockedResend* keep) {
   proto::MeshRequestHeader h;
   h.kind = kind;
   h.db = static_cast<std::uint8_t>(db);
@@ -93,10 +106,19 @@ void MeshLink::send(MeshKind kind, int origin, int db, int resp,
     return;
   }
   waiting_.emplace(h.request_id, waiter);
+  if (keep != nullptr) [[unlikely]] {
+    Kept k{kind, origin, db, resp, waiter, std::vector<std::string>(args.begin(), args.end()),
+           *keep};
+    kept_.emplace(h.request_id, std::move(k));
+  }
   server_.mark_mesh_dirty();
 }
 
 void MeshLink::forget(int origin, std::uint64_t client_id) {
+  // A held command of a client that left is never sent again (it would wait there, or pop).
+  if (!held_.empty()) {
+    std::erase_if(held_, [&](const Kept& k) { return k.waiter.client_id == client_id; });
+  }
   if (state_ != State::kUp) return;
   bool in_flight = false;
   for (const auto& [id, w] : waiting_) {
@@ -146,6 +168,17 @@ void MeshLink::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
       link->fail(proto::frame_error_text(r.error).data());
       return;
     }
+    if (reply.request_id == proto::kMeshNoticeId) [[unlikely]] {
+      // The peer parked a blocking command: if it dies now, the command had not run there.
+      const std::uint64_t id = proto::parked_notice_id(reply.reply);
+      if (id == 0) {
+        link->fail("malformed parked notice");
+        return;
+      }
+      if (auto k = link->kept_.find(id); k != link->kept_.end()) k->second.parked = true;
+      off += r.consumed;
+      continue;
+    }
     auto it = link->waiting_.find(reply.request_id);
     if (it == link->waiting_.end()) {
       link->fail("reply for no request in flight");
@@ -153,6 +186,8 @@ void MeshLink::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
     }
     MeshWaiter w = it->second;
     link->waiting_.erase(it);
+    if (!link->kept_.empty()) [[unlikely]]
+      link->kept_.erase(reply.request_id);
     // deliver() only fills the client's reply slots: it never re-enters this link.
     link->server_.deliver(w, reply.reply);
     off += r.consumed;
@@ -165,16 +200,89 @@ void MeshLink::fail(const char* why) {
   spdlog::warn("mesh link to worker {} down: {}", peer_, why);
   state_ = State::kDown;
   // Whatever was in flight may or may not have run: those clients get LOADING, as do all
-  // requests for this peer's keys until it is back.
+  // requests for this peer's keys until it is back. But a blocking command the peer parked
+  // had not run: it is held, and sent again once the link is back.
   std::unordered_map<std::uint64_t, MeshWaiter> lost;
   lost.swap(waiting_);
+  std::unordered_map<std::uint64_t, Kept> kept;
+  kept.swap(kept_);
   std::string err = "-" + std::string(kLoadingError) + "\r\n";
-  for (const auto& [id, w] : lost) server_.deliver(w, err);
+  for (const auto& [id, w] : lost) {
+    if (!kept.empty()) {
+      if (auto k = kept.find(id); k != kept.end() && k->second.parked) {
+        held_.push_back(std::move(k->second));
+        continue;
+      }
+    }
+    server_.deliver(w, err);
+  }
+  if (!held_.empty()) expire_held();
   in_.clear();
   uv_read_stop(reinterpret_cast<uv_stream_t*>(pipe_));
   release_pipe();
   uv_timer_start(&retry_, on_retry, kRetryMs, 0);
   server_.on_mesh_link_down(peer_);
+}
+
+void MeshLink::on_held_deadline(uv_timer_t* t) {
+  static_cast<MeshLink*>(t->data)->expire_held();
+}
+
+void MeshLink::expire_held() {
+  uv_timer_stop(&held_timer_);
+  server_.refresh_clock();
+  const std::int64_t now = server_.shard().now_ms();
+  std::int64_t next = INT64_MAX;
+  std::vector<Kept> due;
+  std::erase_if(held_, [&](Kept& k) {
+    if (k.resend.deadline_ms == 0) return false;
+    if (k.resend.deadline_ms > now) {
+      next = std::min(next, k.resend.deadline_ms);
+      return false;
+    }
+    due.push_back(std::move(k));
+    return true;
+  });
+  // deliver() only fills the client's reply slots: it never re-enters this link.
+  for (const Kept& k : due) server_.deliver(k.waiter, timeout_reply(k.resp));
+  if (next != INT64_MAX) {
+    uv_timer_start(&held_timer_, on_held_deadline, static_cast<std::uint64_t>(next - now), 0);
+  }
+}
+
+void MeshLink::resend_held() {
+  uv_timer_stop(&held_timer_);
+  std::vector<Kept> held;
+  held.swap(held_);
+  server_.refresh_clock();
+  const std::int64_t now = server_.shard().now_ms();
+  std::vector<std::string_view> args;
+  std::string left;
+  for (const Kept& k : held) {
+    const std::int64_t deadline = k.resend.deadline_ms;
+    if (deadline != 0 && deadline <= now) {
+      server_.deliver(k.waiter, timeout_reply(k.resp));
+      continue;
+    }
+    args.assign(k.args.begin(), k.args.end());
+    if (deadline != 0 && k.resend.timeout_index < args.size()) {
+      // What is left of the original timeout, in the argument's own unit (at least 1 ms:
+      // 0 would mean forever).
+      const std::int64_t ms = deadline - now;
+      if (k.resend.timeout_ms) {
+        left = std::to_string(ms);
+      } else {
+        left = std::to_string(ms / 1000);
+        left += '.';
+        const std::string frac = std::to_string(ms % 1000);
+        left.append(3 - frac.size(), '0');
+        left += frac;
+      }
+      args[k.resend.timeout_index] = left;
+    }
+    // Kept again with the original deadline: the new peer parks it and notices it in turn.
+    send(k.kind, k.origin, k.db, k.resp, args, k.waiter, &k.resend);
+  }
 }
 
 void MeshLink::connect_now() {
@@ -196,6 +304,8 @@ void MeshLink::release_pipe() {
 
 void MeshLink::close() {
   uv_timer_stop(&retry_);
+  uv_timer_stop(&held_timer_);
+  held_.clear();
   if (state_ == State::kUp) release_pipe();
   state_ = State::kClosing;
 }
@@ -271,8 +381,10 @@ struct MeshListener::Peer {
         // This client has a request waiting: the new one waits behind it.
         queue->second.push_back({h, std::string(request.body)});
       } else if (!run(h, request.args)) {
-        parked[h.client_id].push_back({h, std::string(request.body)});
+        std::deque<Parked>& q = parked[h.client_id];
+        q.push_back({h, std::string(request.body)});
         parked_order.push_back(h.client_id);
+        notice_parked(q.back());
       }
       in.consume(r.consumed);
     }
@@ -361,11 +473,23 @@ struct MeshListener::Peer {
         o += "-ERR malformed mesh request\r\n";
         proto::end_mesh_frame(o, at);
       } else if (!run(p.header, args)) {
+        notice_parked(p);  // it waited for a pause and now waits on a key
         return false;
       }
       q.pop_front();
     }
     return true;
+  }
+
+  // A request that parked because its client now waits on a key here (not for CLIENT
+  // PAUSE): the origin is told once, so that it may send it again should this worker die
+  // before serving it (MeshLink::fail).
+  void notice_parked(Parked& p) {
+    if (p.noticed) return;
+    const std::uint64_t token = WatchRegistry::watcher(p.header.origin, p.header.client_id);
+    if (owner.server_.shard().blocking().find(token) == nullptr) return;
+    p.noticed = true;
+    proto::append_parked_notice(out.buffer(), p.header.request_id);
   }
 
   void flush() {
@@ -383,7 +507,8 @@ struct MeshListener::Peer {
 
   struct Parked {  // declared above
     proto::MeshRequestHeader header;
-    std::string body;  // the multibulk, copied: the input buffer moves on
+    std::string body;      // the multibulk, copied: the input buffer moves on
+    bool noticed = false;  // the parked notice went to the origin
   };
 
   MeshListener& owner;

@@ -15,6 +15,15 @@
 // request is answered with LOADING and the link reconnects every 100 ms; the peer only
 // listens once it has loaded its data, so a successful connect means it serves again. A
 // malformed frame breaks the link the same way.
+//
+// Except a blocking command the peer said it parked (the parked notice, mesh_frame.hpp): it
+// had not run there, so its client keeps waiting as it would on one redis-server. The link
+// holds it while the peer is down and sends it again, with the timeout that is left, once
+// the link is back; a deadline that passes meanwhile is answered here with the timeout reply
+// (null array). A request in flight never noticed as parked may have run: LOADING, as ever.
+// The window left: the peer serves the parked command (pops, logs it to its WAL) and dies
+// before its reply leaves; the popped element is in the peer's WAL as popped, the client
+// keeps waiting and gets a later element or its timeout (see the blockrestart report).
 #pragma once
 
 #include <uv.h>
@@ -38,6 +47,13 @@ namespace ruvio::worker {
 
 inline constexpr std::string_view kLoadingError = "LOADING Ruvio is loading the dataset in memory";
 
+// A blocking command's timeout, for sending it again (MeshLink::send's `keep`).
+struct BlockedResend {
+  std::int64_t deadline_ms = 0;   // absolute; 0: forever (sent again as it was)
+  std::size_t timeout_index = 0;  // the argument that holds the timeout
+  bool timeout_ms = false;        // an integer of milliseconds (XREAD BLOCK), not seconds
+};
+
 // This worker's outgoing channel to one peer.
 class MeshLink {
  public:
@@ -50,9 +66,10 @@ class MeshLink {
   // Counts connections made: a change means the peer may have restarted (and forgotten
   // state kept for us there, such as WATCH registrations).
   std::uint64_t generation() const { return generation_; }
-  // Appends a request. The caller checked up().
+  // Appends a request. The caller checked up(). `keep`: a blocking command, kept (copied)
+  // until answered so that it can be sent again if the peer parks it and then dies.
   void send(MeshKind kind, int origin, int db, int resp, std::span<const std::string_view> args,
-            MeshWaiter waiter);
+            MeshWaiter waiter, const BlockedResend* keep = nullptr);
   // Client `client_id` of worker `origin` left: if it has requests in flight here, the peer
   // drops those it still holds parked (they never run, as in Redis) and answers them.
   void forget(int origin, std::uint64_t client_id);
@@ -69,8 +86,24 @@ class MeshLink {
   static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);
   static void on_written(void* self, int status);
   static void on_retry(uv_timer_t* t);
+  // A blocking command in flight with `keep`, or held while the link is down.
+  struct Kept {
+    MeshKind kind = MeshKind::kCommand;
+    int origin = 0;
+    int db = 0;
+    int resp = 2;
+    MeshWaiter waiter;
+    std::vector<std::string> args;
+    BlockedResend resend;
+    bool parked = false;  // the peer's parked notice came
+  };
+  static void on_held_deadline(uv_timer_t* t);
   void fail(const char* why);
   void release_pipe();
+  // The link is back: the held commands go again, with what is left of their timeouts.
+  void resend_held();
+  // Answers the held commands whose deadline passed; re-arms the timer for the next one.
+  void expire_held();
 
   RouteHost& server_;
   int peer_;
@@ -83,7 +116,10 @@ class MeshLink {
   char read_buf_[64 * 1024];
   std::uint64_t next_request_id_ = 1;
   std::unordered_map<std::uint64_t, MeshWaiter> waiting_;  // by request id
+  std::unordered_map<std::uint64_t, Kept> kept_;           // by request id, `keep` ones only
+  std::vector<Kept> held_;                                 // parked ones, while the link is down
   uv_timer_t retry_{};
+  uv_timer_t held_timer_{};  // the earliest deadline of held_
 };
 
 // The accepting side: runs the requests peers send and answers them.

@@ -10,6 +10,7 @@
 #include "proto/reply_scan.hpp"
 #include "shared/slots.hpp"
 #include "worker/commands/acl_family.hpp"
+#include "worker/commands/blocking.hpp"
 #include "worker/commands/command_table.hpp"
 #include "worker/commands/common.hpp"
 #include "worker/commands/debug_digest.hpp"
@@ -461,7 +462,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
     if (monitors.on()) [[unlikely]]
       monitors.feed_forwarded(client, client.db, args, *def);
-    forward(c, owner, args, (def->flags & kBlocking) != 0);
+    forward(c, owner, args, (def->flags & kBlocking) != 0 ? def : nullptr);
   }
   return true;
 }
@@ -517,7 +518,7 @@ void Router::monitor_line(int w, std::string_view line) {
 }
 
 void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
-                       std::span<const std::string_view> args) {
+                       std::span<const std::string_view> args, const BlockedResend* keep) {
   ClientInfo& client = c.info();
   if (w == self_) {
     std::string reply;
@@ -534,24 +535,53 @@ void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t 
       tagged.push_back(client.user->name);
       tagged.push_back(kind == MeshKind::kExec ? "2" : kind == MeshKind::kTracked ? "5" : "0");
       tagged.insert(tagged.end(), args.begin(), args.end());
+      BlockedResend shifted;  // the user's name and the inner kind come first
+      if (keep != nullptr) {
+        shifted = *keep;
+        shifted.timeout_index += 2;
+      }
       links_[static_cast<std::size_t>(w)]->send(MeshKind::kAsUser, self_, client.db, client.resp,
-                                                tagged, MeshWaiter{client.id, seq, part});
+                                                tagged, MeshWaiter{client.id, seq, part},
+                                                keep != nullptr ? &shifted : nullptr);
       return;
     }
     links_[static_cast<std::size_t>(w)]->send(kind, self_, client.db, client.resp, args,
-                                              MeshWaiter{client.id, seq, part});
+                                              MeshWaiter{client.id, seq, part}, keep);
   } else {
     c.deliver(seq, part, loading_reply());
   }
 }
 
 void Router::forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
-                     bool blocking) {
+                     const CommandDef* blocking) {
   std::uint64_t seq = c.reserve(1, nullptr);
   // The owner parks it if nothing is there; this worker's CLIENT LIST and the client's own
   // view see it blocked (flags=b) until the answer comes, as Redis shows a blocked client.
-  if (blocking) c.wait_blocked(seq);
-  send_part(c, owner, seq, 0, read_kind(c.info(), args, true), args);
+  if (blocking == nullptr) {
+    send_part(c, owner, seq, 0, read_kind(c.info(), args, true), args);
+    return;
+  }
+  c.wait_blocked(seq);
+  // Its timeout, made absolute now (as the owner does when it parks it): should the owner die
+  // while the command waits there, the link sends it again with what is left.
+  BlockedResend keep;
+  bool kept = false;
+  if (const BlockingSpec* spec = blocking_spec(*blocking)) {
+    const std::size_t at = spec->timeout_at != nullptr ? spec->timeout_at(args)
+                           : spec->timeout_arg > 0
+                               ? static_cast<std::size_t>(spec->timeout_arg)
+                               : args.size() - static_cast<std::size_t>(-spec->timeout_arg);
+    if (at != 0 && at < args.size()) {
+      const std::int64_t now = executor_.shard().now_ms();
+      const Timeout t =
+          spec->timeout_ms ? parse_timeout_ms(args[at], now) : parse_timeout(args[at], now);
+      if (t.error.empty()) {
+        keep = {t.deadline_ms, at, spec->timeout_ms};
+        kept = true;
+      }
+    }
+  }
+  send_part(c, owner, seq, 0, read_kind(c.info(), args, true), args, kept ? &keep : nullptr);
 }
 
 MeshKind Router::read_kind(ClientInfo& client, std::span<const std::string_view> args, bool ages) {

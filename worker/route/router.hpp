@@ -54,8 +54,9 @@ class Router {
 
   // Fan-out and forwarding primitives, also used by pub/sub and transactions.
   // Sends `args` to worker `w` (or runs them here) as part `part` of slot `seq` of `c`.
+  // `keep`: a blocking command's timeout, so that the link may send it again (mesh.hpp).
   void send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
-                 std::span<const std::string_view> args);
+                 std::span<const std::string_view> args, const BlockedResend* keep = nullptr);
 
   // Runs a request that arrived over the mesh (or a local part of a split/fan-out).
   // With `may_park`, returns false and writes nothing when it must wait (CLIENT PAUSE).
@@ -96,9 +97,10 @@ class Router {
   void discard(RoutedClient& c);
   void watch(RoutedClient& c, std::span<const std::string_view> args);
   void unwatch_remote(RoutedClient& c);
-  // `blocking`: a blocking command (the client shows flags=b here until the owner answers).
+  // `blocking`: the definition of a blocking command (the client shows flags=b here until the
+  // owner answers, and the link keeps it should the owner die while it waits there).
   void forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
-               bool blocking = false);
+               const CommandDef* blocking = nullptr);
   // CLIENT TRACKING with a REDIRECT to a client of another worker: false (the client parks)
   // while that worker has not said whether the client exists.
   bool redirect_known(RoutedClient& c, std::span<const std::string_view> args);
