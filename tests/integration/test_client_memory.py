@@ -4,7 +4,11 @@ moments and by its memory buckets, side by side with redis-server.
 CLIENT LIST's argv-mem / multi-mem / qbuf / omem / tot-mem fields: present, and moving the same
 way for the same operations (MULTI queueing and DISCARD, WATCH, SUBSCRIBE/PSUBSCRIBE, a large
 argument under way, replies a client does not read). multi-mem and the WATCH / PSUBSCRIBE
-steps of tot-mem follow Redis's formulas, so those deltas are equal byte for byte.
+steps of tot-mem follow Redis's formulas, so those deltas are equal byte for byte. Exact on
+both servers where Redis is deterministic: a client's own CLIENT INFO (qbuf holds the batch the
+command came in, argv-mem its arguments), replies not yet written (obl the 16 KB buf, oll/omem
+the reply list past it: 20504 bytes per block of small replies; a stuck client's all in the
+list), and a 1 MB argument of which 300 KB arrived (argv-mem 4, qbuf 307200).
 
 Eviction: before each command (a client whose own unread replies pass the limit is closed
 before its next pipelined command runs, as processCommand -> evictClients does), and by

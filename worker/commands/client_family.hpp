@@ -26,9 +26,10 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
 // its room, the output buffers' room (at least what they hold), the connection object,
 // queued MULTI commands (their arguments, a pointer each and Redis's multiCmd array of
 // max(2, next power of two) entries of 24 bytes), watched keys (56 bytes each: Redis's list
-// node and watchedKey), pub/sub channels (a 24-byte dict entry each plus 8 per slot of a
-// power-of-two table) and patterns (a 24-byte list node each). Ruvio's own structures for
-// the last three differ; Redis's sizes are used so the two servers' figures compare.
+// node and watchedKey; those held by other workers counted by the client's), pub/sub channels (a
+// 24-byte dict entry each plus 8 per slot of a power-of-two table) and patterns (a 24-byte list
+// node each). Ruvio's own structures for the last three differ; Redis's sizes are used so the two
+// servers' figures compare.
 std::size_t client_memory_usage(const ClientInfo& c);
 
 // Redis 7.0's reply buffers for `pending` reply bytes (CLIENT LIST obl/oll/omem, and what
