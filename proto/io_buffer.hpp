@@ -22,6 +22,8 @@ class InputBuffer {
   std::size_t size() const { return end_ - begin_; }
   std::size_t capacity() const { return cap_; }
   std::size_t free_space() const { return cap_ - end_; }
+  // Where pending() starts in the block (bytes consumed since the buffer last emptied or moved).
+  std::size_t offset() const { return begin_; }
   void consume(std::size_t n) {
     begin_ += n;
     if (begin_ == end_) begin_ = end_ = 0;

@@ -54,6 +54,24 @@ class RequestParser {
   // Forgets a partly parsed command (call when the caller drops its input buffer).
   void reset();
 
+  // How far a partly arrived command got, as Redis's client shows it (CLIENT LIST): the
+  // arguments parsed so far (their bytes and count: argv-mem) and where the unparsed rest
+  // starts from the command's first byte (Redis trims its query buffer there: qbuf). Read
+  // only when asked; parsing keeps no extra state for it.
+  struct Progress {
+    std::size_t arg_bytes = 0;
+    std::size_t args = 0;
+    std::size_t parsed = 0;
+  };
+  Progress progress() const {
+    Progress p;
+    if (phase_ != Phase::kBulkHeader && phase_ != Phase::kBulkBody) return p;
+    for (const Span& s : saved_) p.arg_bytes += s.len;
+    p.args = saved_.size();
+    p.parsed = pos_;
+    return p;
+  }
+
   void set_max_bulk_len(std::size_t n) { max_bulk_len_ = n; }
   // Unauthenticated clients may not send large multibulk headers (Redis: > 10 args, bulk > 16 KiB).
   void set_authenticated(bool yes) { authenticated_ = yes; }

@@ -4,7 +4,11 @@ moments and by its memory buckets, side by side with redis-server.
 CLIENT LIST's argv-mem / multi-mem / qbuf / omem / tot-mem fields: present, and moving the same
 way for the same operations (MULTI queueing and DISCARD, WATCH, SUBSCRIBE/PSUBSCRIBE, a large
 argument under way, replies a client does not read). multi-mem and the WATCH / PSUBSCRIBE
-steps of tot-mem follow Redis's formulas, so those deltas are equal byte for byte.
+steps of tot-mem follow Redis's formulas, so those deltas are equal byte for byte. Exact on
+both servers where Redis is deterministic: a client's own CLIENT INFO (qbuf holds the batch the
+command came in, argv-mem its arguments), replies not yet written (obl the 16 KB buf, oll/omem
+the reply list past it: 20504 bytes per block of small replies; a stuck client's all in the
+list), and a 1 MB argument of which 300 KB arrived (argv-mem 4, qbuf 307200).
 
 Eviction: before each command (a client whose own unread replies pass the limit is closed
 before its next pipelined command runs, as processCommand -> evictClients does), and by
@@ -20,6 +24,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import itest  # noqa: E402
+import harness  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "differential"))
 from resp_raw import encode  # noqa: E402
 from test_client_eviction import closed  # noqa: E402
@@ -36,6 +41,20 @@ def connect(port, name):
     s.sendall(resp("CLIENT", "SETNAME", name))
     assert s.recv(5) == b"+OK\r\n"
     return s
+
+
+def info_fields(text):
+    """The numeric fields of one CLIENT LIST/INFO line."""
+    return {k: int(v) for k, v in re.findall(r"(\S+?)=(-?\d+)(?=\s|$)", text) if k in FIELDS}
+
+
+def read_reply_then_info(sock, first_len):
+    """Reads `first_len` bytes of a first reply, then the CLIENT INFO verbatim/bulk after it."""
+    got = b""
+    deadline = time.monotonic() + 5
+    while (len(got) < first_len or not got.endswith(b"\n\r\n")) and time.monotonic() < deadline:
+        got += sock.recv(65536)
+    return got[:first_len], got[first_len:].decode()
 
 
 def call(sock, *args, until=None):
@@ -72,6 +91,105 @@ class MemoryCases:
             self.assertRegex(line, r"\b%s=\d+" % re.escape(f))
         # Redis counts the running command's arguments ("client" + "info").
         self.assertIn(" argv-mem=10 ", line)
+
+    def test_own_first_client_info_shows_its_query_buffer(self):
+        """Redis's query buffer still holds the running command (and the batch it came in):
+        26 bytes of CLIENT INFO, 40 with a PING before it in the same read; argv-mem is the
+        running command's arguments. qbuf-free is each server's own block (Redis: jemalloc's
+        20 KB class for its 16 KB read, 20448 free; Ruvio: its 16 KB block)."""
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        self.addCleanup(s.close)
+        line = call(s, "CLIENT", "INFO", until=lambda g: g.endswith(b"\n\r\n")).decode()
+        f = info_fields(line)
+        self.assertEqual((f["qbuf"], f["argv-mem"], f["multi-mem"]), (26, 10, 0))
+        self.assertGreater(f["qbuf-free"], 0)
+        self.assertEqual((f["obl"], f["oll"], f["omem"]), (0, 0, 0))
+        s.sendall(resp("PING") + resp("CLIENT", "INFO"))
+        pong, line = read_reply_then_info(s, 7)
+        self.assertEqual(pong, b"+PONG\r\n")
+        f = info_fields(line)
+        # The PONG waits in the 16 KB buf: obl, not the reply list.
+        self.assertEqual((f["qbuf"], f["argv-mem"], f["obl"], f["oll"], f["omem"]),
+                         (14 + 26, 10, 7, 0, 0))
+
+    def test_pending_reply_in_buf_then_list(self):
+        """Replies not yet written: the first 16 KB are Redis's buf (obl), only what is past it
+        is its reply list (oll blocks, omem = 20504 per block of small replies)."""
+        s = connect(self.port, "pend")
+        self.addCleanup(s.close)
+        self.r.set("pend1", "v" * 100)
+        self.r.set("pend2", "w" * 20000)
+        s.sendall(resp("GET", "pend1") + resp("CLIENT", "INFO"))
+        reply, line = read_reply_then_info(s, 108)
+        self.assertEqual(reply, b"$100\r\n" + b"v" * 100 + b"\r\n")
+        f = info_fields(line)
+        self.assertEqual((f["obl"], f["oll"], f["omem"]), (108, 0, 0))
+        s.sendall(resp("GET", "pend2") + resp("CLIENT", "INFO"))
+        reply, line = read_reply_then_info(s, 20010)
+        self.assertEqual(reply, b"$20000\r\n" + b"w" * 20000 + b"\r\n")
+        f = info_fields(line)
+        self.assertEqual((f["obl"], f["oll"], f["omem"]), (16384, 1, 20504))
+        self.assertGreaterEqual(f["tot-mem"], f["omem"])
+
+    def test_stuck_client_replies_in_list(self):
+        """A client that stopped reading: its buf went out first, so everything still pending
+        is in the reply list (obl 0), 20504 bytes per block of small replies."""
+        self.r.set("stuckval", "s" * 1000)
+        r = connect(self.port, "stuck")
+        self.addCleanup(r.close)
+        r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        r.sendall(resp("GET", "stuckval") * 8000)  # 8 MB of replies, past the socket buffers
+        deadline = time.monotonic() + 5
+        while self.fields("stuck")["omem"] < 1000000 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        f = self.fields("stuck")
+        self.assertGreaterEqual(f["oll"], 1000000 // 20504)
+        self.assertEqual((f["obl"], f["omem"]), (0, 20504 * f["oll"]))
+        self.assertGreaterEqual(f["tot-mem"], f["omem"])
+
+    def test_argument_under_way_split_as_redis(self):
+        """A 1 MB argument of which 300 KB arrived: the arguments before it are parsed (argv-mem
+        4: "SET" and "k"), qbuf holds only the value's bytes so far (Redis trims the parsed
+        part, processMultibulkBuffer)."""
+        s = connect(self.port, "under")
+        self.addCleanup(s.close)
+        s.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048576\r\n" + b"z" * 307200)
+        deadline = time.monotonic() + 5
+        while self.fields("under")["qbuf"] < 307200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        f = self.fields("under")
+        self.assertEqual((f["qbuf"], f["argv-mem"]), (307200, 4))
+        # Both servers hold room for the whole value (Redis: jemalloc's 1.25 MB class).
+        self.assertGreaterEqual(f["qbuf"] + f["qbuf-free"], 1048576)
+        self.assertGreaterEqual(f["tot-mem"], 1048576 + 4 + 2 * 8)
+        s.sendall(b"z" * (1048576 - 307200) + b"\r\n")
+        self.assertEqual(s.recv(5), b"+OK\r\n")
+        f = self.fields("under")
+        self.assertEqual((f["qbuf"], f["argv-mem"]), (0, 0))
+
+    def test_watch_on_every_worker_counts(self):
+        """WATCHed keys count 56 bytes each in tot-mem, whichever worker holds them (through the
+        proxy the connection counts those it forwarded); a key watched twice counts once."""
+        a = connect(self.port, "watcher")
+        self.addCleanup(a.close)
+        base = self.fields("watcher")
+        owners = {}
+        for i in range(64):
+            owners.setdefault(harness.key_owner(f"wk{i}"), []).append(f"wk{i}")
+        for keys in owners.values():
+            self.assertEqual(call(a, "WATCH", *keys[:3]), b"+OK\r\n")
+            self.assertEqual(call(a, "WATCH", keys[0]), b"+OK\r\n")
+        self.assertEqual(self.fields("watcher")["tot-mem"] - base["tot-mem"],
+                         3 * len(owners) * 56)
+        self.assertEqual(call(a, "UNWATCH"), b"+OK\r\n")
+        self.assertEqual(self.fields("watcher")["tot-mem"], base["tot-mem"])
+        # EXEC drops them (one worker's keys at a time: a transaction spans one worker).
+        for keys in owners.values():
+            self.assertEqual(call(a, "WATCH", *keys[:2]), b"+OK\r\n")
+            self.assertEqual(self.fields("watcher")["tot-mem"] - base["tot-mem"], 2 * 56)
+            self.assertEqual(call(a, "MULTI"), b"+OK\r\n")
+            self.assertEqual(call(a, "EXEC"), b"*0\r\n")
+            self.assertEqual(self.fields("watcher")["tot-mem"], base["tot-mem"])
 
     def test_reply_peak_and_idle_output(self):
         """rbp (Redis's buf_peak): at least the last reply's size within its 5 s window; an idle
@@ -206,6 +324,16 @@ class RedisMoments(EvictionMoments, itest.RedisCase):
 
 class RuvioMoments(EvictionMoments, itest.RuvioCase):
     workers = 1
+
+
+class RuvioProxyMemory(itest.RuvioProxyCase):
+    """The fields through the 2-worker proxy port: the client's line comes from the worker
+    holding its connection, which counts its WATCHes on the other worker too."""
+    fields = MemoryCases.fields
+    test_watch_on_every_worker_counts = MemoryCases.test_watch_on_every_worker_counts
+    test_own_first_client_info_shows_its_query_buffer = \
+        MemoryCases.test_own_first_client_info_shows_its_query_buffer
+    test_argument_under_way_split_as_redis = MemoryCases.test_argument_under_way_split_as_redis
 
 
 class RuvioProxyShares(itest.RuvioProxyCase):

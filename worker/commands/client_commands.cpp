@@ -68,6 +68,7 @@ void client_getname(Context& ctx) {
 }
 
 void client_info(Context& ctx) {
+  if (ctx.shard.measure_clients) ctx.shard.measure_clients(ctx.client.id, false);
   std::string line;
   client_info_line(ctx.client, ctx.now_ms(), line, ctx.args);
   line += '\n';
@@ -101,6 +102,7 @@ void client_list(Context& ctx) {
     return;
   }
   std::string text;
+  if (ctx.shard.measure_clients) ctx.shard.measure_clients(ctx.client.id, true);
   ctx.shard.for_each_client([&](const ClientInfo& c) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
     const ClientInfo& shown = c.id == ctx.client.id ? ctx.client : c;
@@ -541,7 +543,7 @@ std::size_t client_memory_usage(const ClientInfo& c) {
   if (c.in_multi && !c.queued.empty()) {
     mem += c.multi_bytes + 24 * std::max<std::size_t>(2, std::bit_ceil(c.queued.size()));
   }
-  mem += 56 * c.watched_keys;
+  mem += 56 * (c.watched_keys + c.remote_watches.size());
   if (c.subscriptions > 0) {
     const auto n = static_cast<std::size_t>(c.subscriptions);
     mem += 24 * n + 8 * std::max<std::size_t>(4, std::bit_ceil(n));
@@ -585,18 +587,24 @@ void client_info_line(const ClientInfo& c, std::int64_t now_ms, std::string& out
   }
   num(" qbuf=", c.query_buffer_bytes);
   num(" qbuf-free=", c.query_buffer_free);
-  std::size_t argv_bytes = 0;
-  for (std::string_view a : argv) argv_bytes += a.size();
+  // Redis's argv: the running command's (a client about itself), else what a command still
+  // arriving has parsed so far.
+  std::size_t argv_bytes = c.partial_argv_bytes;
+  std::size_t argc = c.partial_argc;
+  if (!argv.empty()) {
+    argv_bytes = 0;
+    for (std::string_view a : argv) argv_bytes += a.size();
+    argc = argv.size();
+  }
   num(" argv-mem=", argv_bytes);
   num(" multi-mem=", c.in_multi ? c.multi_bytes : 0);
   num(" rbs=", c.output_buffer_room);
-  // obl: the pending bytes Redis would hold in its fixed 16 KB buf (PROTO_REPLY_CHUNK_BYTES);
-  // Ruvio keeps one growing buffer, so this is its first 16 KB.
   num(" rbp=", c.output_peak);
-  num(" obl=", std::min<std::size_t>(c.output_buffer_bytes, 16 * 1024));
-  num(" oll=", c.output_list_length);
-  num(" omem=", c.output_buffer_bytes);
-  num(" tot-mem=", client_memory_usage(c) + argv_bytes + sizeof(void*) * argv.size());
+  const ReplyList replies = reply_list_of(c.output_buffer_bytes, c.output_stuck);
+  num(" obl=", replies.buf);
+  num(" oll=", replies.blocks);
+  num(" omem=", replies.memory);
+  num(" tot-mem=", client_memory_usage(c) + argv_bytes + sizeof(void*) * argc);
   out += c.output_buffer_bytes > 0 ? " events=rw cmd=" : " events=r cmd=";
   out += c.last_command;
   out += " user=";

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "proto/resp_writer.hpp"
@@ -106,12 +107,19 @@ struct ClientInfo {
   std::string_view last_command = "NULL";  // a declared name ("client|list"), for CLIENT LIST
   std::size_t query_buffer_bytes = 0;      // qbuf
   std::size_t query_buffer_free = 0;       // qbuf-free
-  std::size_t output_buffer_bytes = 0;     // omem
-  std::size_t output_list_length = 0;      // oll
+  std::size_t output_buffer_bytes = 0;     // replies pending (obl/oll/omem: reply_list_of)
+  bool output_stuck = false;               // the socket refused part of an earlier write
   std::size_t output_buffer_room = 0;      // rbs: the output buffers' capacity
   std::size_t output_peak = 0;             // rbp: most reply bytes of one flush, last 5 s
-  std::size_t watched_keys = 0;            // on this worker, as last measured
-  std::size_t struct_bytes = 0;            // the connection object itself
+  // A command still arriving: the arguments already parsed (Redis's argv, argv-mem), as
+  // measured for CLIENT LIST (Connection::measure).
+  std::size_t partial_argv_bytes = 0;
+  std::size_t partial_argc = 0;
+  std::size_t watched_keys = 0;  // on this worker, as last measured
+  // Keys this client WATCHes on other workers (forwarded there; db and key, each once), so
+  // its tot-mem counts them as a local WATCH does. Dropped with watch_workers.
+  std::unordered_set<std::string> remote_watches;
+  std::size_t struct_bytes = 0;  // the connection object itself
   // CLIENT SETINFO (Redis 7.2; redis-py 5 and node-redis send it on connect).
   std::string lib_name;
   std::string lib_ver;
@@ -219,6 +227,10 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
 
   // Connected clients, for CLIENT LIST / INFO clients. Set by the server.
   std::function<void(const std::function<void(const ClientInfo&)>&)> for_each_client;
+  // Brings the buffer figures of CLIENT LIST/INFO up to this moment (Connection::measure):
+  // every client's (all) or only `running`'s, the client whose command runs now. Set by the
+  // server; the connections record nothing for it while nobody asks.
+  std::function<void(std::uint64_t running, bool all)> measure_clients;
   std::size_t connected_clients = 0;
   // Bytes the connections' input and output buffers hold (INFO mem_clients_normal, part of
   // used_memory) and the largest output buffer seen since INFO last reported it. Kept by the

@@ -28,6 +28,9 @@ class StreamWriter {
   bool idle() const { return !pending_ && out_.empty(); }
   bool write_pending() const { return pending_; }
   std::size_t queued() const { return out_.size() + writing_.size(); }
+  // What the kernel has not taken yet: queued() less what it already took of an outstanding
+  // uv_write (libuv counts that down as the socket drains).
+  std::size_t unsent() const { return out_.size() + (pending_ ? stream_->write_queue_size : 0); }
   // The buffers' room, held or not (CLIENT LIST rbs, part of tot-mem).
   std::size_t capacity() const { return out_.capacity() + writing_.capacity(); }
   // The most bytes one flush handed over since reset_peak (CLIENT LIST rbp, Redis's buf_peak:

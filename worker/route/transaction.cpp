@@ -184,6 +184,7 @@ void Router::exec(RoutedClient& c) {
   }
   client.watch_workers.clear();
   client.watch_links.clear();
+  client.remote_watches.clear();  // EXEC's owner drops them as it runs
   if (target < 0 || target == self_) {
     std::vector<std::vector<std::string_view>> views;
     for (const auto& cmd : queued) views.emplace_back(cmd.begin(), cmd.end());
@@ -231,6 +232,11 @@ void Router::watch(RoutedClient& c, std::span<const std::string_view> args) {
   if (target < 0 || target == self_) {
     executor_.execute(client, args, c.local_writer());
   } else {
+    // Counted here too (CLIENT LIST tot-mem), once per db and key as the owner keeps them.
+    const std::string db(reinterpret_cast<const char*>(&client.db), sizeof client.db);
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      client.remote_watches.insert(db + std::string(args[i]));
+    }
     forward(c, target, args);
   }
 }
@@ -250,6 +256,7 @@ void Router::unwatch_remote(RoutedClient& c) {
   }
   client.watch_workers.clear();
   client.watch_links.clear();
+  client.remote_watches.clear();
 }
 
 void Router::forget(RoutedClient& c) {

@@ -55,6 +55,7 @@ void Server::evict_clients_over(std::size_t limit) {
       return;
     }
     std::string ci;
+    pick->measure(false);
     client_info_line(pick->info(), shard_.now_ms(), ci);
     spdlog::info("Evicting client: {}", ci);
     pick->close();

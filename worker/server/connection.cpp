@@ -143,7 +143,7 @@ void Connection::on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   shard.stats().reads_processed++;
   if (c->in_.size() > shard.config().client_query_buffer_limit) [[unlikely]] {
     std::string ci;
-    c->update_buffer_stats();
+    c->measure(false);
     client_info_line(c->info_, shard.now_ms(), ci);
     spdlog::warn("Closing client that reached max query buffer length: {} (qbuf initial bytes: {})",
                  ci, repr(c->in_.pending(), 64));
@@ -185,6 +185,7 @@ void Connection::resume() {
 void Connection::process_input() {
   if (parked_) return;  // input waits behind the parked command
   server_.refresh_clock();
+  batch_begin_ = in_.offset();
   while (!close_after_flush_ && in_.size() > 0) {
     parser_.set_authenticated(info_.authenticated);
     proto::ParseResult r = parser_.parse(in_.pending(), args_);
@@ -315,7 +316,6 @@ void Connection::update_buffer_stats() {
   info_.query_buffer_bytes = in_.size();
   info_.query_buffer_free = in_.free_space();
   info_.output_buffer_bytes = out_.queued();
-  info_.output_list_length = outstanding() + (out_.write_pending() ? 1 : 0);
   info_.output_buffer_room = out_.capacity();
   info_.output_peak = out_.peak();
   // INFO mem_clients_normal / used_memory / maxmemory (Shard::counted_memory): what client
@@ -341,14 +341,36 @@ void Connection::update_buffer_stats() {
   }
 }
 
+void Connection::measure(bool running) {
+  update_buffer_stats();
+  if (running) {
+    // Redis trims its query buffer once the batch read with this command is done: until then
+    // it holds the commands before this one too.
+    const std::size_t before = in_.offset() >= batch_begin_ ? in_.offset() - batch_begin_ : 0;
+    info_.query_buffer_bytes = before + in_.size();
+    info_.partial_argv_bytes = info_.partial_argc = 0;
+  } else {
+    // A command still arriving: Redis has moved the arguments it parsed into argv and
+    // trimmed its query buffer to the rest (processMultibulkBuffer).
+    const proto::RequestParser::Progress p = parser_.progress();
+    info_.query_buffer_bytes = in_.size() - std::min(p.parsed, in_.size());
+    info_.partial_argv_bytes = p.arg_bytes;
+    info_.partial_argc = p.args;
+  }
+  info_.output_buffer_bytes = out_.unsent();
+  info_.output_stuck = out_.write_pending();
+}
+
 bool Connection::close_if_over_output_limit(bool from_cron) {
-  const std::size_t used = out_.queued();
-  if (used == 0 && obuf_soft_since_ms_ == 0) return false;
+  const std::size_t pending = out_.unsent();
+  if (pending == 0 && obuf_soft_since_ms_ == 0) return false;
   Shard& shard = server_.shard();
   const ClientBufferLimit& limit =
       shard.config().obuf_limits[static_cast<std::size_t>(client_class(info_))];
+  // Redis measures its reply list only (getClientOutputBufferMemoryUsage), not the 16 KB buf.
+  const std::size_t used = reply_list_of(pending, out_.write_pending()).memory;
   if (!output_over_limit(limit, used, shard.now_ms(), obuf_soft_since_ms_)) return false;
-  update_buffer_stats();
+  measure(false);
   std::string ci;
   client_info_line(info_, shard.now_ms(), ci);
   // Redis 7.0's two wordings: found while replies are added (closed asynchronously) or by

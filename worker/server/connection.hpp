@@ -97,6 +97,7 @@ class Connection final : public RoutedClient {
   std::int64_t obuf_soft_since_ms_ = 0;  // past the soft output limit since (0: under it)
   static constexpr std::int64_t kPeakResetMs = 5000;  // Redis's PROTO_REPLY_BUFFER_PEAK_RESET_TIME
   std::int64_t peak_reset_ms_ = 0;                    // rbp's window began (cron)
+  std::size_t batch_begin_ = 0;                       // in_.offset() when process_input began
   std::size_t counted_buffer_bytes_ = 0;  // this client's share of Shard::client_buffer_bytes
   std::size_t counted_memory_ = 0;        // its tot-mem in Shard::client_memory
   int bucket_ = -1;                       // its memory bucket (client_eviction.cpp), -1: none
@@ -106,6 +107,10 @@ class Connection final : public RoutedClient {
   // Housekeeping (once a second): the soft output limit of a client no new output reaches,
   // and the idle timeout. True when the client was closed.
   bool cron(std::int64_t now_ms);
+  // CLIENT LIST/INFO: records the buffers as Redis would show them now (the query buffer from
+  // the parser's state, the replies the kernel has not taken). `running`: this client's own
+  // command is the one running (Redis's query buffer still holds the batch it came in).
+  void measure(bool running);
   // What CLIENT LIST's tot-mem shows (maxmemory-clients measures it), as last recorded.
   std::size_t memory() const { return counted_memory_; }
   // Redis's memory bucket of this client (0..18, for 2^15..2^33 bytes) and its order in it.

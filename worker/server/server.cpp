@@ -113,6 +113,13 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   shard_.for_each_client = [this](const std::function<void(const ClientInfo&)>& fn) {
     for (auto& [id, c] : clients_) fn(c->info());
   };
+  shard_.measure_clients = [this](std::uint64_t running, bool all) {
+    if (!all) {
+      if (auto it = clients_.find(running); it != clients_.end()) it->second->measure(true);
+      return;
+    }
+    for (auto& [id, c] : clients_) c->measure(id == running);
+  };
   shard_.close_clients = [this](const std::function<bool(const ClientInfo&)>& match,
                                 const ClientInfo* except) {
     std::vector<Connection*> doomed;
