@@ -68,7 +68,7 @@ Payload Payload::of_string(std::string_view v, bool detect_int) {
     return p;
   }
   p.bytes = v;
-  p.enc = v.size() <= kEmbedMax ? Enc::kEmbStr : Enc::kExtStr;
+  p.enc = embeds(v.size(), v) ? Enc::kEmbStr : Enc::kExtStr;
   return p;
 }
 
@@ -201,6 +201,18 @@ types::Object* Record::object() const {
 
 void Record::set_object(types::Object* o) {
   std::memcpy(const_cast<std::uint8_t*>(value_ptr()), &o, 8);
+}
+
+bool Record::resize_embedded(std::size_t n) {
+  auto* p = const_cast<std::uint8_t*>(value_ptr());
+  std::size_t old;
+  std::uint8_t* d = const_cast<std::uint8_t*>(get_varint(p, &old));
+  if (varint_len(n) != static_cast<std::size_t>(d - p)) return false;
+  const std::size_t need = static_cast<std::size_t>(d - b()) + n;
+  if (mi_good_size(need) != mi_usable_size(this)) return false;
+  put_varint(p, n);
+  if (n > old) std::memset(d + old, 0, n - old);
+  return true;
 }
 
 Payload Record::payload() const {
