@@ -397,9 +397,10 @@ struct Db::Impl {
 
   // Makes the string at `ref` exactly `n` bytes (kept bytes stay, new ones are zero) and
   // returns its record, which may have moved. `head`: the bytes the value will begin with
-  // (embeds(): an HLL stays embedded longer). Embedded strings stay in the record (in place
-  // when its bin still fits, else one rebuild of at most kEmbedHllMax bytes); longer ones
-  // live in an external buffer grown as sds grows.
+  // (embeds(): an HLL stays embedded longer). Embedded strings stay in the record (the
+  // handle resizes them in place while the bin fits, Record::resize_embedded; else one
+  // rebuild of at most kEmbedHllMax bytes here); longer ones live in an external buffer
+  // grown as sds grows.
   Record* resize_ext(Record* r, std::size_t n) {
     void* buf = r->ext_buf();
     std::size_t len = ext::len(buf);
@@ -426,7 +427,6 @@ struct Db::Impl {
       ext::set_len(buf, n);
       return ref.get();
     }
-    if (!r->is_int() && r->resize_embedded(n)) return r;
     scratch.assign(cur.substr(0, n < cur.size() ? n : cur.size()));
     scratch.resize(n, '\0');
     Payload p;
@@ -1144,6 +1144,14 @@ std::span<char> StringHandle::bytes() {
 }
 
 std::span<char> StringHandle::resize(std::size_t n) {
+  if (rec_ != nullptr && (rec_->enc() == Enc::kEmbRaw || rec_->enc() == Enc::kEmbStr) &&
+      rec_->resize_embedded(n)) {
+    // In place in its bin (PFADD's opcode growth): no table lookup, no copy.
+    dirty_ = true;
+    rec_->mark_raw();
+    std::string_view s = rec_->str();
+    return {const_cast<char*>(s.data()), s.size()};
+  }
   return resize_as(n, view());
 }
 

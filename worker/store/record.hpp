@@ -208,9 +208,10 @@ class Record {
     if (enc() == Enc::kEmbStr) wb()[0] |= static_cast<std::uint8_t>(Enc::kEmbRaw) << 3;
   }
   // kEmbStr / kEmbRaw: makes the value `n` bytes where it lies (kept bytes stay, new ones are
-  // zero) when the record's block is still the bin size_for() would pick and the length's
-  // varint keeps its width; false (nothing changed) otherwise. A PFADD that grows a sparse
-  // HLL by an opcode byte moves nothing.
+  // zero) when `n` bytes beginning as these still embed (embeds()), the record's block is
+  // still the bin size_for() would pick and the length's varint keeps its width; false
+  // (nothing changed) otherwise. A PFADD that grows a sparse HLL by an opcode byte moves
+  // nothing.
   bool resize_embedded(std::size_t n);
   Payload payload() const;  // a view of the value (borrows this record's bytes)
   std::size_t memory_usage() const;
