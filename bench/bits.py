@@ -26,6 +26,8 @@ DBSIZE checked; KiB above idle and the ratio.
   bitmaps128   20,000 bitmaps of 128 bytes: SETBIT bm:<i> 1023 1, then 3 more bits below
   bitfield16   100,000 u16 counters, one per key: BITFIELD c:<i> INCRBY u16 0 <i % 1000 + 1>
   hll100       5,000 HLLs of 100 elements: PFADD h:<i> e:<i>:0 .. e:<i>:99 (sparse)
+  hll1000      the PFCOUNT rows' 1,000 HLLs of 1,000 elements (sparse, ~2 KB each; not in the
+               default --sets)
 
 Usage: bench/bits.py throughput [collections_throughput.py's options]
        bench/bits.py memory [--sets bitmaps128,bitfield16,hll100] [--servers redis,ruvio]
@@ -147,6 +149,13 @@ def mem_hll100(port):
     return n
 
 
+def mem_hll1000(port):
+    hll_keys(port, 0)  # the PFCOUNT (cached) row's data set: HLLS HLLs of HLL_ELEMS elements
+    ct.expect("PFDEBUG ENCODING hll:7", _call(port, b"PFDEBUG", b"ENCODING", ct.key(b"hll:", 7)),
+              b"+sparse\r\n")
+    return HLLS
+
+
 SETS = {
     "bitmaps128": (mem_bitmaps128, "SETBIT bm:<i> 1023 1 for i < 20,000, then SETBIT of bits "
                                    "5, 300, 777 on each (pipeline 200, every reply :0); "
@@ -155,6 +164,9 @@ SETS = {
                                    "(pipeline 200, every reply checked); DBSIZE 100,000"),
     "hll100": (mem_hll100, "PFADD h:<i> e:<i>:0 .. e:<i>:99 for i < 5,000 (pipeline 200, every "
                            "reply :1); PFDEBUG ENCODING sparse; DBSIZE 5,000"),
+    "hll1000": (mem_hll1000, "the PFCOUNT (cached) row's data: PFADD hll:<i> e:<i>:0 .. "
+                             "e:<i>:999 for i < 1,000 (batches of 200 elements, every reply "
+                             ":1), PFCOUNT each; PFDEBUG ENCODING sparse; DBSIZE 1,000"),
 }
 
 

@@ -4,7 +4,8 @@
 // successor), the sparse opcodes of Redis's own bytes (PFADD h a b c on redis-server 7.0.15
 // decodes "Z:8436 v:1,1 Z:4274 v:2,1 Z:3068 v:1,1 Z:603"), promotion to dense by value (> 32)
 // and by size (hll-sparse-max-bytes), corrupt run lengths; StringHandle growth across the
-// 1 KiB embedded-string limit, integer-encoded strings edited as text, one mutation counted.
+// 1 KiB embedded-string limit, integer-encoded strings edited as text, one mutation counted;
+// a sparse HLL kept in its record up to 3 KiB (record.hpp, kEmbedHllMax), a dense one not.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -13,12 +14,15 @@
 #include <vector>
 
 #include "worker/store/db.hpp"
+#include "worker/store/record.hpp"
 #include "worker/types/bitmap/bitmap.hpp"
 #include "worker/types/hll/hll.hpp"
 
 namespace bm = ruvio::types::bitmap;
 namespace hll = ruvio::types::hll;
 using ruvio::store::Db;
+using ruvio::store::Enc;
+using ruvio::store::Entry;
 
 namespace {
 
@@ -204,4 +208,46 @@ TEST_CASE("db: the string write handle grows, edits integers as text, counts onc
     (void)h.view();  // read only: no mutation
   }
   CHECK(db.mutations() == after_set + 1);
+}
+
+TEST_CASE("db: a sparse HLL stays in its record as the handle grows it; dense goes external") {
+  Db db;
+  std::string h0 = "HYLL";
+  h0.resize(1000, '\x01');
+  {
+    auto h = db.open_string("h", 0);
+    h.assign(h0);  // a new key, past the 1 KiB limit: embedded, an HLL
+  }
+  CHECK(db.find("h", 0).str() == h0);
+  CHECK(db.find("h", 0).record()->enc() == Enc::kEmbRaw);
+  const auto before = db.mutations();
+  {
+    auto h = db.open_string("h", 0);
+    for (std::size_t n = 1001; n <= 3000; ++n) {  // PFADD's opcode growth, a byte at a time
+      auto b = h.resize(n);
+      b[n - 1] = static_cast<char>(n % 251);
+    }
+  }
+  CHECK(db.mutations() == before + 1);
+  Entry e = db.find("h", 0);
+  CHECK(e.record()->enc() == Enc::kEmbRaw);
+  CHECK(e.encoding() == "raw");
+  CHECK(e.str().substr(0, 1000) == h0);
+  for (std::size_t n = 1001; n <= 3000; ++n) CHECK(e.str()[n - 1] == static_cast<char>(n % 251));
+  {
+    auto h = db.open_string("h", 0);
+    h.resize(12304);  // to dense
+  }
+  CHECK(db.find("h", 0).record()->enc() == Enc::kExtStr);
+  CHECK(db.find("h", 0).str().substr(0, 1000) == h0);
+  // The same bytes SET (a RESTORE, a snapshot's or WAL's replay) land the same way.
+  db.set_string("s", h0, {});
+  CHECK(db.find("s", 0).record()->enc() == Enc::kEmbStr);
+  db.set_string("t", std::string(2000, 'x') + "HYLL", {});
+  CHECK(db.find("t", 0).record()->enc() == Enc::kExtStr);
+  {
+    auto h = db.open_string("u", 0);
+    h.assign(std::string(2000, 'u'));  // not an HLL: the 1 KiB rule
+  }
+  CHECK(db.find("u", 0).record()->enc() == Enc::kExtStr);
 }

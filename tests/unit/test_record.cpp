@@ -114,6 +114,51 @@ TEST_CASE("record: embedded and external strings around the threshold") {
   CHECK(heap.used == 0);
 }
 
+TEST_CASE("record: a value beginning HYLL stays embedded up to kEmbedHllMax") {
+  Heap heap;
+  for (std::size_t n : {kEmbedMax + 1, std::size_t{2000}, kEmbedHllMax, kEmbedHllMax + 1}) {
+    std::string hll(n, 'x');
+    hll.replace(0, 4, "HYLL");
+    std::string other(n, 'x');  // the same length, not an HLL: the 1 KiB rule
+    Record* a = make(heap, "hll:000000000001", hll);
+    Record* b = make(heap, "hll:000000000001", other);
+    CHECK(a->enc() == (n <= kEmbedHllMax ? Enc::kEmbStr : Enc::kExtStr));
+    CHECK(b->enc() == Enc::kExtStr);
+    CHECK(a->str() == hll);
+    CHECK(b->str() == other);
+    if (n <= kEmbedHllMax) CHECK(a->memory_usage() < b->memory_usage());
+    Record::destroy(heap, a);
+    Record::destroy(heap, b);
+  }
+  CHECK_FALSE(embeds(kEmbedMax + 1, "HYL"));  // too short to tell: the 1 KiB rule
+  CHECK(heap.used == 0);
+}
+
+TEST_CASE("record: resize_embedded grows and shrinks in place within the bin only") {
+  Heap heap;
+  std::string v = "HYLL" + std::string(1896, 'v');  // embedded past 1 KiB: an HLL
+  Record* r = make(heap, "k", v);
+  REQUIRE(r->enc() == Enc::kEmbStr);
+  const std::size_t usable = mi_usable_size(r);
+  // Grow byte by byte while the bin fits: the kept bytes stay, the new ones are zero.
+  std::size_t n = v.size();
+  while (r->resize_embedded(n + 1)) {
+    ++n;
+    CHECK(mi_usable_size(r) == usable);
+  }
+  CHECK(n > v.size());
+  CHECK(mi_good_size(kHeaderBytes + 1 + 1 + 2 + n + 1) > usable);  // the next byte needs a bin up
+  CHECK(r->str().size() == n);
+  CHECK(r->str().substr(0, v.size()) == v);
+  CHECK(r->str().substr(v.size()) == std::string(n - v.size(), '\0'));
+  CHECK(r->resize_embedded(1900));  // back: the same bin
+  CHECK(r->str() == v);
+  CHECK_FALSE(r->resize_embedded(1500));  // a smaller bin: the caller rebuilds
+  CHECK_FALSE(r->resize_embedded(100));   // the length's varint would be narrower
+  CHECK(r->str() == v);
+  Record::destroy(heap, r);
+}
+
 TEST_CASE("record: long keys use a multi-byte varint") {
   Heap heap;
   std::string key(300, 'k');

@@ -48,10 +48,10 @@ std::string& scratch() {
   return s;
 }
 
-// Stores `bytes` as the handle's value.
+// Stores `bytes` as the handle's value (assign: a sparse HLL stays in the record, where
+// PFCOUNT's header read finds it on the line the lookup touched).
 void store_back(store::StringHandle& h, const std::string& bytes) {
-  std::span<char> out = h.resize(bytes.size());
-  std::memcpy(out.data(), bytes.data(), bytes.size());
+  h.assign(bytes);
 }
 
 // An HLL edited where it lies in the keyspace: the handle's bytes, grown and shrunk as the

@@ -401,9 +401,11 @@ struct Db::Impl {
   std::string scratch;
 
   // Makes the string at `ref` exactly `n` bytes (kept bytes stay, new ones are zero) and
-  // returns its record, which may have moved. Short strings stay embedded in the record (one
-  // rebuild of at most kEmbedMax bytes, or none when the record's bin still fits); longer
-  // ones live in an external buffer grown as sds grows.
+  // returns its record, which may have moved. `head`: the bytes the value will begin with
+  // (embeds(): an HLL stays embedded longer). Embedded strings stay in the record (the
+  // handle resizes them in place while the bin fits, Record::resize_embedded; else one
+  // rebuild of at most kEmbedHllMax bytes here); longer ones live in an external buffer
+  // grown as sds grows.
   Record* resize_ext(Record* r, std::size_t n) {
     void* buf = r->ext_buf();
     std::size_t len = ext::len(buf);
@@ -417,13 +419,13 @@ struct Db::Impl {
     return r;
   }
 
-  Record* resize_string(Table::Ref ref, std::uint64_t h, std::size_t n) {
+  Record* resize_string(Table::Ref ref, std::uint64_t h, std::size_t n, std::string_view head) {
     Record* r = ref.get();
     if (r->enc() == Enc::kExtStr) return resize_ext(r, n);
     char num[24];
     std::string_view cur =
         r->is_int() ? std::string_view(num, write_int(num, r->int_value())) : r->str();
-    if (n > kEmbedMax) {
+    if (!embeds(n, head)) {
       std::size_t len = cur.size();
       void* buf = make_ext(ref, h, n);
       std::memset(ext::data(buf) + len, 0, n - len);
@@ -444,10 +446,11 @@ struct Db::Impl {
     return nr;
   }
 
-  // A new string key of `n` zero bytes.
-  Record* create_string(std::string_view key, std::uint64_t h, std::size_t n) {
+  // A new string key of `n` zero bytes (`head` as resize_string's).
+  Record* create_string(std::string_view key, std::uint64_t h, std::size_t n,
+                        std::string_view head) {
     Payload p;
-    if (n > kEmbedMax) {
+    if (!embeds(n, head)) {
       p.enc = Enc::kExtStr;
       p.ptr = ext::make(heap, {}, n);
       std::memset(ext::data(p.ptr), 0, n);
@@ -1158,19 +1161,37 @@ std::span<char> StringHandle::bytes() {
 }
 
 std::span<char> StringHandle::resize(std::size_t n) {
+  if (rec_ != nullptr && (rec_->enc() == Enc::kEmbRaw || rec_->enc() == Enc::kEmbStr) &&
+      rec_->resize_embedded(n)) {
+    // In place in its bin (PFADD's opcode growth): no table lookup, no copy.
+    dirty_ = true;
+    rec_->mark_raw();
+    std::string_view s = rec_->str();
+    return {const_cast<char*>(s.data()), s.size()};
+  }
+  return resize_as(n, view());
+}
+
+std::span<char> StringHandle::resize_as(std::size_t n, std::string_view head) {
   Db::Impl& d = *db_->impl_;
   dirty_ = true;
   if (rec_ == nullptr) {
-    rec_ = d.create_string(key_, hash_, n);
+    rec_ = d.create_string(key_, hash_, n, head);
     status_ = Open::kFound;
   } else if (rec_->enc() == Enc::kExtStr) {
     rec_ = d.resize_ext(rec_, n);  // the record stays: no table lookup
   } else if (rec_->is_int() || rec_->str().size() != n) {
-    rec_ = d.resize_string(d.main.find(key_, hash_), hash_, n);
+    rec_ = d.resize_string(d.main.find(key_, hash_), hash_, n, head);
   }
   rec_->mark_raw();
   std::string_view s = rec_->str();
   return {const_cast<char*>(s.data()), s.size()};
+}
+
+void StringHandle::assign(std::string_view v) {
+  // `v` must not point into this value (resize may move or rewrite it).
+  std::span<char> out = resize_as(v.size(), v);
+  if (!v.empty()) std::memcpy(out.data(), v.data(), v.size());
 }
 
 void StringHandle::unshare() {

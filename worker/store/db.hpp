@@ -270,6 +270,10 @@ class StringHandle {
   // Makes the value exactly `n` bytes: kept bytes stay, new ones are zero. Creates the key
   // (without TTL) when missing. Grows an external buffer geometrically, as sds does.
   std::span<char> resize(std::size_t n);
+  // Makes the value exactly `v` (creating the key when missing), with the layout a value of
+  // these bytes gets (an HLL stays in the record up to 3 KiB: record.hpp, kEmbedHllMax). `v`
+  // must not point into the value itself. PFADD's new key, PFMERGE's result.
+  void assign(std::string_view v);
   // Redis's dbUnshareStringValue without a write: an embedded or integer string becomes
   // "raw" (OBJECT ENCODING), as SETBIT or BITFIELD leave it even when no bit changed. The key
   // does not count as changed. bytes() and resize() do this too.
@@ -281,6 +285,8 @@ class StringHandle {
 
  private:
   friend class Db;
+  // resize(), the new value to begin with `head` (the current bytes, or assign()'s).
+  std::span<char> resize_as(std::size_t n, std::string_view head);
   KeyspaceEvent event_;
   Db* db_ = nullptr;
   Record* rec_ = nullptr;

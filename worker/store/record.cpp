@@ -68,7 +68,7 @@ Payload Payload::of_string(std::string_view v, bool detect_int) {
     return p;
   }
   p.bytes = v;
-  p.enc = v.size() <= kEmbedMax ? Enc::kEmbStr : Enc::kExtStr;
+  p.enc = embeds(v.size(), v) ? Enc::kEmbStr : Enc::kExtStr;
   return p;
 }
 
@@ -210,6 +210,22 @@ types::Object* Record::object() const {
 
 void Record::set_object(types::Object* o) {
   std::memcpy(const_cast<std::uint8_t*>(value_ptr()), &o, 8);
+}
+
+bool Record::resize_embedded(std::size_t n) {
+  auto* p = const_cast<std::uint8_t*>(value_ptr());
+  std::size_t old;
+  std::uint8_t* d = const_cast<std::uint8_t*>(get_varint(p, &old));
+  if (varint_len(n) != static_cast<std::size_t>(d - p)) return false;
+  if (!embeds(n, {reinterpret_cast<const char*>(d), old})) return false;
+  const std::size_t need = static_cast<std::size_t>(d - b()) + n;
+  const std::size_t usable = mi_usable_size(this);
+  // Growing: the block holds it (its bin was right for the old size, so it is for the new).
+  // Shrinking: only while the bin is still the one size_for() would pick.
+  if (n > old ? need > usable : mi_good_size(need) != usable) return false;
+  put_varint(p, n);
+  if (n > old) std::memset(d + old, 0, n - old);
+  return true;
 }
 
 Payload Record::payload() const {

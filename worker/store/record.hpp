@@ -6,7 +6,8 @@
 //   varint      key length (LEB128: 1 byte up to 127, 2 up to 16383, ...)
 //   key bytes
 //   payload, by encoding:
-//     kEmbStr   varint length + bytes                     (values up to kEmbedMax bytes)
+//     kEmbStr   varint length + bytes                     (values up to kEmbedMax bytes, an
+//               HLL up to kEmbedHllMax: see embeds())
 //     kEmbRaw   the same bytes as kEmbStr, a string edited in place (SETBIT, BITFIELD, PFADD,
 //               BITOP's result): OBJECT ENCODING says "raw" for it, as Redis's
 //               dbUnshareStringValue makes such a string raw; SET makes it kEmbStr again
@@ -37,6 +38,16 @@
 //   2 hdr + 1 + "iset:12345" 10 + 3 + intset 8 + 4 x 2 = 32 -> 32 B   (was 32 + 16 + 16)
 // Reads see the folded object in place (Entry::object() points into the record); writes go
 // through the write handle, which edits a heap copy and folds it back on release (db.cpp).
+//
+// kEmbedHllMax (3072): a value beginning with an HLL's magic "HYLL" (worker/types/hll/hll.hpp)
+// stays embedded up to 3 KiB, which holds a sparse HLL up to hll-sparse-max-bytes' default
+// 3000 bytes. PFCOUNT of a cached HLL reads only its 16-byte header (magic, encoding, cached
+// cardinality): embedded, that header sits in the record's first cache line, which the
+// lookup's key compare has just read; in an ExtBuf it was one more line missed per request.
+// The record is smaller too (no pointer, no ExtBuf length, no sds-style doubling). What it
+// costs: a rebuild of such a record (EXPIRE, RENAME, a PFADD crossing a bin) copies up to
+// 3 KiB; within the bin PFADD grows it in place (resize_embedded). Dense HLLs (12304 bytes)
+// and every other string keep the 1 KiB rule, so ordinary strings are laid out as before.
 //
 // kEmbedMax (1024): with an 8-byte key, embedding saves 16-32 B at every value length from 45
 // to 4000 B (the 32 B pointer record + the buffer's own rounding), so the limit is not a
@@ -69,11 +80,12 @@ enum class Enc : std::uint8_t {
   kInt1 = 8,    // kInt1 + (n - 1) holds an n-byte integer, n = 1..8
 };
 
-inline constexpr std::size_t kHeaderBytes = 2;  // hdr + clock
-inline constexpr std::size_t kExpireBytes = 8;  // only with has_ttl
-inline constexpr std::size_t kEmbedMax = 1024;  // longer string values go to an ExtBuf
-inline constexpr std::size_t kEmbstrMax = 44;   // Redis's OBJECT ENCODING embstr limit
-inline constexpr std::uint8_t kLfuInitVal = 5;  // Redis LFU_INIT_VAL
+inline constexpr std::size_t kHeaderBytes = 2;     // hdr + clock
+inline constexpr std::size_t kExpireBytes = 8;     // only with has_ttl
+inline constexpr std::size_t kEmbedMax = 1024;     // longer string values go to an ExtBuf
+inline constexpr std::size_t kEmbedHllMax = 3072;  // ... unless they begin "HYLL" (above)
+inline constexpr std::size_t kEmbstrMax = 44;      // Redis's OBJECT ENCODING embstr limit
+inline constexpr std::uint8_t kLfuInitVal = 5;     // Redis LFU_INIT_VAL
 
 // Redis string2ll: true when `s` is the canonical decimal form of an int64 ("-0", "+1",
 // "01", " 1" and anything over 20 chars are not).
@@ -112,6 +124,13 @@ inline const std::uint8_t* get_varint(const std::uint8_t* p, std::size_t* v) {
   r |= static_cast<std::size_t>(*p++) << shift;
   *v = r;
   return p;
+}
+
+// Whether a string value of `n` bytes beginning with `head` (its first bytes, or all of them)
+// is embedded in the record: the one rule, for SET and for the string write handle.
+inline bool embeds(std::size_t n, std::string_view head) {
+  if (n <= kEmbedMax) return true;
+  return n <= kEmbedHllMax && head.size() >= 4 && std::memcmp(head.data(), "HYLL", 4) == 0;
 }
 
 // The external string buffer.
@@ -192,6 +211,12 @@ class Record {
   void mark_raw() {
     if (enc() == Enc::kEmbStr) wb()[0] |= static_cast<std::uint8_t>(Enc::kEmbRaw) << 3;
   }
+  // kEmbStr / kEmbRaw: makes the value `n` bytes where it lies (kept bytes stay, new ones are
+  // zero) when `n` bytes beginning as these still embed (embeds()), the record's block is
+  // still the bin size_for() would pick and the length's varint keeps its width; false
+  // (nothing changed) otherwise. A PFADD that grows a sparse HLL by an opcode byte moves
+  // nothing.
+  bool resize_embedded(std::size_t n);
   Payload payload() const;  // a view of the value (borrows this record's bytes)
   std::size_t memory_usage() const;
 
