@@ -100,7 +100,7 @@ class Mix:
     def next(self):
         while True:
             g = self.gens[self.r.randrange(len(self.gens))]
-            cmd = g.next() if isinstance(g, gen_set.SetGenerator) else g.next(allow_lcs=False)
+            cmd = g.next(allow_lcs=False)
             name = cmd.args[0].upper()
             if name in SKIP or (name == b"CLIENT") or (name == b"CONFIG"):
                 continue
