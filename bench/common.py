@@ -1,11 +1,14 @@
 """Shared pieces of the benchmark scripts: starting a pinned server, reading a process's
 VmRSS, the machine description and the result file every script writes."""
 
+import csv
 import datetime
 import hashlib
+import io
 import json
 import os
 import platform
+import resource
 import shutil
 import socket
 import statistics
@@ -75,6 +78,41 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu_ns(pid):
+    """On-CPU ns of all threads of `pid` so far (first field of each task's schedstat): the
+    primary figure of the throughput benchmarks."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that exited meanwhile
+    return total
+
+
+def children_cpu_seconds():
+    """User + system CPU time of this script's finished children (the benchmark clients)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def benchmark_rows(out):
+    """The result rows of `redis-benchmark --csv` output (its header row left out)."""
+    return [r for r in csv.reader(io.StringIO(out)) if r and r[0] != "test"]
+
+
+def perf_stat_counts(text):
+    """`perf stat -x,` output as event name (its tracepoint group left off) -> count; events
+    perf did not count (<not counted>, <not supported>) are left out."""
+    out = {}
+    for line in text.splitlines():
+        f = line.strip().split(",")
+        if len(f) > 2 and f[0].replace(".", "").isdigit():
+            out[f[2].split(":")[-1]] = float(f[0])
+    return out
 
 
 def system_busy_seconds():

@@ -31,7 +31,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from collections_throughput import server_cpu_ns  # noqa: E402
 
 N = 1000
 PIPELINE = 16
@@ -126,11 +125,11 @@ def start(kind):
 
 
 def measure(pid, fn):
-    ns0, sys0, t0 = server_cpu_ns(pid), common.system_busy_seconds(), time.monotonic()
+    ns0, sys0, t0 = common.server_cpu_ns(pid), common.system_busy_seconds(), time.monotonic()
     me0 = time.process_time()
     fn()
     wall = time.monotonic() - t0
-    ns = server_cpu_ns(pid) - ns0
+    ns = common.server_cpu_ns(pid) - ns0
     other = (common.system_busy_seconds() - sys0 - ns / 1e9 - (time.process_time() - me0)) / wall
     return ns, wall, other
 

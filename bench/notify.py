@@ -23,7 +23,6 @@ Writes bench/results/<date>-notify.json.
 """
 
 import argparse
-import glob
 import os
 import socket
 import sys
@@ -43,14 +42,6 @@ def resp(*args):
         a = a if isinstance(a, bytes) else str(a).encode()
         out.append(b"$%d\r\n%s\r\n" % (len(a), a))
     return b"".join(out)
-
-
-def on_cpu_ns(pid):
-    total = 0
-    for p in glob.glob(f"/proc/{pid}/task/*/schedstat"):
-        with open(p) as f:
-            total += int(f.read().split()[0])
-    return total
 
 
 class Conn:
@@ -139,10 +130,10 @@ def run_row(kind, row, requests):
             th.start()
             time.sleep(0.2)
         load(srv.port, verb, 20000, tracking)  # warm-up
-        cpu0, busy0, self0, t0 = (on_cpu_ns(pid), common.system_busy_seconds(),
+        cpu0, busy0, self0, t0 = (common.server_cpu_ns(pid), common.system_busy_seconds(),
                                   time.process_time(), time.monotonic())
         n = load(srv.port, verb, requests, tracking)
-        cpu1, busy1, self1, t1 = (on_cpu_ns(pid), common.system_busy_seconds(),
+        cpu1, busy1, self1, t1 = (common.server_cpu_ns(pid), common.system_busy_seconds(),
                                   time.process_time(), time.monotonic())
         server_s = (cpu1 - cpu0) / 1e9
         foreign = max(0.0, (busy1 - busy0) - server_s - (self1 - self0))
