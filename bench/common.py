@@ -31,13 +31,15 @@ def ruvio_available():
     return os.path.exists(harness.RUVIO_BIN)
 
 
-def start(kind):
-    """A fresh server pinned to SERVER_CPU. Returns (Server, pid to measure).
+def start(kind, args=()):
+    """A fresh server pinned to SERVER_CPU (`args` added to its command line). Returns
+    (Server, pid to measure).
 
     Ruvio is measured in its worker process (the supervisor holds no data); the worker is
     pinned by Ruvio itself through --cpus. redis-server is pinned here, all its threads."""
     if kind == "ruvio":
-        srv = harness.Server(kind="ruvio", args=["--workers", "1", "--cpus", SERVER_CPU])
+        srv = harness.Server(kind="ruvio", args=["--workers", "1", "--cpus", SERVER_CPU,
+                                                 *args])
         pid = None
         for _ in range(100):
             pids = srv.worker_pids()
@@ -49,11 +51,20 @@ def start(kind):
             srv.stop()
             raise RuntimeError("ruvio worker pid not found")
     else:
-        srv = harness.Server(kind="redis")
+        srv = harness.Server(kind="redis", args=list(args))
         pid = srv.pid
         subprocess.run(["taskset", "-a", "-p", "-c", SERVER_CPU, str(pid)],
                        check=True, stdout=subprocess.DEVNULL)
     return srv, pid
+
+
+def resp(*args):
+    """One command as RESP: bytes as they are, anything else as its str()."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
 
 
 def server_command(kind):

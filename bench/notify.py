@@ -36,14 +36,6 @@ KEYS = 10000
 BATCH = 64
 
 
-def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
 class Conn:
     def __init__(self, port):
         self.s = socket.create_connection(("127.0.0.1", port))
@@ -66,14 +58,14 @@ class Conn:
                 return buf
 
     def call(self, *args):
-        self.s.sendall(resp(*args))
+        self.s.sendall(common.resp(*args))
         time.sleep(0.02)
         return self.s.recv(1 << 16)
 
 
 def drain(port, stop):
     c = Conn(port)
-    c.s.sendall(resp("PSUBSCRIBE", "__key*@*__:*"))
+    c.s.sendall(common.resp("PSUBSCRIBE", "__key*@*__:*"))
     c.s.settimeout(0.2)
     while not stop.is_set():
         try:
@@ -97,7 +89,7 @@ def load(port, verb, requests, tracking=False):
         for _ in range(BATCH):
             k = b"key:%06d" % (i % KEYS)
             i += 1
-            cmds.append(resp(b"SET", k, b"value") if verb == "SET" else resp(b"GET", k))
+            cmds.append(common.resp(b"SET", k, b"value") if verb == "SET" else common.resp(b"GET", k))
         c.roundtrip(b"".join(cmds), BATCH * per_reply)
         sent += BATCH
     c.s.close()
