@@ -37,12 +37,11 @@ Writes bench/results/<date>-bits-throughput.json / <date>-bits-memory.json.
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collections_throughput as ct  # noqa: E402
 import common  # noqa: E402
-from memory import _call, _resp, dbsize, load_pipelined  # noqa: E402
+from memory import _call, _resp, dbsize, load_pipelined, measure_rss  # noqa: E402
 
 KEYS = ct.KEYS  # 10,000
 HLLS = 1_000
@@ -171,22 +170,7 @@ SETS = {
 
 
 def measure(kind, name):
-    srv, pid = common.start(kind)
-    try:
-        time.sleep(0.5)
-        idle = common.vmrss_kib(pid)
-        expected = SETS[name][0](srv.port)
-        n = dbsize(srv.port)
-        if n != expected:
-            raise RuntimeError(f"{kind} {name}: DBSIZE {n}, expected {expected}")
-        time.sleep(1.0)
-        loaded = common.vmrss_kib(pid)
-        return {"pid_role": "worker" if kind == "ruvio" else "redis-server",
-                "idle_vmrss_kib": idle, "loaded_vmrss_kib": loaded,
-                "delta_kib": loaded - idle, "dbsize": n,
-                "bytes_per_key": round((loaded - idle) * 1024 / n, 1)}
-    finally:
-        srv.stop()
+    return measure_rss(kind, name, SETS[name][0])
 
 
 def memory_main(argv):

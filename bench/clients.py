@@ -16,10 +16,7 @@ Usage: bench/clients.py [--rounds 3] [--requests 1000000] [--no-write]
 """
 
 import argparse
-import csv
-import io
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -41,35 +38,19 @@ SERVERS = [
 ]
 
 
-def server_cpu_ns(pid):
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
-
-
-def client_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run_test(port, pid, requests, extra):
     cmd = ["taskset", "-c", common.CLIENT_CPU, "redis-benchmark", "-p", str(port), "-c",
            str(CLIENTS), "-P", str(PIPELINE), "-n", str(requests), "-r", str(KEYSPACE), "--csv",
            *extra]
-    ns0, cli0, sys0 = server_cpu_ns(pid), client_cpu(), common.system_busy_seconds()
+    ns0, cli0, sys0 = common.server_cpu_ns(pid), common.children_cpu_seconds(), common.system_busy_seconds()
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - t0
-    ns = server_cpu_ns(pid) - ns0
-    other = (common.system_busy_seconds() - sys0 - ns / 1e9 - (client_cpu() - cli0)) / wall
+    ns = common.server_cpu_ns(pid) - ns0
+    other = (common.system_busy_seconds() - sys0 - ns / 1e9 - (common.children_cpu_seconds() - cli0)) / wall
     if proc.returncode != 0 or "error" in (proc.stdout + proc.stderr).lower():
         raise RuntimeError(f"redis-benchmark failed:\n{proc.stdout}\n{proc.stderr}")
-    rows = [r for r in csv.reader(io.StringIO(proc.stdout)) if r and r[0] != "test"]
+    rows = common.benchmark_rows(proc.stdout)
     return {"server_us_per_request": round(ns / 1e3 / requests, 4), "rps": float(rows[0][1]),
             "server_cpu": round(ns / 1e9 / wall, 3), "other_cpu": round(max(other, 0.0), 3)}
 

@@ -37,11 +37,10 @@ sys.path, so that name would shadow the standard library's collections module.
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from memory import _call, _resp, dbsize, load_pipelined  # noqa: E402
+from memory import _call, _resp, load_pipelined, measure_rss  # noqa: E402
 
 
 def pushes(n, make, reply):
@@ -132,32 +131,17 @@ LENGTH = {"list": b"LLEN", "hash": b"HLEN", "set": b"SCARD", "zset": b"ZCARD"}
 
 def measure(kind, name):
     typ, load, keys, probe, length, _, _ = SETS[name]
-    srv, pid = common.start(kind)
-    try:
-        time.sleep(0.5)
-        idle = common.vmrss_kib(pid)
-        t0 = time.monotonic()
-        load(srv.port)
-        load_s = time.monotonic() - t0
-        n = dbsize(srv.port)
-        if n != keys:
-            raise RuntimeError(f"{kind} {name}: DBSIZE {n}, expected {keys}")
-        got = _call(srv.port, LENGTH[typ], probe)
+
+    def check(port):
+        got = _call(port, LENGTH[typ], probe)
         if got != b":%d\r\n" % length:
             raise RuntimeError(f"{kind} {name}: {LENGTH[typ].decode()} {probe!r} replied {got!r}")
-        enc = _call(srv.port, b"OBJECT", b"ENCODING", probe).split(b"\r\n")[1].decode()
-        time.sleep(1.0)
-        loaded = common.vmrss_kib(pid)
-        delta = loaded - idle
-        return {"pid_role": "worker" if kind == "ruvio" else "redis-server",
-                "cpus_allowed": common.cpus_allowed(pid), "idle_vmrss_kib": idle,
-                "loaded_vmrss_kib": loaded, "delta_kib": delta, "dbsize": n,
-                "elements": keys * length, "encoding": enc,
-                "bytes_per_key": round(delta * 1024 / n, 1),
-                "bytes_per_element": round(delta * 1024 / (keys * length), 1),
-                "load_seconds": round(load_s, 2)}
-    finally:
-        srv.stop()
+        enc = _call(port, b"OBJECT", b"ENCODING", probe).split(b"\r\n")[1].decode()
+        return {"elements": keys * length, "encoding": enc}
+
+    m = measure_rss(kind, name, lambda port: (load(port), keys)[1], check)
+    m["bytes_per_element"] = round(m["delta_kib"] * 1024 / (keys * length), 1)
+    return m
 
 
 def main():

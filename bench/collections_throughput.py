@@ -32,11 +32,8 @@ Usage: bench/collections_throughput.py [--rounds 3] [--requests 300000]
 """
 
 import argparse
-import csv
-import io
 import math
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -253,18 +250,6 @@ def row_commands(port, requests, cmds):
             for r, c in cmds]
 
 
-def server_cpu_ns(pid):
-    """On-CPU ns of all threads of `pid` so far (first field of each task's schedstat)."""
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass  # a thread that exited meanwhile
-    return total
-
-
 def probe(port, command):
     """The reply type of one request of `command` (redis-cli --no-raw's formatting)."""
     args = command.replace("__rand_int__", PROBE_RAND).replace("__client__", "7").split()
@@ -281,24 +266,20 @@ def probe(port, command):
 
 def run_test(port, pid, requests, cmds):
     """Server CPU µs per request, req/s, and the other processes' CPU use during the test."""
-    def client_cpu():
-        r = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return r.ru_utime + r.ru_stime
-
     lines = row_commands(port, requests, cmds)
-    ns0, cli0, sys0 = server_cpu_ns(pid), client_cpu(), common.system_busy_seconds()
+    ns0, cli0, sys0 = common.server_cpu_ns(pid), common.children_cpu_seconds(), common.system_busy_seconds()
     t0 = time.monotonic()
     procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for c in lines]
     outs = [p.communicate() for p in procs]
     wall = time.monotonic() - t0
-    ns = server_cpu_ns(pid) - ns0
-    other = (common.system_busy_seconds() - sys0 - ns / 1e9 - (client_cpu() - cli0)) / wall
+    ns = common.server_cpu_ns(pid) - ns0
+    other = (common.system_busy_seconds() - sys0 - ns / 1e9 - (common.children_cpu_seconds() - cli0)) / wall
     rps = 0.0
     for p, (out, err) in zip(procs, outs):
         if p.returncode != 0 or "error" in (out + err).lower():
             raise RuntimeError(f"benchmark client failed or saw errors:\n{out}\n{err}")
-        rows = [r for r in csv.reader(io.StringIO(out)) if r and r[0] != "test"]
+        rows = common.benchmark_rows(out)
         if len(rows) != 1:
             raise RuntimeError(f"unexpected redis-benchmark output:\n{out}")
         rps += float(rows[0][1])

@@ -1,11 +1,14 @@
 """Shared pieces of the benchmark scripts: starting a pinned server, reading a process's
 VmRSS, the machine description and the result file every script writes."""
 
+import csv
 import datetime
 import hashlib
+import io
 import json
 import os
 import platform
+import resource
 import shutil
 import socket
 import statistics
@@ -28,14 +31,16 @@ def ruvio_available():
     return os.path.exists(harness.RUVIO_BIN)
 
 
-def start(kind, worker_bin=None):
-    """A fresh server pinned to SERVER_CPU. Returns (Server, pid to measure).
+def start(kind, args=(), worker_bin=None):
+    """A fresh server pinned to SERVER_CPU (`args` added to its command line). Returns
+    (Server, pid to measure).
 
     Ruvio is measured in its worker process (the supervisor holds no data); the worker is
     pinned by Ruvio itself through --cpus. redis-server is pinned here, all its threads.
     `worker_bin`: another ruvio-worker binary (RUVIO_WORKER_BIN), e.g. a before/after pair."""
     if kind == "ruvio":
-        srv = harness.Server(kind="ruvio", args=["--workers", "1", "--cpus", SERVER_CPU],
+        srv = harness.Server(kind="ruvio", args=["--workers", "1", "--cpus", SERVER_CPU,
+                                                 *args],
                              env={"RUVIO_WORKER_BIN": worker_bin} if worker_bin else None)
         pid = None
         for _ in range(100):
@@ -48,11 +53,20 @@ def start(kind, worker_bin=None):
             srv.stop()
             raise RuntimeError("ruvio worker pid not found")
     else:
-        srv = harness.Server(kind="redis")
+        srv = harness.Server(kind="redis", args=list(args))
         pid = srv.pid
         subprocess.run(["taskset", "-a", "-p", "-c", SERVER_CPU, str(pid)],
                        check=True, stdout=subprocess.DEVNULL)
     return srv, pid
+
+
+def resp(*args):
+    """One command as RESP: bytes as they are, anything else as its str()."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
 
 
 def server_command(kind):
@@ -77,6 +91,41 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu_ns(pid):
+    """On-CPU ns of all threads of `pid` so far (first field of each task's schedstat): the
+    primary figure of the throughput benchmarks."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that exited meanwhile
+    return total
+
+
+def children_cpu_seconds():
+    """User + system CPU time of this script's finished children (the benchmark clients)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def benchmark_rows(out):
+    """The result rows of `redis-benchmark --csv` output (its header row left out)."""
+    return [r for r in csv.reader(io.StringIO(out)) if r and r[0] != "test"]
+
+
+def perf_stat_counts(text):
+    """`perf stat -x,` output as event name (its tracepoint group left off) -> count; events
+    perf did not count (<not counted>, <not supported>) are left out."""
+    out = {}
+    for line in text.splitlines():
+        f = line.strip().split(",")
+        if len(f) > 2 and f[0].replace(".", "").isdigit():
+            out[f[2].split(":")[-1]] = float(f[0])
+    return out
 
 
 def system_busy_seconds():

@@ -25,25 +25,15 @@ JSON per label, e.g. "before" with --worker-bin of an older worker and "after").
 import argparse
 import os
 import socket
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from collections_throughput import server_cpu_ns  # noqa: E402
 
 N = 1000
 PIPELINE = 16
 OTHER_CPU_LIMIT = 0.15
-
-
-def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
 
 
 class Conn:
@@ -74,7 +64,7 @@ class Conn:
         return line[1:]
 
     def call(self, *args):
-        self.s.sendall(resp(*args))
+        self.s.sendall(common.resp(*args))
         return self.reply()
 
     def run(self, req, calls):
@@ -107,30 +97,15 @@ def build(c, kind):
 
 def start(kind):
     """common.start with DEBUG enabled (the digest check)."""
-    if kind == "ruvio":
-        srv = common.harness.Server(kind="ruvio", args=["--workers", "1", "--cpus",
-                                                        common.SERVER_CPU,
-                                                        "--enable-debug-command", "yes"])
-        pid = None
-        for _ in range(100):
-            pids = srv.worker_pids()
-            if pids:
-                pid = pids[0]
-                break
-            time.sleep(0.05)
-        return srv, pid
-    srv = common.harness.Server(kind="redis", args=["--enable-debug-command", "yes"])
-    subprocess.run(["taskset", "-a", "-p", "-c", common.SERVER_CPU, str(srv.pid)], check=True,
-                   stdout=subprocess.DEVNULL)
-    return srv, srv.pid
+    return common.start(kind, ["--enable-debug-command", "yes"])
 
 
 def measure(pid, fn):
-    ns0, sys0, t0 = server_cpu_ns(pid), common.system_busy_seconds(), time.monotonic()
+    ns0, sys0, t0 = common.server_cpu_ns(pid), common.system_busy_seconds(), time.monotonic()
     me0 = time.process_time()
     fn()
     wall = time.monotonic() - t0
-    ns = server_cpu_ns(pid) - ns0
+    ns = common.server_cpu_ns(pid) - ns0
     other = (common.system_busy_seconds() - sys0 - ns / 1e9 - (time.process_time() - me0)) / wall
     return ns, wall, other
 
@@ -162,8 +137,8 @@ def instructions(a):
             for kind in ("hash", "zset", "list"):
                 c.call("DEL", "v", "v2")
                 build(c, kind)
-                for op, req in (("DUMP", resp("DUMP", "v")),
-                                ("RESTORE", resp("RESTORE", "v2", 0, payloads[kind], "REPLACE"))):
+                for op, req in (("DUMP", common.resp("DUMP", "v")),
+                                ("RESTORE", common.resp("RESTORE", "v2", 0, payloads[kind], "REPLACE"))):
                     c.run(req, PIPELINE)  # warm
                     ir, wall, path = g.measure(lambda: c.run(req, a.calls))
                     per = (ir - g.idle_rate() * wall) / a.calls
@@ -227,8 +202,8 @@ def main():
                 build(c, kind)
                 if c.call("DEBUG", "DIGEST-VALUE", "v") != digests[kind]:
                     sys.exit(f"{server} {kind}: value differs from redis-server's")
-                dump_req = resp("DUMP", "v")
-                restore_req = resp("RESTORE", "v2", 0, payloads[kind], "REPLACE")
+                dump_req = common.resp("DUMP", "v")
+                restore_req = common.resp("RESTORE", "v2", 0, payloads[kind], "REPLACE")
                 for op, req in (("DUMP", dump_req), ("RESTORE", restore_req)):
                     ns, wall, other = measure(pid, lambda: c.run(req, a.calls))
                     if op == "RESTORE" and c.call("DEBUG", "DIGEST-VALUE", "v2") != digests[kind]:

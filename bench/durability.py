@@ -19,8 +19,6 @@ recorded too (Ruvio: "recovered N keys in X s"; Redis: "DB loaded from append on
 """
 
 import argparse
-import csv
-import io
 import os
 import re
 import socket
@@ -63,7 +61,7 @@ def bench(port, requests, test):
            str(CLIENTS), "-P", str(PIPELINE), "-n", str(requests), "-r", str(KEYSPACE), "--csv",
            "-t", test]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    rows = [r for r in csv.reader(io.StringIO(out)) if r and r[0] != "test"]
+    rows = common.benchmark_rows(out)
     return float(rows[0][1])
 
 

@@ -156,7 +156,7 @@ def zipf_load(srv, requests, seed=7):
 
 def run(kind, requests, zipf_requests, baseline_requests, steady_requests, label=None,
         worker_bin=None):
-    srv, pid = common.start(kind, worker_bin)
+    srv, pid = common.start(kind, worker_bin=worker_bin)
     try:
         r = srv.client()
         extra = {}

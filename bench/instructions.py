@@ -359,13 +359,12 @@ def perf_counts(pid, run):
     out = os.path.join(tempfile.mkdtemp(prefix="instr-perf-"), "stat")
     attached(["perf", "stat", "-x,", "-e", ",".join(events), "-p", str(pid), "-o", out],
              run, settle=0.5)
-    counts = {}
     with open(out) as f:
-        for line in f:
-            p = line.strip().split(",")
-            if len(p) > 2 and p[0].replace(".", "").isdigit():
-                name = p[2].split(":")[-1].replace("sys_enter_", "")
-                counts["all_syscalls" if name == "sys_enter" else name] = int(float(p[0]))
+        stat = common.perf_stat_counts(f.read())
+    counts = {}
+    for name, n in stat.items():
+        name = name.replace("sys_enter_", "")
+        counts["all_syscalls" if name == "sys_enter" else name] = int(n)
     return counts
 
 

@@ -115,18 +115,23 @@ COMMANDS = {
 }
 
 
-def measure(kind, name, keys):
-    fn = SCENARIOS[name][0]
+def measure_rss(kind, name, load, check=None):
+    """What a data set costs on a fresh `kind` server (common.start), as every memory
+    benchmark measures it: VmRSS 0.5 s after start (idle) and 1 s after load(port) and the
+    DBSIZE check (loaded). load returns the DBSIZE it expects (None: not checked);
+    check(port), when given, runs after the DBSIZE check (raising on a wrong reply) and
+    returns fields to add to the result."""
     srv, pid = common.start(kind)
     try:
         time.sleep(0.5)
         idle = common.vmrss_kib(pid)
         t0 = time.monotonic()
-        expected = fn(srv.port, keys)
+        expected = load(srv.port)
         load_s = time.monotonic() - t0
         n = dbsize(srv.port)
         if expected is not None and n != expected:
             raise RuntimeError(f"{kind} {name}: DBSIZE {n}, expected {expected}")
+        extra = check(srv.port) if check else {}
         time.sleep(1.0)
         loaded = common.vmrss_kib(pid)
         delta = loaded - idle
@@ -134,9 +139,13 @@ def measure(kind, name, keys):
                 "cpus_allowed": common.cpus_allowed(pid), "idle_vmrss_kib": idle,
                 "loaded_vmrss_kib": loaded, "delta_kib": delta, "dbsize": n,
                 "bytes_per_key": round(delta * 1024 / n, 1) if n else None,
-                "load_seconds": round(load_s, 2)}
+                "load_seconds": round(load_s, 2), **extra}
     finally:
         srv.stop()
+
+
+def measure(kind, name, keys):
+    return measure_rss(kind, name, lambda port: SCENARIOS[name][0](port, keys))
 
 
 def main():

@@ -23,7 +23,6 @@ Writes bench/results/<date>-notify.json.
 """
 
 import argparse
-import glob
 import os
 import socket
 import sys
@@ -35,22 +34,6 @@ import common  # noqa: E402
 
 KEYS = 10000
 BATCH = 64
-
-
-def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
-def on_cpu_ns(pid):
-    total = 0
-    for p in glob.glob(f"/proc/{pid}/task/*/schedstat"):
-        with open(p) as f:
-            total += int(f.read().split()[0])
-    return total
 
 
 class Conn:
@@ -75,14 +58,14 @@ class Conn:
                 return buf
 
     def call(self, *args):
-        self.s.sendall(resp(*args))
+        self.s.sendall(common.resp(*args))
         time.sleep(0.02)
         return self.s.recv(1 << 16)
 
 
 def drain(port, stop):
     c = Conn(port)
-    c.s.sendall(resp("PSUBSCRIBE", "__key*@*__:*"))
+    c.s.sendall(common.resp("PSUBSCRIBE", "__key*@*__:*"))
     c.s.settimeout(0.2)
     while not stop.is_set():
         try:
@@ -106,7 +89,7 @@ def load(port, verb, requests, tracking=False):
         for _ in range(BATCH):
             k = b"key:%06d" % (i % KEYS)
             i += 1
-            cmds.append(resp(b"SET", k, b"value") if verb == "SET" else resp(b"GET", k))
+            cmds.append(common.resp(b"SET", k, b"value") if verb == "SET" else common.resp(b"GET", k))
         c.roundtrip(b"".join(cmds), BATCH * per_reply)
         sent += BATCH
     c.s.close()
@@ -139,10 +122,10 @@ def run_row(kind, row, requests):
             th.start()
             time.sleep(0.2)
         load(srv.port, verb, 20000, tracking)  # warm-up
-        cpu0, busy0, self0, t0 = (on_cpu_ns(pid), common.system_busy_seconds(),
+        cpu0, busy0, self0, t0 = (common.server_cpu_ns(pid), common.system_busy_seconds(),
                                   time.process_time(), time.monotonic())
         n = load(srv.port, verb, requests, tracking)
-        cpu1, busy1, self1, t1 = (on_cpu_ns(pid), common.system_busy_seconds(),
+        cpu1, busy1, self1, t1 = (common.server_cpu_ns(pid), common.system_busy_seconds(),
                                   time.process_time(), time.monotonic())
         server_s = (cpu1 - cpu0) / 1e9
         foreign = max(0.0, (busy1 - busy0) - server_s - (self1 - self0))

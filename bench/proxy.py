@@ -35,11 +35,8 @@ Usage: bench/proxy.py [--rounds 3] [--requests 1000000] [--mesh-commands 2000000
 """
 
 import argparse
-import csv
-import io
 import os
 import random
-import resource
 import socket
 import subprocess
 import sys
@@ -67,7 +64,7 @@ def bench_cmd(port, clients, requests, test, cluster=False):
 def parse_rps(out):
     # --cluster prints its node list first: keep the CSV lines only.
     lines = [line for line in out.splitlines() if line.startswith('"')]
-    rows = [r for r in csv.reader(io.StringIO("\n".join(lines))) if r and r[0] != "test"]
+    rows = common.benchmark_rows("\n".join(lines))
     if len(rows) != 1:
         raise RuntimeError(f"unexpected redis-benchmark output:\n{out}")
     return float(rows[0][1])
@@ -86,21 +83,16 @@ def run_parallel(cmds):
     return total
 
 
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def measured(pids, fn):
     """(fn's result, CPU seconds of pids, wall seconds, CPU seconds used by everything else
     on the machine: all busy time minus the servers' and the benchmark clients')."""
     c0 = sum(common.cpu_seconds(p) for p in pids)
-    b0, k0 = common.system_busy_seconds(), children_cpu()
+    b0, k0 = common.system_busy_seconds(), common.children_cpu_seconds()
     t0 = time.monotonic()
     r = fn()
     wall = time.monotonic() - t0
     cpu = sum(common.cpu_seconds(p) for p in pids) - c0
-    other = common.system_busy_seconds() - b0 - cpu - (children_cpu() - k0)
+    other = common.system_busy_seconds() - b0 - cpu - (common.children_cpu_seconds() - k0)
     return r, cpu, wall, max(other, 0.0)
 
 
@@ -143,9 +135,9 @@ def run_mode(mode, requests):
                                         cluster=True) for w in range(2)]
     try:
         for t in TESTS:
-            k0 = children_cpu()
+            k0 = common.children_cpu_seconds()
             rps, cpu, wall, other = measured(pids, lambda: run_parallel(cmds(t)))
-            client = children_cpu() - k0
+            client = common.children_cpu_seconds() - k0
             out[t] = {"rps": round(rps), "server_cpu": round(cpu / wall, 3),
                       "client_cpu": round(client / wall, 3),
                       "other_cpu": round(other / wall, 3)}

@@ -37,12 +37,11 @@ import os
 import re
 import socket
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collections_throughput as ct  # noqa: E402
 import common  # noqa: E402
-from memory import _resp, dbsize, load_pipelined  # noqa: E402
+from memory import _resp, load_pipelined, measure_rss  # noqa: E402
 
 S1000 = 1000
 BIG = 1_000_000
@@ -154,23 +153,7 @@ SETS = {
 
 
 def measure_memory(kind, name):
-    srv, pid = common.start(kind)
-    try:
-        time.sleep(0.5)
-        idle = common.vmrss_kib(pid)
-        t0 = time.monotonic()
-        expected = SETS[name][0](srv.port)
-        load_s = time.monotonic() - t0
-        n = dbsize(srv.port)
-        if n != expected:
-            raise RuntimeError(f"{kind} {name}: DBSIZE {n}, expected {expected}")
-        time.sleep(1.0)
-        loaded = common.vmrss_kib(pid)
-        return {"pid_role": "worker" if kind == "ruvio" else "redis-server",
-                "idle_vmrss_kib": idle, "loaded_vmrss_kib": loaded,
-                "delta_kib": loaded - idle, "dbsize": n, "load_seconds": round(load_s, 2)}
-    finally:
-        srv.stop()
+    return measure_rss(kind, name, SETS[name][0])
 
 
 def memory_part(servers):

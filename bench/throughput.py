@@ -22,10 +22,7 @@ Usage: bench/throughput.py [--rounds 3] [--requests 2000000] [--servers redis,ru
 """
 
 import argparse
-import csv
-import io
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -58,11 +55,7 @@ def bench_command(port, requests, extra):
 def run_test(port, pid, requests, extra):
     """rps, p50 latency (ms) and the server's CPU use (1.0 = one core busy) during the test.
     A server well below 1.0 was waiting for the client: the figure is then client-bound."""
-    def client_cpu():
-        r = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return r.ru_utime + r.ru_stime
-
-    cpu0, cli0, sys0 = common.cpu_seconds(pid), client_cpu(), common.system_busy_seconds()
+    cpu0, cli0, sys0 = common.cpu_seconds(pid), common.children_cpu_seconds(), common.system_busy_seconds()
     t0 = time.monotonic()
     out = subprocess.run(bench_command(port, requests, extra), check=True,
                          capture_output=True, text=True).stdout
@@ -71,8 +64,8 @@ def run_test(port, pid, requests, extra):
     util = server / wall
     # CPU used by everything else on the machine meanwhile (other people's builds...):
     # a figure measured while this is high is not comparable.
-    other = (common.system_busy_seconds() - sys0 - server - (client_cpu() - cli0)) / wall
-    rows = [r for r in csv.reader(io.StringIO(out)) if r and r[0] != "test"]
+    other = (common.system_busy_seconds() - sys0 - server - (common.children_cpu_seconds() - cli0)) / wall
+    rows = common.benchmark_rows(out)
     if len(rows) != 1:
         raise RuntimeError(f"unexpected redis-benchmark output:\n{out}")
     return float(rows[0][1]), float(rows[0][4]), round(util, 3), round(max(other, 0.0), 3)

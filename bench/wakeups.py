@@ -26,7 +26,6 @@ bench/results/<date>-wakeups.json. Usage: bench/wakeups.py [--rounds N] [--reque
 
 import argparse
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -45,20 +44,6 @@ ROWS = [
     ("SET (pipeline 1)", None, ["-r", "10000000", "-d", "100", "-t", "set"]),
 ]
 EVENTS = "syscalls:sys_enter_epoll_wait,context-switches"
-
-
-def client_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def perf_counts(text, requests):
-    out = {}
-    for line in text.splitlines():
-        f = line.split(",")
-        if len(f) > 3 and f[0].replace(".", "").isdigit():
-            out[f[2].split(":")[-1]] = round(float(f[0]) / requests, 4)
-    return out
 
 
 def wake_share(data):
@@ -85,12 +70,13 @@ def run_row(port, pid, requests, args, tmp):
     stat = subprocess.Popen(["perf", "stat", "-x,", "-e", EVENTS, "-p", str(pid)],
                             stderr=subprocess.PIPE, text=True)
     time.sleep(0.3)  # perf attached before the load starts
-    ns0, cli0, t0 = ct.server_cpu_ns(pid), client_cpu(), time.monotonic()
+    ns0, cli0, t0 = common.server_cpu_ns(pid), common.children_cpu_seconds(), time.monotonic()
     benchmark(port, requests, args)
     wall = time.monotonic() - t0
-    ns, cli = ct.server_cpu_ns(pid) - ns0, client_cpu() - cli0
+    ns, cli = common.server_cpu_ns(pid) - ns0, common.children_cpu_seconds() - cli0
     stat.send_signal(signal.SIGINT)
-    counts = perf_counts(stat.communicate()[1], requests)
+    counts = {name: round(n / requests, 4)
+              for name, n in common.perf_stat_counts(stat.communicate()[1]).items()}
     data = os.path.join(tmp, "client.data")
     benchmark(port, requests // 5, args, record=data)
     return {"server_us_per_req": round(ns / 1e3 / requests, 4),

@@ -57,14 +57,24 @@ class Cmd:
     extra: dict = field(default_factory=dict)
 
 
-class Generator:
-    def __init__(self, seed):
-        self.r = random.Random(seed)
-        self.table = [(w, getattr(self, "g_" + name)) for name, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
-        self.pending = []  # follow-up commands that must come right after the last one
+class GenBase:
+    """What every family's generator shares: the seeded Random, the weighted choice among
+    its `<prefix><name>` methods (`weights`: name -> weight), the follow-up commands that
+    must come right after the last one (`pending`), and the key pools (`KEY_POOL`, with
+    `TAGGED_POOL` the hash-tagged keys the multi-key forms use). `next` returns the pending
+    commands first, then draws a method by weight; with allow_lcs=False (the runner is
+    building a pipeline) it draws again while the command's kind is one of `unpipelined`,
+    the kinds the runner must read around one by one."""
 
-    # ---- primitives -------------------------------------------------------------------
+    KEY_POOL = ()
+    TAGGED_POOL = ()
+    unpipelined = ()
+
+    def __init__(self, seed, weights, prefix="g_"):
+        self.r = random.Random(seed)
+        self.table = [(w, getattr(self, prefix + name)) for name, w in weights.items()]
+        self.total = sum(w for w, _ in self.table)
+        self.pending = []
 
     def pick(self, seq):
         return seq[self.r.randrange(len(seq))]
@@ -72,11 +82,50 @@ class Generator:
     def chance(self, p):
         return self.r.random() < p
 
+    def pick_rare(self, p, rare, common):
+        """From `rare` with probability p, else from `common` (bad input among good)."""
+        return self.pick(rare) if self.chance(p) else self.pick(common)
+
+    def several(self, make, lo, hi):
+        """lo..hi (a random count) results of make()."""
+        return [make() for _ in range(self.r.randint(lo, hi))]
+
     def key(self):
-        return self.pick(KEYS)
+        return self.pick(self.KEY_POOL)
+
+    def tkey(self):
+        return self.pick(self.TAGGED_POOL)
+
+    def draw(self):
+        """One generator method by weight (the last one if rounding leaves x >= 0)."""
+        x = self.r.random() * self.total
+        for w, fn in self.table:
+            x -= w
+            if x < 0:
+                return fn
+        return self.table[-1][1]
+
+    def next(self, allow_lcs=True):
+        if self.pending:
+            return self.pending.pop(0)
+        while True:
+            cmd = self.draw()()
+            if allow_lcs or cmd.kind not in self.unpipelined:
+                cmd.args = [a.encode() if isinstance(a, str) else a for a in cmd.args]
+                return cmd
+
+
+class Generator(GenBase):
+    KEY_POOL = KEYS
+    unpipelined = ("lcs",)
+
+    def __init__(self, seed, weights=None, prefix="g_"):
+        super().__init__(seed, WEIGHTS if weights is None else weights, prefix)
+
+    # ---- primitives -------------------------------------------------------------------
 
     def keys(self, lo=1, hi=5):
-        return [self.key() for _ in range(self.r.randint(lo, hi))]
+        return self.several(self.key, lo, hi)
 
     def case(self, name):
         """Command names and options in random letter case, mostly as written."""
@@ -185,23 +234,6 @@ class Generator:
             return [self.case(self.pick(["NX", "XX", "GT", "LT"]))]
         n = self.r.randint(2, 3)
         return [self.case(self.pick(["NX", "XX", "GT", "LT", "FOO"])) for _ in range(n)]
-
-    # ---- public ------------------------------------------------------------------------
-
-    def next(self, allow_lcs=True):
-        if self.pending:
-            return self.pending.pop(0)
-        while True:
-            x = self.r.random() * self.total
-            for w, fn in self.table:
-                x -= w
-                if x < 0:
-                    break
-            cmd = fn()
-            if cmd.kind == "lcs" and not allow_lcs:
-                continue
-            cmd.args = [a.encode() if isinstance(a, str) else a for a in cmd.args]
-            return cmd
 
     # ---- strings -----------------------------------------------------------------------
 

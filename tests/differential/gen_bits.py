@@ -54,9 +54,7 @@ def whole_opcodes(body):
 
 class Generator(cmdgen.Generator):
     def __init__(self, seed):
-        super().__init__(seed)
-        self.table = [(w, getattr(self, "b_" + name)) for name, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
+        super().__init__(seed, WEIGHTS, "b_")
         self.elem_base = 0
 
     # ---- primitives -------------------------------------------------------------------

@@ -27,9 +27,7 @@ Multi-key forms (a STORE destination) use the hash-tagged keys, except a few on 
 a 2-worker proxy port answers with CROSSSLOT (the runner's crossslot()).
 """
 
-import random
-
-from cmdgen import Cmd
+from cmdgen import Cmd, GenBase
 
 TAGGED = [b"{g}%d" % i for i in range(6)]
 LOOSE = [b"ga", b"gb", b"gc", b"gd", b"geo:1", b"geo:2"]
@@ -64,43 +62,21 @@ def fmt(v):
     return repr(float(v)).encode() if not isinstance(v, bytes) else v
 
 
-class GeoGenerator:
+class GeoGenerator(GenBase):
+    KEY_POOL = KEYS
+    TAGGED_POOL = TAGGED
+
     def __init__(self, seed):
-        self.r = random.Random(seed)
-        self.table = [(w, getattr(self, "g_" + n)) for n, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
-        self.pending = []
+        super().__init__(seed, WEIGHTS)
         self.added = {}  # key -> members GEOADD gave it lately (FROMMEMBER picks among them)
         # A few shared points: point() returns one now and then, so members share a spot.
         self.spots = [self.fresh_point() for _ in range(6)]
         self.tied = {}  # key -> members put on a shared spot or a mirrored one
 
-    def pick(self, seq):
-        return seq[self.r.randrange(len(seq))]
-
-    def chance(self, p):
-        return self.r.random() < p
-
-    def next(self, allow_lcs=True):
-        if self.pending:
-            return self.pending.pop(0)
-        x = self.r.random() * self.total
-        for w, f in self.table:
-            x -= w
-            if x < 0:
-                return f()
-        return self.table[-1][1]()
-
     # ---- values -------------------------------------------------------------------------
 
-    def key(self):
-        return self.pick(KEYS)
-
-    def tkey(self):
-        return self.pick(TAGGED)
-
     def member(self):
-        return self.pick(ODD_MEMBERS) if self.chance(0.05) else self.pick(MEMBERS)
+        return self.pick_rare(0.05, ODD_MEMBERS, MEMBERS)
 
     def centre_member(self, key):
         """A member that is probably in `key` (the generator never reads replies)."""
@@ -308,7 +284,7 @@ class GeoGenerator:
         k = self.pick(KEYS + PLAIN_ZSET + DIST_KEYS) if self.chance(0.9) else self.pick(
             STRING_KEYS)
         cmd = self.pick([b"GEOPOS", b"GEOHASH"])
-        return Cmd([cmd, k, *[self.member() for _ in range(self.r.randint(0, 4))]])
+        return Cmd([cmd, k, *self.several(self.member, 0, 4)])
 
     def g_geodist(self):
         cmd = [b"GEODIST", self.key(), self.member(), self.member()]
@@ -387,7 +363,7 @@ class GeoGenerator:
         if c == 0:
             return Cmd([b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"])
         if c == 1:
-            return Cmd([b"ZREM", k, *[self.member() for _ in range(self.r.randint(1, 5))]])
+            return Cmd([b"ZREM", k, *self.several(self.member, 1, 5)])
         if c == 2:
             return Cmd([b"ZSCORE", k, self.member()])
         if c == 3:

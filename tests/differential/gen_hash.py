@@ -25,22 +25,14 @@ LONG_FIELD = b"L" * 70  # > hash-max-listpack-value
 
 
 class HashGenerator(cmdgen.Generator):
-    def __init__(self, seed):
-        super().__init__(seed)
-        self.table = [(w, getattr(self, "g_" + name)) for name, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
+    KEY_POOL = HKEYS
+    # Read around by the runner: not in a pipeline.
+    unpipelined = ("lcs", "hrand", "hrand1", "hscan")
 
-    def next(self, allow_lcs=True):
-        while True:
-            cmd = super().next(allow_lcs)
-            if cmd.kind in ("hrand", "hrand1", "hscan") and not allow_lcs:
-                continue  # read around by the runner: not in a pipeline
-            return cmd
+    def __init__(self, seed):
+        super().__init__(seed, WEIGHTS)
 
     # ---- primitives --------------------------------------------------------------------
-
-    def key(self):
-        return self.pick(HKEYS)
 
     def field(self):
         x = self.r.random()

@@ -26,9 +26,7 @@ SMALL = [b"a", b"b", b"c", b"d", b"1", b"2", b"-1", b"0", b"100", b"007", b"-0",
 
 class Generator(cmdgen.Generator):
     def __init__(self, seed):
-        super().__init__(seed)
-        self.table = [(w, getattr(self, "l_" + name)) for name, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
+        super().__init__(seed, WEIGHTS, "l_")
 
     # ---- primitives -------------------------------------------------------------------
 

@@ -19,9 +19,7 @@ members, members of 63/64/65/100 bytes (the listpack value limit) and bulk adds 
 set-max-intset-entries (512) and set-max-listpack-entries (128) both ways.
 """
 
-import random
-
-from cmdgen import Cmd
+from cmdgen import Cmd, GenBase
 
 SET_KEYS = [b"s%d" % i for i in range(6)] + [b"{t}a", b"{t}b", b"{t}c", b"s\x00\xff"]
 OTHER = b"str"  # a string key: WRONGTYPE
@@ -43,9 +41,11 @@ KIND_OF = {b"SMEMBERS": "members", b"SINTER": "sorted", b"SUNION": "sorted",
            b"SDIFF": "sorted", b"SPOP": "pop", b"SRANDMEMBER": "random", b"SSCAN": "scan"}
 
 
-class SetGenerator:
+class SetGenerator(GenBase):
+    """Draws by cumulative probability in next() (one key per draw), not by weight table."""
+
     def __init__(self, seed):
-        self.r = random.Random(seed)
+        super().__init__(seed, {})
 
     def key(self):
         r = self.r
@@ -63,7 +63,7 @@ class SetGenerator:
         return b"m%d" % r.randint(0, 300)
 
     def members(self, lo=1, hi=5):
-        return [self.member() for _ in range(self.r.randint(lo, hi))]
+        return self.several(self.member, lo, hi)
 
     def bulk(self):
         """Many members at once: around the intset and listpack entry limits."""
@@ -76,7 +76,7 @@ class SetGenerator:
         return [b"m%d" % i for i in range(n)]
 
     def keys(self, lo=1, hi=4):
-        return [self.key() for _ in range(self.r.randint(lo, hi))]
+        return self.several(self.key, lo, hi)
 
     def count(self):
         r = self.r
@@ -110,7 +110,7 @@ class SetGenerator:
         # OTHER may hold a set by now (RENAME, COPY, *STORE): compare as that command's kind.
         return Cmd(args, KIND_OF.get(args[0], "exact"))
 
-    def next(self):
+    def next(self, allow_lcs=True):  # every kind may be pipelined: allow_lcs changes nothing
         r = self.r
         x = r.random()
         k = self.key()

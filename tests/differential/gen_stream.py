@@ -29,16 +29,13 @@ MAX = b"18446744073709551615"
 
 
 class StreamGenerator(cmdgen.Generator):
+    KEY_POOL = SKEYS
+
     def __init__(self, seed):
-        super().__init__(seed)
-        self.table = [(w, getattr(self, "g_" + name)) for name, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
+        super().__init__(seed, WEIGHTS)
         self.top = {k: 0 for k in SKEYS}
 
     # ---- primitives --------------------------------------------------------------------
-
-    def key(self):
-        return self.pick(SKEYS)
 
     def near_ms(self, k):
         return max(0, self.top[k] + self.r.randint(-6, 2))

@@ -16,9 +16,7 @@ owner. Compare kinds beyond cmdgen's:
            compared as sets, otherwise only the shape (cursors differ by hash function)
 """
 
-import random
-
-from cmdgen import Cmd
+from cmdgen import Cmd, GenBase
 
 TAGGED = [b"{z}%d" % i for i in range(8)]
 LOOSE = [b"za", b"zb", b"zc", b"zd", b"ze", b"zf", b"zset:1", b"zset:2"]
@@ -47,25 +45,13 @@ INTS = [b"0", b"1", b"2", b"-1", b"-2", b"5", b"-5", b"10", b"100", b"127", b"12
 BAD_INTS = [b"1.5", b"abc", b"", b"9223372036854775808", b" 1", b"1e2"]
 
 
-class ZsetGenerator:
+class ZsetGenerator(GenBase):
+    KEY_POOL = KEYS
+    TAGGED_POOL = TAGGED
+
     def __init__(self, seed):
-        self.r = random.Random(seed)
-        self.table = [(w, getattr(self, "g_" + n)) for n, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
-        self.pending = []
+        super().__init__(seed, WEIGHTS)
         self.bulk = 0
-
-    def pick(self, seq):
-        return seq[self.r.randrange(len(seq))]
-
-    def chance(self, p):
-        return self.r.random() < p
-
-    def key(self):
-        return self.pick(KEYS)
-
-    def tkey(self):
-        return self.pick(TAGGED)
 
     def member(self):
         if self.chance(0.05):
@@ -81,7 +67,7 @@ class ZsetGenerator:
         return self.pick(SCORES)
 
     def int_arg(self):
-        return self.pick(BAD_INTS) if self.chance(0.03) else self.pick(INTS)
+        return self.pick_rare(0.03, BAD_INTS, INTS)
 
     def smin_max(self):
         if self.chance(0.04):
@@ -102,16 +88,6 @@ class ZsetGenerator:
         for _ in range(self.r.randint(1, 8)):
             pairs += [b"0", self.member()]
         return Cmd([b"ZADD", k, *pairs])
-
-    def next(self, allow_lcs=True):
-        if self.pending:
-            return self.pending.pop(0)
-        x = self.r.random() * self.total
-        for w, f in self.table:
-            x -= w
-            if x < 0:
-                return f()
-        return self.table[-1][1]()
 
     # ---- generators -------------------------------------------------------------------
 
@@ -158,7 +134,7 @@ class ZsetGenerator:
         return Cmd([b"ZINCRBY", self.key(), self.score(), self.member()])
 
     def g_zrem(self):
-        return Cmd([b"ZREM", self.key(), *[self.member() for _ in range(self.r.randint(1, 4))]])
+        return Cmd([b"ZREM", self.key(), *self.several(self.member, 1, 4)])
 
     def g_zcard(self):
         return Cmd([b"ZCARD", self.key()])
@@ -166,7 +142,7 @@ class ZsetGenerator:
     def g_zscore(self):
         if self.chance(0.5):
             return Cmd([b"ZSCORE", self.key(), self.member()])
-        return Cmd([b"ZMSCORE", self.key(), *[self.member() for _ in range(self.r.randint(1, 4))]])
+        return Cmd([b"ZMSCORE", self.key(), *self.several(self.member, 1, 4)])
 
     def g_zrank(self):
         return Cmd([self.pick([b"ZRANK", b"ZREVRANK"]), self.key(), self.member()])

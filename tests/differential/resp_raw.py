@@ -112,6 +112,42 @@ class RawConn:
         return self.read_reply()
 
 
+class Lockstep:
+    """A connection to the reference server (`a`) and one to the candidate (`b`) that take
+    every command together: both() sends it to each and returns (reference reply, candidate
+    reply); switch_proto() moves both between RESP2 and RESP3 (`proto`)."""
+
+    def __init__(self, ref_port, cand_port):
+        self.a = RawConn(ref_port)
+        try:
+            self.b = RawConn(cand_port)
+        except BaseException:
+            self.a.close()
+            raise
+        self.proto = 2
+
+    def close(self):
+        self.a.close()
+        self.b.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def both(self, cmd):
+        data = encode(cmd)
+        self.a.send(data)
+        self.b.send(data)
+        return self.a.read_reply(), self.b.read_reply()
+
+    def switch_proto(self):
+        self.proto = 5 - self.proto
+        for c in (self.a, self.b):
+            c.call("HELLO", str(self.proto))
+
+
 class Frames:
     """A raw connection that keeps every frame it receives (pushes included): the client-side
     caching tests read invalidations off it. `worker`: reconnect until the connection lands on

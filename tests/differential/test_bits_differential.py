@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_bits  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import test_differential as td  # noqa: E402
 from cmdgen import Cmd  # noqa: E402
 
@@ -34,12 +35,6 @@ class BitsRun(td.DiffRun):
         self.gen = gen_bits.Generator(self.seed)
 
 
-def _servers(workers):
-    ref = harness.Server(kind="redis")
-    cand = harness.Server(kind="ruvio", args=["--workers", str(workers)])
-    return ref, cand
-
-
 def run_bits_differential(seed, count, workers, against="ruvio"):
     return td.run_pair(lambda rp, cp: BitsRun(seed, rp, cp, against, count, workers), against,
                        workers)
@@ -49,10 +44,7 @@ def run_hll_bulk(seed, total, step, workers):
     """`total` random elements into one HLL in PFADDs of `step`; after each, PFCOUNT and
     GET must match (the sparse form, the crossing and the dense form)."""
     r = random.Random(seed)
-    ref, cand = _servers(workers)
-    with ref, cand:
-        if workers > 1:
-            harness.wait_mesh_up(cand.port, workers)
+    with sidebyside.pair(workers) as (ref, cand):
         run = BitsRun(seed, ref.port, cand.port, "ruvio", 0, workers)
         try:
             for k in (b"bulk", b"{t}bulk2"):

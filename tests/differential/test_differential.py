@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import cmdgen  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 from resp_raw import RawConn, encode, parse  # noqa: E402
 
 LCS_MAX_LEN = 3000  # LCS allocates len(a)*len(b) cells on both servers
@@ -247,19 +248,12 @@ def run_pair(make_run, against="ruvio", workers=1, ref_args=(), cand_args=()):
     redis-server when `against` is "redis", else Ruvio with `workers` workers (and
     `cand_args`), its mesh up; runs make_run(ref_port, cand_port).run() and closes the run.
     Every family's differential test goes through here."""
-    with harness.Server(kind="redis", args=list(ref_args)) as ref:
-        if against == "redis":
-            cand = harness.Server(kind="redis", args=list(ref_args))
-        else:
-            cand = harness.Server(kind="ruvio", args=["--workers", str(workers), *cand_args])
-            if workers > 1:
-                harness.wait_mesh_up(cand.port, workers)
-        with cand:
-            run = make_run(ref.port, cand.port)
-            try:
-                return run.run()
-            finally:
-                run.close()
+    with sidebyside.pair(workers, ref_args, cand_args, against) as (ref, cand):
+        run = make_run(ref.port, cand.port)
+        try:
+            return run.run()
+        finally:
+            run.close()
 
 
 def run_differential(seed, count, against="ruvio", workers=1):

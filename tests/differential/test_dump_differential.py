@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import dump_data as dd  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 
 KEYS = int(os.environ.get("RUVIO_DUMP_KEYS", "2000"))
 
@@ -53,24 +54,21 @@ def digests(r, keys):
     return [x[0] if isinstance(x, list) else x for x in p.execute()]
 
 
-@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class DumpDifferential(unittest.TestCase):
-    workers = 1
+class DumpDifferential(sidebyside.SideBySideCase):
+    redis_args = dd.redis_args()
+    ruvio_args = dd.ruvio_args()
 
     @classmethod
     def setUpClass(cls):
-        cls.redis = harness.Server(kind="redis", args=dd.redis_args())
-        cls.ruvio = harness.Server(kind="ruvio",
-                                   args=["--workers", str(cls.workers), *dd.ruvio_args()])
-        cls.rr = cls.redis.client()
-        cls.rv = cls.ruvio.client()
+        super().setUpClass()
+        cls.rr = cls.ref.client()
+        cls.rv = cls.cand.client()
 
     @classmethod
     def tearDownClass(cls):
         cls.rr.close()
         cls.rv.close()
-        cls.ruvio.stop()
-        cls.redis.stop()
+        super().tearDownClass()
 
     def setUp(self):
         self.rr.flushall()
@@ -149,7 +147,7 @@ class DumpDifferential(unittest.TestCase):
         self.rv.rpush("src", "a", "b")
         payload = self.rv.dump("src")
         got = []
-        blocked = self.ruvio.client()
+        blocked = self.cand.client()
         t = threading.Thread(target=lambda: got.append(blocked.blpop("dst", timeout=5)))
         t.start()
         deadline = time.monotonic() + 5
@@ -199,14 +197,13 @@ class DumpDifferential(unittest.TestCase):
         self.assertEqual(self.rv.ping(), True)
 
 
-@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class DumpDifferentialProxy(DumpDifferential):
     """The same through the proxy port of 2 workers (keys land on both)."""
     workers = 2
 
     def setUp(self):
         super().setUp()
-        harness.wait_mesh_up(self.ruvio.port, 2)
+        harness.wait_mesh_up(self.cand.port, 2)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import dump_data as dd  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 
 
 def rdb_len(n):
@@ -157,8 +158,7 @@ class DumpLegacy(unittest.TestCase):
         s = int(os.environ.get("RUVIO_DIFF_SEED", random.randrange(2**32)))
         print(f"legacy RESTORE seed {s} (RUVIO_DIFF_SEED={s} to replay)", file=sys.stderr)
         rng = random.Random(s)
-        with harness.Server(kind="redis", args=dd.redis_args()) as redis, \
-                harness.Server(kind="ruvio", args=dd.ruvio_args()) as ruvio:
+        with sidebyside.pair(1, dd.redis_args(), dd.ruvio_args()) as (redis, ruvio):
             a, b = ruvio.client(), redis.client()
             accepted = 0
             for rnd in range(15):

@@ -21,8 +21,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_function  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import test_differential as td  # noqa: E402
-from resp_raw import RawConn, encode, parse  # noqa: E402
+from resp_raw import Lockstep, parse  # noqa: E402
 
 
 def normalized_list(raw):
@@ -40,58 +41,37 @@ def normalized_list(raw):
 def run(test, seed, steps, workers):
     gen = gen_function.FunctionGenerator(seed)
     sched = random.Random(seed + 1)
-    with harness.Server(kind="redis") as ref, \
-            harness.Server(kind="ruvio", args=["--workers", str(workers)]) as cand:
-        if workers > 1:
-            harness.wait_mesh_up(cand.port, workers)
-        a, b = RawConn(ref.port), RawConn(cand.port)
-        try:
-            for c in (a, b):
-                for cmd in (["FLUSHALL"], ["FUNCTION", "FLUSH"]):
-                    c.send(encode(cmd))
-                    test.assertEqual(c.read_reply(), b"+OK\r\n")
-            proto = 2
-            stats = {"steps": 0, "loads": 0, "fcalls": 0, "errors": 0, "resp3": 0}
-            for i in range(steps):
-                if sched.random() < 0.1:
-                    proto = 5 - proto
-                    for c in (a, b):
-                        c.send(encode(["HELLO", str(proto)]))
-                        c.read_reply()
-                for cmd in gen.commands():
-                    normalize = cmd[0] == "LIST"
-                    if normalize:
-                        cmd = cmd[1:]
-                    a.send(encode(cmd))
-                    b.send(encode(cmd))
-                    want, got = a.read_reply(), b.read_reply()
-                    if normalize:
-                        want, got = normalized_list(want), normalized_list(got)
-                    test.assertEqual(
-                        got, want,
-                        f"function differential mismatch: seed={seed} (replay: RUVIO_DIFF_SEED="
-                        f"{seed} RUVIO_FUNCTION_STEPS={steps}) step #{i} RESP{proto} "
-                        f"workers={workers}\n{cmd}")
-                    stats["loads"] += cmd[:2] == ["FUNCTION", "LOAD"]
-                    stats["fcalls"] += cmd[0].startswith("FCALL")
-                    stats["errors"] += isinstance(want, bytes) and want.startswith(b"-")
-                stats["steps"] += 1
-                stats["resp3"] += proto == 3
-            # The libraries left, dumped by Redis, restore on Ruvio to the same listing.
-            a.send(encode(["FUNCTION", "DUMP"]))
-            dump = parse(a.read_reply())
-            for c in (a, b):
-                c.send(encode(["FUNCTION", "RESTORE", dump, "FLUSH"]))
-                test.assertEqual(c.read_reply(), b"+OK\r\n")
-            listing = []
-            for c in (a, b):
-                c.send(encode(["FUNCTION", "LIST", "WITHCODE"]))
-                listing.append(sorted(normalized_list(c.read_reply())))
-            test.assertEqual(listing[1], listing[0])
-            return stats
-        finally:
-            a.close()
-            b.close()
+    with sidebyside.pair(workers) as (ref, cand), Lockstep(ref.port, cand.port) as ls:
+        for cmd in (["FLUSHALL"], ["FUNCTION", "FLUSH"]):
+            test.assertEqual(ls.both(cmd), (b"+OK\r\n", b"+OK\r\n"))
+        stats = {"steps": 0, "loads": 0, "fcalls": 0, "errors": 0, "resp3": 0}
+        for i in range(steps):
+            if sched.random() < 0.1:
+                ls.switch_proto()
+            for cmd in gen.commands():
+                normalize = cmd[0] == "LIST"
+                if normalize:
+                    cmd = cmd[1:]
+                want, got = ls.both(cmd)
+                if normalize:
+                    want, got = normalized_list(want), normalized_list(got)
+                test.assertEqual(
+                    got, want,
+                    f"function differential mismatch: seed={seed} (replay: RUVIO_DIFF_SEED="
+                    f"{seed} RUVIO_FUNCTION_STEPS={steps}) step #{i} RESP{ls.proto} "
+                    f"workers={workers}\n{cmd}")
+                stats["loads"] += cmd[:2] == ["FUNCTION", "LOAD"]
+                stats["fcalls"] += cmd[0].startswith("FCALL")
+                stats["errors"] += isinstance(want, bytes) and want.startswith(b"-")
+            stats["steps"] += 1
+            stats["resp3"] += ls.proto == 3
+        # The libraries left, dumped by Redis, restore on Ruvio to the same listing.
+        dump = parse(ls.a.call("FUNCTION", "DUMP"))
+        test.assertEqual(ls.both(["FUNCTION", "RESTORE", dump, "FLUSH"]),
+                         (b"+OK\r\n", b"+OK\r\n"))
+        want, got = ls.both(["FUNCTION", "LIST", "WITHCODE"])
+        test.assertEqual(sorted(normalized_list(got)), sorted(normalized_list(want)))
+        return stats
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")

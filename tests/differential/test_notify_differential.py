@@ -35,6 +35,7 @@ import gen_set  # noqa: E402
 import gen_stream  # noqa: E402
 import gen_zset  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import test_differential as td  # noqa: E402
 from resp_raw import RawConn, encode, parse  # noqa: E402
 
@@ -100,7 +101,7 @@ class Mix:
     def next(self):
         while True:
             g = self.gens[self.r.randrange(len(self.gens))]
-            cmd = g.next() if isinstance(g, gen_set.SetGenerator) else g.next(allow_lcs=False)
+            cmd = g.next(allow_lcs=False)
             name = cmd.args[0].upper()
             if name in SKIP or (name == b"CLIENT") or (name == b"CONFIG"):
                 continue
@@ -129,12 +130,8 @@ def per_key(events):
 
 
 def run_events(seed, count, workers):
-    ref_args = ["--notify-keyspace-events", FLAGS.decode()]
-    with harness.Server(kind="redis", args=ref_args) as ref, \
-            harness.Server(kind="ruvio", args=["--workers", str(workers),
-                                               "--notify-keyspace-events", FLAGS.decode()]) as cand:
-        if workers > 1:
-            harness.wait_mesh_up(cand.port, workers)
+    args = ["--notify-keyspace-events", FLAGS.decode()]
+    with sidebyside.pair(workers, args, args) as (ref, cand):
         subs = [Subscriber(ref.port), Subscriber(cand.port)]
         rc, cc = RawConn(ref.port), RawConn(cand.port)
         mix = Mix(seed)

@@ -20,8 +20,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import gen_script  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import test_differential as td  # noqa: E402
-from resp_raw import RawConn, encode  # noqa: E402
+from resp_raw import Lockstep  # noqa: E402
 
 
 _seed = td.diff_seed
@@ -30,41 +31,26 @@ _seed = td.diff_seed
 def run(test, seed, count, workers):
     gen = gen_script.ScriptGenerator(seed)
     sched = random.Random(seed + 1)
-    with harness.Server(kind="redis") as ref, \
-            harness.Server(kind="ruvio", args=["--workers", str(workers)]) as cand:
-        if workers > 1:
-            harness.wait_mesh_up(cand.port, workers)
-        a, b = RawConn(ref.port), RawConn(cand.port)
-        try:
-            for c in (a, b):
-                c.send(encode(["FLUSHALL"]))
-                test.assertEqual(c.read_reply(), b"+OK\r\n")
-            proto, stats = 2, {"scripts": 0, "resp3": 0, "errors": 0}
-            for i in range(count):
-                if sched.random() < 0.1:
-                    proto = 5 - proto
-                    for c in (a, b):
-                        c.send(encode(["HELLO", str(proto)]))
-                        c.read_reply()
-                script, nk, keys, argv = gen.next()
-                sha = hashlib.sha1(script.encode()).hexdigest()
-                for cmd in (["EVAL", script, str(nk), *keys, *argv],
-                            ["EVALSHA", sha, str(nk), *keys, *argv]):
-                    a.send(encode(cmd))
-                    b.send(encode(cmd))
-                    want, got = a.read_reply(), b.read_reply()
-                    test.assertEqual(
-                        got, want,
-                        f"script differential mismatch: seed={seed} (replay: RUVIO_DIFF_SEED="
-                        f"{seed} RUVIO_SCRIPT_COUNT={count}) script #{i} RESP{proto} "
-                        f"workers={workers} {cmd[0]}\n{script}\nkeys={keys} argv={argv}")
-                    stats["errors"] += want.startswith(b"-")
-                stats["scripts"] += 1
-                stats["resp3"] += proto == 3
-            return stats
-        finally:
-            a.close()
-            b.close()
+    with sidebyside.pair(workers) as (ref, cand), Lockstep(ref.port, cand.port) as ls:
+        test.assertEqual(ls.both(["FLUSHALL"]), (b"+OK\r\n", b"+OK\r\n"))
+        stats = {"scripts": 0, "resp3": 0, "errors": 0}
+        for i in range(count):
+            if sched.random() < 0.1:
+                ls.switch_proto()
+            script, nk, keys, argv = gen.next()
+            sha = hashlib.sha1(script.encode()).hexdigest()
+            for cmd in (["EVAL", script, str(nk), *keys, *argv],
+                        ["EVALSHA", sha, str(nk), *keys, *argv]):
+                want, got = ls.both(cmd)
+                test.assertEqual(
+                    got, want,
+                    f"script differential mismatch: seed={seed} (replay: RUVIO_DIFF_SEED="
+                    f"{seed} RUVIO_SCRIPT_COUNT={count}) script #{i} RESP{ls.proto} "
+                    f"workers={workers} {cmd[0]}\n{script}\nkeys={keys} argv={argv}")
+                stats["errors"] += want.startswith(b"-")
+            stats["scripts"] += 1
+            stats["resp3"] += ls.proto == 3
+        return stats
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")

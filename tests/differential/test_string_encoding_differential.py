@@ -13,7 +13,6 @@ Env: RUVIO_DIFF_SEED (printed; replays a run), RUVIO_STRENC_DIFF_COMMANDS (defau
 """
 
 import os
-import random
 import sys
 import unittest
 
@@ -23,33 +22,16 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import dump_data  # noqa: E402
 import test_differential as td  # noqa: E402
-from cmdgen import Cmd  # noqa: E402
+from cmdgen import Cmd, GenBase  # noqa: E402
 
 KEYS = [b"{s}%d" % i for i in range(6)]
 
 
-class Generator:
+class Generator(GenBase):
+    KEY_POOL = KEYS
+
     def __init__(self, seed):
-        self.r = random.Random(seed)
-        self.pending = []
-        self.table = [(w, getattr(self, "g_" + n)) for n, w in WEIGHTS.items()]
-        self.total = sum(w for w, _ in self.table)
-
-    def pick(self, seq):
-        return seq[self.r.randrange(len(seq))]
-
-    def chance(self, p):
-        return self.r.random() < p
-
-    def next(self, allow_lcs=True):
-        if self.pending:
-            return self.pending.pop(0)
-        x = self.r.random() * self.total
-        for w, f in self.table:
-            x -= w
-            if x < 0:
-                return f()
-        return self.table[-1][1]()
+        super().__init__(seed, WEIGHTS)
 
     def value(self):
         c = self.r.randrange(9)
@@ -72,7 +54,7 @@ class Generator:
         return Cmd(args)
 
     def g_set(self):
-        k = self.pick(KEYS)
+        k = self.key()
         c = self.r.randrange(6)
         v = self.value()
         if c == 0:
@@ -84,27 +66,27 @@ class Generator:
         if c == 3:
             return self.write(k, [b"GETSET", k, v])
         if c == 4:
-            k2 = self.pick(KEYS)
+            k2 = self.key()
             self.follow(k2)
             return self.write(k, [b"MSET", k, v, k2, self.value()])
         return self.write(k, [b"SETNX", k, v])
 
     def g_append(self):
-        k = self.pick(KEYS)
+        k = self.key()
         return self.write(k, [b"APPEND", k, self.pick([b"", b"1", b"ab", b"x" * 30])])
 
     def g_setrange(self):
-        k = self.pick(KEYS)
+        k = self.key()
         return self.write(k, [b"SETRANGE", k, b"%d" % self.r.randrange(50),
                               self.pick([b"", b"z", b"12", b"y" * 10])])
 
     def g_setbit(self):
-        k = self.pick(KEYS)
+        k = self.key()
         return self.write(k, [b"SETBIT", k, b"%d" % self.r.randrange(400),
                               self.pick([b"0", b"1"])])
 
     def g_bitfield(self):
-        k = self.pick(KEYS)
+        k = self.key()
         ops = []
         for _ in range(self.r.randint(1, 3)):
             c = self.r.randrange(4)
@@ -121,13 +103,13 @@ class Generator:
         return self.write(k, [self.pick([b"BITFIELD", b"BITFIELD", b"BITFIELD_RO"]), k, *ops])
 
     def g_bitop(self):
-        d = self.pick(KEYS)
+        d = self.key()
         op = self.pick([b"AND", b"OR", b"XOR", b"NOT"])
-        srcs = [self.pick(KEYS) for _ in range(1 if op == b"NOT" else self.r.randint(1, 3))]
+        srcs = [self.key() for _ in range(1 if op == b"NOT" else self.r.randint(1, 3))]
         return self.write(d, [b"BITOP", op, d, *srcs])
 
     def g_incr(self):
-        k = self.pick(KEYS)
+        k = self.key()
         c = self.r.randrange(4)
         if c == 0:
             return self.write(k, [b"INCR", k])
@@ -137,11 +119,11 @@ class Generator:
                                                              b"0"])])
 
     def g_hll(self):
-        k = self.pick(KEYS)
+        k = self.key()
         if self.chance(0.7):
             return self.write(k, [b"PFADD", k, *[b"e%d" % self.r.randrange(50)
                                                  for _ in range(self.r.randint(0, 3))]])
-        return self.write(k, [b"PFMERGE", k, self.pick(KEYS)])
+        return self.write(k, [b"PFMERGE", k, self.key()])
 
     def hll_blob(self):
         """A short sparse HLL (16-byte header + opcodes, 18 to ~50 bytes: embedded, most at
@@ -169,7 +151,7 @@ class Generator:
         Redis unshares it (dbUnshareStringValue) in PFADD, single-key PFCOUNT, PFMERGE's
         destination and PFDEBUG, so OBJECT ENCODING says "raw" after them, even when nothing
         changes; a source of PFMERGE or of a multi-key PFCOUNT stays as it is."""
-        k = self.pick(KEYS)
+        k = self.key()
         blob = self.hll_blob()
         c = self.r.randrange(4)
         if c == 0:
@@ -180,7 +162,7 @@ class Generator:
             body = b"\x00" + bytes([len(blob)]) + blob  # RDB string, 6-bit length
             seq = [Cmd([b"RESTORE", k, b"0", dump_data.with_footer(body), b"REPLACE"])]
         seq.append(Cmd([b"OBJECT", b"ENCODING", k]))
-        other = self.pick(KEYS)
+        other = self.key()
         also = []  # other keys whose encoding is read after the command
         c = self.r.randrange(9)
         if c == 0:
@@ -210,7 +192,7 @@ class Generator:
         return seq[0]
 
     def g_keyspace(self):
-        k = self.pick(KEYS)
+        k = self.key()
         c = self.r.randrange(7)
         if c == 0:
             return self.write(k, [b"EXPIRE", k, b"100"])
@@ -219,11 +201,11 @@ class Generator:
         if c == 2:
             return self.write(k, [b"GETEX", k, self.pick([b"EX", b"PX"]), b"100000"])
         if c == 3:
-            k2 = self.pick(KEYS)
+            k2 = self.key()
             self.follow(k2)
             return self.write(k, [b"RENAME", k, k2])
         if c == 4:
-            k2 = self.pick(KEYS)
+            k2 = self.key()
             self.follow(k2)
             return self.write(k, [b"COPY", k, k2, b"REPLACE"])
         if c == 5:

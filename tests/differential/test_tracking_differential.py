@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import test_differential as td  # noqa: E402
 from resp_raw import Frames, RawConn, parse  # noqa: E402
 from test_notify_differential import Mix  # noqa: E402
@@ -151,10 +152,7 @@ class TrackingDifferentialTest(unittest.TestCase):
     def run_modes(self, workers):
         seed = td.diff_seed()
         count = int(os.environ.get("RUVIO_TRACKING_DIFF_COMMANDS", "700"))
-        with harness.Server(kind="redis") as ref, \
-                harness.Server(kind="ruvio", args=["--workers", str(workers)]) as cand:
-            if workers > 1:
-                harness.wait_mesh_up(cand.port, workers)
+        with sidebyside.pair(workers) as (ref, cand):
             readonly = readonly_names(ref.port)
             total = 0
             for mode in MODES:
@@ -221,8 +219,7 @@ class TrackingDifferentialTest(unittest.TestCase):
             [b"CLIENT", b"TRACKINGINFO"],
             [b"CLIENT", b"TRACKING", b"on"],
         ]
-        with harness.Server(kind="redis") as ref, \
-                harness.Server(kind="ruvio", args=["--workers", "1"]) as cand:
+        with sidebyside.pair() as (ref, cand):
             for proto in (b"2", b"3"):
                 a, b = RawConn(ref.port), RawConn(cand.port)
                 try:

@@ -7,9 +7,9 @@
 //       tests/fuzz/fuzz_mesh_frame.cpp proto/mesh_frame.cpp proto/resp_parser.cpp \
 //       proto/reply_scan.cpp -o fuzz_mesh_frame
 //
-// Input layout: byte 0 = flags (bit 0: reply stream instead of request stream, bit 1: small
-// frame limit), byte 1 = number of split points k, bytes 2..2+2k = split offsets (u16),
-// rest = wire bytes.
+// Input layout (split_input.hpp): byte 0 = flags (bit 0: reply stream instead of request stream,
+// bit 1: small frame limit), byte 1 = number of split points k, bytes 2..2+2k = split offsets
+// (u16), rest = wire bytes.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "proto/mesh_frame.hpp"
+#include "split_input.hpp"
 
 namespace {
 
@@ -98,18 +99,12 @@ struct Stream {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 2) return 0;
-  const std::uint8_t flags = data[0];
-  const bool replies = flags & 1;
-  const std::size_t max_frame = (flags & 2) ? 64 : kMeshMaxFrame;
-  const std::size_t k = data[1] % 16;
-  if (size < 2 + 2 * k) return 0;
-  std::vector<std::size_t> cuts;
-  for (std::size_t i = 0; i < k; ++i) cuts.push_back(data[2 + 2 * i] | (data[3 + 2 * i] << 8));
-  const std::string_view wire(reinterpret_cast<const char*>(data) + 2 + 2 * k, size - 2 - 2 * k);
-  for (auto& c : cuts) c = wire.empty() ? 0 : c % (wire.size() + 1);
-  std::sort(cuts.begin(), cuts.end());
-  cuts.push_back(wire.size());
+  const auto in = ruvio::fuzz::split_input(data, size);
+  if (!in) return 0;
+  const bool replies = in->flags & 1;
+  const std::size_t max_frame = (in->flags & 2) ? 64 : kMeshMaxFrame;
+  const std::string_view wire = in->wire;
+  const std::vector<std::size_t>& cuts = in->cuts;
 
   Outcome whole;
   {

@@ -5,8 +5,9 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_resp_parser.cpp proto/resp_parser.cpp -o fuzz_resp_parser
 //
-// Input layout: byte 0 = flags (bit 0: unauthenticated, bit 1: small max bulk len),
-// byte 1 = number of split points k, bytes 2..2+2k = split offsets (u16), rest = wire bytes.
+// Input layout (split_input.hpp): byte 0 = flags (bit 0: unauthenticated, bit 1: small max
+// bulk len), byte 1 = number of split points k, bytes 2..2+2k = split offsets (u16), rest =
+// wire bytes.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "proto/resp_parser.hpp"
+#include "split_input.hpp"
 
 namespace {
 
@@ -75,16 +77,11 @@ void configure(RequestParser& p, std::uint8_t flags) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 2) return 0;
-  const std::uint8_t flags = data[0];
-  const std::size_t k = data[1] % 16;
-  if (size < 2 + 2 * k) return 0;
-  std::vector<std::size_t> cuts;
-  for (std::size_t i = 0; i < k; ++i) cuts.push_back(data[2 + 2 * i] | (data[3 + 2 * i] << 8));
-  const std::string_view wire(reinterpret_cast<const char*>(data) + 2 + 2 * k, size - 2 - 2 * k);
-  for (auto& c : cuts) c = wire.empty() ? 0 : c % (wire.size() + 1);
-  std::sort(cuts.begin(), cuts.end());
-  cuts.push_back(wire.size());
+  const auto in = ruvio::fuzz::split_input(data, size);
+  if (!in) return 0;
+  const std::uint8_t flags = in->flags;
+  const std::string_view wire = in->wire;
+  const std::vector<std::size_t>& cuts = in->cuts;
 
   Outcome whole;
   {

@@ -91,6 +91,15 @@ class KillRecovery(CrashCase, abc.ABC):
     def check_recovered(self, want, r):
         """Checks on the restarted server (both scenarios), after the data set compared."""
 
+    def crash_and_compare(self, srv, want):
+        """SIGKILL, restart on the same data dir: the data set is `want`."""
+        self.crash(srv)
+        srv = self.start("everysec")
+        r = srv.client()
+        self.assertEqual(self.snapshot_of(r), want)
+        self.check_recovered(want, r)
+        r.close()
+
     def test_wal_replay_after_sigkill(self):
         srv = self.start("always")
         r = srv.client()
@@ -99,12 +108,7 @@ class KillRecovery(CrashCase, abc.ABC):
         want = self.snapshot_of(r)
         self.check_wal(want, r)
         r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(self.snapshot_of(r), want)
-        self.check_recovered(want, r)
-        r.close()
+        self.crash_and_compare(srv, want)
 
     def test_snapshot_then_wal_after_sigkill(self):
         srv = self.start("always")
@@ -114,9 +118,4 @@ class KillRecovery(CrashCase, abc.ABC):
         self.workload(r, 1)
         want = self.snapshot_of(r)
         r.close()
-        self.crash(srv)
-        srv = self.start("everysec")
-        r = srv.client()
-        self.assertEqual(self.snapshot_of(r), want)
-        self.check_recovered(want, r)
-        r.close()
+        self.crash_and_compare(srv, want)

@@ -19,6 +19,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import redis  # noqa: E402
 
 WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled."
@@ -40,7 +41,7 @@ def both(ref, cand, *args):
 @unittest.skipUnless(harness.ruvio_built(), "ruvio not built")
 class AclAuthTest(unittest.TestCase):
     def test_auth_hello_and_redis_py(self):
-        with harness.Server(kind="redis") as ref, harness.Server() as srv:
+        with sidebyside.pair() as (ref, srv):
             for s in (ref, srv):
                 c = s.client()
                 c.execute_command("ACL", "SETUSER", "app", "on", ">s3cret", "~app:*", "+@all")
@@ -106,7 +107,7 @@ class AclAuthTest(unittest.TestCase):
                 srv.client(username="tmp", password="x").ping()
 
     def test_bad_rules_change_nothing(self):
-        with harness.Server(kind="redis") as ref, harness.Server() as srv:
+        with sidebyside.pair() as (ref, srv):
             r, c = ref.client(), srv.client()
             for x in (r, c):
                 x.execute_command("ACL", "SETUSER", "u", "on", ">p", "~a*", "+get")

@@ -22,6 +22,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import redis  # noqa: E402
 
 FIELDS = (b"count", b"reason", b"context", b"object", b"username")
@@ -64,10 +65,7 @@ def setup_user(client):
 @unittest.skipUnless(harness.ruvio_built(), "ruvio not built")
 class AclLogAcrossWorkersTest(unittest.TestCase):
     def compare(self, workers):
-        args = ["--workers", str(workers)]
-        with harness.Server(kind="redis") as ref, harness.Server(args=args) as srv:
-            if workers > 1:
-                harness.wait_mesh_up(srv.port, workers)
+        with sidebyside.pair(workers) as (ref, srv):
             for s in (ref, srv):
                 setup_user(s.client())
             keys = [key_of(w, workers, "other:") for w in range(workers)]
@@ -286,8 +284,7 @@ class AclStartupErrorsTest(unittest.TestCase):
         ]
         path_r = self.write("r.acl", good)
         path_c = self.write("c.acl", good)
-        with harness.Server(kind="redis", args=["--aclfile", path_r]) as ref, \
-                harness.Server(args=["--aclfile", path_c]) as srv:
+        with sidebyside.pair(1, ["--aclfile", path_r], ["--aclfile", path_c]) as (ref, srv):
             r, c = ref.client(), srv.client()
             for text in bad_files:
                 for p in (path_r, path_c):

@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import dump_data as dd  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 from resp_raw import RawConn  # noqa: E402
 
 TYPES = ["string", "integer", "double", "bignum", "null", "array", "set", "map", "attrib",
@@ -23,7 +24,7 @@ TYPES = ["string", "integer", "double", "bignum", "null", "array", "set", "map",
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class Debug(unittest.TestCase):
     def test_refused_by_default(self):
-        with harness.Server(kind="redis") as redis, harness.Server(kind="ruvio") as ruvio:
+        with sidebyside.pair() as (redis, ruvio):
             for args in (["DEBUG", "DIGEST"], ["DEBUG"], ["DEBUG", "HELP"]):
                 a, b = RawConn(ruvio.port), RawConn(redis.port)
                 self.assertEqual(a.call(*args), b.call(*args), args)
@@ -34,8 +35,7 @@ class Debug(unittest.TestCase):
             r.close()
 
     def test_side_by_side(self):
-        with harness.Server(kind="redis", args=dd.redis_args()) as redis, \
-                harness.Server(kind="ruvio", args=dd.ruvio_args()) as ruvio:
+        with sidebyside.pair(1, dd.redis_args(), dd.ruvio_args()) as (redis, ruvio):
             for srv in (redis, ruvio):
                 c = srv.client()
                 c.set("s", "v")

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import dump_data as dd  # noqa: E402  (the thresholds both servers run with)
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 
 
 def populate(r, rng, count):
@@ -52,9 +53,7 @@ class DigestThroughProxy(unittest.TestCase):
     def test_digest_of_both_workers_is_redis_digest(self):
         seed = int(os.environ.get("RUVIO_DIFF_SEED", random.randrange(1 << 30)))
         print(f"seed {seed} (RUVIO_DIFF_SEED={seed} replays)")
-        with harness.Server(kind="redis", args=dd.redis_args()) as redis, \
-                harness.Server(kind="ruvio", args=dd.ruvio_args() + ["--workers", "2"]) as ruvio:
-            harness.wait_mesh_up(ruvio.port, 2)
+        with sidebyside.pair(2, dd.redis_args(), dd.ruvio_args()) as (redis, ruvio):
             servers = (redis, ruvio)
             for srv in servers:
                 for db, count in ((0, 300), (2, 40)):
@@ -86,9 +85,7 @@ class DigestThroughProxy(unittest.TestCase):
     def test_digest_value_split_by_owner(self):
         seed = int(os.environ.get("RUVIO_DIFF_SEED", random.randrange(1 << 30)))
         print(f"seed {seed} (RUVIO_DIFF_SEED={seed} replays)")
-        with harness.Server(kind="redis", args=dd.redis_args()) as redis, \
-                harness.Server(kind="ruvio", args=dd.ruvio_args() + ["--workers", "2"]) as ruvio:
-            harness.wait_mesh_up(ruvio.port, 2)
+        with sidebyside.pair(2, dd.redis_args(), dd.ruvio_args()) as (redis, ruvio):
             a, b = redis.client(), ruvio.client()
             keys = dd.populate(a, random.Random(seed), 400)
             dd.populate(b, random.Random(seed), 400)

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 sys.path.insert(0, HERE)
 import dump_data as dd  # noqa: E402
-import harness  # noqa: E402
+import sidebyside  # noqa: E402
 from durability_case import CrashCase  # noqa: E402
 from resp_raw import RawConn  # noqa: E402
 
@@ -118,8 +118,7 @@ class DebugReload(CrashCase, unittest.TestCase):
         r.close()
 
     def test_errors_as_redis(self):
-        with harness.Server(kind="redis", args=dd.redis_args()) as redis, \
-                harness.Server(kind="ruvio", args=dd.ruvio_args()) as ruvio:
+        with sidebyside.pair(1, dd.redis_args(), dd.ruvio_args()) as (redis, ruvio):
             a, b = RawConn(ruvio.port), RawConn(redis.port)
             for args in (["DEBUG", "RELOAD", "NOSAVE"], ["DEBUG", "RELOAD", "bogus"],
                          ["DEBUG", "RELOAD", "MERGE", "x"], ["SET", "k", "v"],
@@ -136,8 +135,7 @@ class DebugReload(CrashCase, unittest.TestCase):
 
     def test_encodings_follow_the_thresholds_as_redis(self):
         # Redis's loader converts a hash, set or zset both ways to the current thresholds.
-        with harness.Server(kind="redis", args=dd.redis_args()) as redis, \
-                harness.Server(kind="ruvio", args=dd.ruvio_args()) as ruvio:
+        with sidebyside.pair(1, dd.redis_args(), dd.ruvio_args()) as (redis, ruvio):
             a, b = redis.client(), ruvio.client()
             keys = dd.populate(a, random.Random(5), 200)
             dd.populate(b, random.Random(5), 200)

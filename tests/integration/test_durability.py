@@ -21,6 +21,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
+from durability_case import CrashCase  # noqa: E402
 
 MISCONF_ENOSPC = "MISCONF Errors writing to the AOF file: No space left on device"
 MISCONF_EROFS = "MISCONF Errors writing to the AOF file: Read-only file system"
@@ -608,21 +609,11 @@ class Ledger:
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class DurabilityTwoWorkers(unittest.TestCase):
+class DurabilityTwoWorkers(CrashCase, unittest.TestCase):
     """The same guarantees with two workers behind the proxy port: a write forwarded over
     the mesh is logged (and in `always` fsynced) in its OWNER's WAL before its reply comes
     back through the worker that forwarded it."""
-
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-dur2-")
-        self.dir = os.path.join(self.tmp, "data")
-        self.servers = []
-
-    def tearDown(self):
-        for srv in self.servers:
-            if srv.running():
-                srv.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    prefix = "ruvio-dur2-"
 
     def start(self, mode="always", workers=2, wait_ready=True, *extra):
         args = ["--dir", self.dir, "--durability", mode, "--workers", str(workers),

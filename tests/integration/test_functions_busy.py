@@ -5,12 +5,11 @@ assertions run against redis-server."""
 
 import os
 import sys
-import threading
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import itest  # noqa: E402
+from busy_case import UNKILLABLE, BusyServer  # noqa: E402
 
 LIB = ("#!lua name=busy\n"
        "redis.register_function{function_name='spin', flags={'no-writes'}, callback=function() "
@@ -23,40 +22,14 @@ BUSY_E = (b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL 
           b"NOSAVE.\r\n")
 
 
-class BusyCases:
-    kind = None
-
+class BusyCases(BusyServer):
     def setUp(self):
-        self.server = itest.start(self.kind)
-        self.addCleanup(self.server.stop)
+        super().setUp()
         with itest.Raw(self.server.port) as c:
-            self.assertEqual(c.call("CONFIG", "SET", "busy-reply-threshold", "200"), b"+OK\r\n")
             self.assertEqual(c.call("FUNCTION", "LOAD", LIB), b"$4\r\nbusy\r\n")
 
-    def start(self, *cmd):
-        result = {}
-        conn = itest.Raw(self.server.port, timeout=30)
-        self.addCleanup(conn.close)
-
-        def run():
-            try:
-                result["reply"] = conn.call(*cmd)
-            except Exception as e:
-                result["reply"] = repr(e)
-
-        t = threading.Thread(target=run)
-        t.start()
-        self.addCleanup(t.join, 30)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with itest.Raw(self.server.port) as c:
-                if c.call("PING").startswith(b"-BUSY"):
-                    return t, result
-            time.sleep(0.05)
-        self.fail("never busy")
-
     def test_function_kill(self):
-        t, result = self.start("FCALL", "spin", "0")
+        t, result = self.start_busy("FCALL", "spin", "0")
         with itest.Raw(self.server.port) as c:
             self.assertEqual(c.call("GET", "x"), BUSY_F)
             self.assertEqual(c.call("FCALL", "spin", "0"), BUSY_F)
@@ -76,21 +49,13 @@ class BusyCases:
                              b"-NOTBUSY No scripts in execution right now.\r\n")
 
     def test_unkillable_after_a_write(self):
-        t, result = self.start("FCALL", "wspin", "1", "w")
+        t, result = self.start_busy("FCALL", "wspin", "1", "w")
         with itest.Raw(self.server.port) as c:
-            self.assertEqual(c.call("FUNCTION", "KILL"),
-                             b"-UNKILLABLE Sorry the script already executed write commands "
-                             b"against the dataset. You can either wait the script termination "
-                             b"or kill the server in a hard way using the SHUTDOWN NOSAVE "
-                             b"command.\r\n")
-            c.send(itest.encode("SHUTDOWN", "NOSAVE"))
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and self.server.running():
-            time.sleep(0.05)
-        self.assertFalse(self.server.running())
+            self.assertEqual(c.call("FUNCTION", "KILL"), UNKILLABLE)
+            self.assertShutdownNosaveStops(c)
 
     def test_function_kill_does_not_stop_eval(self):
-        t, result = self.start("EVAL", "local i = 0 while true do i = i + 1 end", "0")
+        t, result = self.start_busy("EVAL", "local i = 0 while true do i = i + 1 end", "0")
         with itest.Raw(self.server.port) as c:
             self.assertEqual(c.call("FUNCTION", "KILL"), BUSY_E)
             self.assertEqual(c.call("FUNCTION", "STATS"), BUSY_E)

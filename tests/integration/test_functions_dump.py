@@ -13,6 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import itest  # noqa: E402
+import sidebyside  # noqa: E402
 from resp_raw import parse  # noqa: E402
 
 
@@ -46,21 +47,10 @@ LIBS = [
 ]
 
 
-@unittest.skipUnless(itest.harness.ruvio_built(), "ruvio not built")
-class DumpRestore(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.redis = itest.start("redis")
-        cls.ruvio = itest.start("ruvio")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.redis.stop()
-        cls.ruvio.stop()
-
+class DumpRestore(sidebyside.SideBySideCase):
     def setUp(self):
-        self.a = itest.Raw(self.redis.port)
-        self.b = itest.Raw(self.ruvio.port)
+        self.a = itest.Raw(self.ref.port)
+        self.b = itest.Raw(self.cand.port)
         for c in (self.a, self.b):
             self.addCleanup(c.close)
             self.assertEqual(c.call("FUNCTION", "FLUSH"), b"+OK\r\n")

@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 from resp_raw import RawConn  # noqa: E402
 
 EXACT = [["LOLWUT"], ["LOLWUT", "VERSION", "7"], ["LOLWUT", "VERSION", "4"],
@@ -71,7 +72,7 @@ def shape(reply):
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class Lolwut(unittest.TestCase):
     def test_side_by_side(self):
-        with harness.Server(kind="redis") as redis, harness.Server(kind="ruvio") as ruvio:
+        with sidebyside.pair() as (redis, ruvio):
             for proto in (2, 3):
                 a, b = RawConn(ruvio.port), RawConn(redis.port)
                 if proto == 3:

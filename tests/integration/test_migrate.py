@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import dump_data as dd  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 
 
 def call(r, *args):
@@ -35,31 +36,33 @@ def fill(r):
 KEYS = ["s", "l", "h", "z", "st", "x", "t"]
 
 
-@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class Migrate(unittest.TestCase):
-    workers = 1
+class Migrate(sidebyside.SideBySideCase):
+    """The sources are Ruvio (cand) and a redis-server (ref); the target is a third server."""
+    ruvio_args = dd.ruvio_args()
 
     @classmethod
     def setUpClass(cls):
         cls.target = harness.Server(kind="redis", args=["--requirepass", "pw",
                                                               "--enable-debug-command", "yes"])
-        cls.ref_src = harness.Server(kind="redis")
-        cls.ruvio = harness.Server(kind="ruvio", args=["--workers", str(cls.workers),
-                                                       *dd.ruvio_args()])
+        try:
+            super().setUpClass()
+        except BaseException:
+            cls.target.stop()
+            raise
         cls.t = cls.target.client(password="pw")
         cls.t.execute_command("ACL", "SETUSER", "mover", "on", ">pw2", "~*", "+@all")
-        cls.src = [cls.ruvio.client(), cls.ref_src.client()]
+        cls.src = [cls.cand.client(), cls.ref.client()]
 
     @classmethod
     def tearDownClass(cls):
         for c in [cls.t, *cls.src]:
             c.close()
-        for s in (cls.ruvio, cls.ref_src, cls.target):
-            s.stop()
+        super().tearDownClass()
+        cls.target.stop()
 
     def setUp(self):
         if self.workers > 1:
-            harness.wait_mesh_up(self.ruvio.port, self.workers)
+            harness.wait_mesh_up(self.cand.port, self.workers)
 
     def both(self, *args, prepare=None):
         """Runs MIGRATE args on each source against a fresh target; returns (replies, states)."""
@@ -117,14 +120,13 @@ class Migrate(unittest.TestCase):
         r = self.src[1]
         fill(r)
         self.src[0].flushall()
-        self.assertEqual(call(r, "MIGRATE", "127.0.0.1", self.ruvio.port, "", 0, 5000, "KEYS",
+        self.assertEqual(call(r, "MIGRATE", "127.0.0.1", self.cand.port, "", 0, 5000, "KEYS",
                               *KEYS), b"OK")
         self.assertEqual(self.src[0].dbsize(), len(KEYS))
         self.assertEqual(self.src[0].lrange("l", 0, -1), [b"a", b"b", b"1"])
         self.assertEqual(self.src[0].xrange("x"), [(b"1-1", {b"f": b"v"})])
 
 
-@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class MigrateProxy(Migrate):
     """Single keys through the proxy port of 2 workers (each key runs on its owner)."""
     workers = 2

@@ -16,6 +16,7 @@ import unittest
 
 import itest
 from itest import Raw, encode, harness
+import sidebyside
 
 LOADING = b"-LOADING Ruvio is loading the dataset in memory\r\n"
 CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same slot\r\n"
@@ -44,27 +45,17 @@ def read_replies(conn, n):
     return [conn.reply() for _ in range(n)]
 
 
-@unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
-class Proxy(unittest.TestCase):
-    """One 2-worker Ruvio and one redis-server for the class; each test starts empty."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = harness.Server("ruvio", args=["--workers", "2"])
-        cls.ref = harness.Server("redis")
-        # Mesh links still coming up after the ready line: see the first test below.
-        itest.wait_mesh_up(cls.srv.port)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.srv.stop()
-        cls.ref.stop()
+class Proxy(sidebyside.SideBySideCase):
+    """One 2-worker Ruvio (cand) and one redis-server (ref) for the class; each test starts
+    empty. The fixture waits out the mesh links still coming up after the ready line: see
+    the first test below."""
+    workers = 2
 
     def setUp(self):
-        for port in (self.srv.port, self.ref.port):
+        for port in (self.cand.port, self.ref.port):
             with Raw(port) as c:
                 self.assertEqual(c.call("FLUSHALL"), b"+OK\r\n")
-        self.conns = [conn_on(self.srv.port, w) for w in (0, 1)]
+        self.conns = [conn_on(self.cand.port, w) for w in (0, 1)]
         for c in self.conns:
             self.addCleanup(c.close)
 
@@ -99,7 +90,7 @@ class Proxy(unittest.TestCase):
         """CLIENT ID is unique among the clients of the server, as in Redis (CLIENT KILL ID
         and CLIENT LIST name clients by it), whichever worker accepted them."""
         seen = {}  # id reply → worker
-        conns = [Raw(self.srv.port) for _ in range(16)]
+        conns = [Raw(self.cand.port) for _ in range(16)]
         try:
             for c in conns:
                 w, cid = worker_of(c), c.call("CLIENT", "ID")
@@ -213,7 +204,7 @@ class Proxy(unittest.TestCase):
         self.conns[0].call("SET", "volatile", "v", "EX", "1000")
         per = [sum(1 for k in keys + ["volatile"] if harness.key_owner(k) == w) for w in (0, 1)]
         self.assertTrue(all(per), per)
-        pids = self.srv.worker_pids()
+        pids = self.cand.worker_pids()
         self.assertEqual(len(pids), 2)
         for c in self.conns:
             info = c.call("INFO").decode()

@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 import dump_data as dd  # noqa: E402
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 from resp_raw import RawConn  # noqa: E402
 
 LEVELS = ("no", "yes", "clients")
@@ -68,7 +69,7 @@ def payloads(b):
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class SanitizePayload(unittest.TestCase):
     def test_levels_beside_redis(self):
-        with harness.Server(kind="redis") as redis, harness.Server(kind="ruvio") as ruvio:
+        with sidebyside.pair() as (redis, ruvio):
             a, b = RawConn(ruvio.port), RawConn(redis.port)
             cases = payloads(bodies(b))
             b.call("FLUSHALL")

@@ -13,6 +13,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.setrecursionlimit(100000)  # the deeply nested replies below
 import itest  # noqa: E402
+import sidebyside  # noqa: E402
 
 CASES = [
  ["EVAL", "local function f() return 1 + f() end return f()", "0"],
@@ -197,18 +198,8 @@ SEED = [["SET", "str", "abc"], ["HSET", "h", "f", "v", "g", "w"], ["SADD", "st",
         ["ZADD", "z", "1.5", "a", "2", "b"]]
 
 
-class SideBySide(unittest.TestCase):
+class SideBySide(sidebyside.SideBySideCase):
     """The same scripts to redis-server and Ruvio; the replies must be equal bytes."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.ref = itest.start("redis")
-        cls.cand = itest.start("ruvio")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.cand.stop()
-        cls.ref.stop()
 
     def run_corpus(self, corpus, proto):
         ref, cand = itest.Raw(self.ref.port), itest.Raw(self.cand.port)

@@ -13,43 +13,19 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import itest  # noqa: E402
+from busy_case import UNKILLABLE, BusyServer  # noqa: E402
 
 LOOP = "local i = 0 while true do i = i + 1 end"
 WRITE_LOOP = "redis.call('set', 'w', 1) local i = 0 while true do i = i + 1 end"
 BUSY = b"-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
 
 
-class BusyCases:
-    kind = None
-
-    def setUp(self):
-        self.server = itest.start(self.kind)
-        self.addCleanup(self.server.stop)
-        with itest.Raw(self.server.port) as c:
-            self.assertEqual(c.call("CONFIG", "SET", "busy-reply-threshold", "200"), b"+OK\r\n")
-
+class BusyCases(BusyServer):
     def start_script(self, script):
-        result = {}
-        conn = itest.Raw(self.server.port, timeout=30)
-        self.addCleanup(conn.close)
-
-        def run():
-            try:
-                result["reply"] = conn.call("EVAL", script, "0")
-            except Exception as e:  # the server went away (SHUTDOWN NOSAVE)
-                result["reply"] = repr(e)
-
-        t = threading.Thread(target=run)
-        t.start()
-        self.addCleanup(t.join, 30)
-        # Bounded wait until another client is answered -BUSY.
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with itest.Raw(self.server.port) as c:
-                if c.call("PING") == BUSY:
-                    return t, result
-            time.sleep(0.05)
-        self.fail("never busy")
+        t, result = self.start_busy("EVAL", script, "0")
+        with itest.Raw(self.server.port) as c:
+            self.assertEqual(c.call("PING"), BUSY)  # SCRIPT KILL's text, not FUNCTION KILL's
+        return t, result
 
     def test_busy_then_script_kill(self):
         t, result = self.start_script(LOOP)
@@ -69,16 +45,8 @@ class BusyCases:
     def test_unkillable_then_shutdown_nosave(self):
         t, result = self.start_script(WRITE_LOOP)
         with itest.Raw(self.server.port) as c:
-            self.assertEqual(c.call("SCRIPT", "KILL"),
-                             b"-UNKILLABLE Sorry the script already executed write commands "
-                             b"against the dataset. You can either wait the script termination "
-                             b"or kill the server in a hard way using the SHUTDOWN NOSAVE "
-                             b"command.\r\n")
-            c.send(itest.encode("SHUTDOWN", "NOSAVE"))
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and self.server.running():
-            time.sleep(0.05)
-        self.assertFalse(self.server.running())
+            self.assertEqual(c.call("SCRIPT", "KILL"), UNKILLABLE)
+            self.assertShutdownNosaveStops(c)
 
 
 @unittest.skipUnless(itest.harness.ruvio_built(), "ruvio not built")

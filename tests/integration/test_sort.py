@@ -19,6 +19,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 import itest  # noqa: E402
 from itest import Raw  # noqa: E402
 
@@ -245,8 +246,7 @@ class SortSideBySide(unittest.TestCase):
     workers = 1
 
     def test_sort_matches_redis(self):
-        with harness.Server(kind="redis") as ref, \
-                harness.Server(kind="ruvio", args=["--workers", str(self.workers)]) as cand:
+        with sidebyside.pair(self.workers) as (ref, cand):
             with Raw(ref.port) as a, Raw(cand.port) as b:
                 for cmd in SETUP:
                     self.assertEqual(b.call(*cmd), a.call(*cmd), cmd[:2])

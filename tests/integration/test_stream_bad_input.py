@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "differential"))
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 from itest import Raw  # noqa: E402
 from test_stream_differential import _mask  # noqa: E402
 from resp_raw import parse  # noqa: E402
@@ -121,7 +122,7 @@ def state(c):
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class StreamBadInput(unittest.TestCase):
     def test_errors_are_redis_and_change_nothing(self):
-        with harness.Server(kind="redis") as ref, harness.Server(kind="ruvio") as cand:
+        with sidebyside.pair() as (ref, cand):
             with Raw(ref.port) as a, Raw(cand.port) as b:
                 for cmd in SETUP:
                     self.assertEqual(a.call(*cmd), b.call(*cmd), cmd)

@@ -6,8 +6,8 @@ rax nodes from the node masters)."""
 
 import unittest
 
-import itest
-from itest import harness
+import itest  # noqa: F401  (puts tests/ on sys.path)
+import sidebyside
 
 # (key, entries, ID step): IDs "<base + i*step // 7>-<i*step % 7>".
 SHAPES = [("s1", 1, 1), ("s101", 101, 1), ("dense", 1500, 1), ("mid", 4000, 13),
@@ -50,20 +50,9 @@ def figures(r):
     return out
 
 
-class StreamRax(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        itest.require_ruvio()
-        cls.red = harness.Server(kind="redis")
-        cls.ruv = harness.Server(kind="ruvio", args=["--workers", "1"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.red.stop()
-        cls.ruv.stop()
-
+class StreamRax(sidebyside.SideBySideCase):
     def test_radix_tree_figures_match_redis(self):
-        red, ruv = self.red.client(), self.ruv.client()
+        red, ruv = self.ref.client(), self.cand.client()
         load(red)
         load(ruv)
         want = figures(red)

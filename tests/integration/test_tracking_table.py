@@ -14,8 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 
-import harness  # noqa: E402
-import itest  # noqa: E402
+import sidebyside  # noqa: E402
 from resp_raw import Frames, parse  # noqa: E402
 
 KEYS = [b"tt:%d" % i for i in range(10)]
@@ -94,18 +93,7 @@ def readers_scenario(port):
         w.close()
 
 
-class TrackingTableTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        itest.require_ruvio()
-        cls.ref = harness.Server(kind="redis")
-        cls.cand = harness.Server(kind="ruvio", args=["--workers", "1"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.cand.stop()
-        cls.ref.stop()
-
+class TrackingTableTest(sidebyside.SideBySideCase):
     def test_max_keys(self):
         want = max_keys_scenario(self.ref.port)
         got = max_keys_scenario(self.cand.port)

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 
 import harness  # noqa: E402
-import itest  # noqa: E402
+import sidebyside  # noqa: E402
 from resp_raw import Frames, parse  # noqa: E402
 
 
@@ -162,18 +162,8 @@ def redirect_broken_scenario(port, workers):
                 c.close()
 
 
-class TrackingAcrossWorkersTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        itest.require_ruvio()
-        cls.ref = harness.Server(kind="redis")
-        cls.cand = harness.Server(kind="ruvio", args=["--workers", "2"])
-        harness.wait_mesh_up(cls.cand.port)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.cand.stop()
-        cls.ref.stop()
+class TrackingAcrossWorkersTest(sidebyside.SideBySideCase):
+    workers = 2
 
     def check(self, mode):
         want = scenario(self.ref.port, 1, mode)

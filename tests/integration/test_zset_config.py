@@ -8,6 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
+import sidebyside  # noqa: E402
 
 SCRIPT = [
     ["CONFIG", "SET", "zset-max-listpack-entries", "3"],
@@ -42,7 +43,7 @@ SCRIPT = [
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
 class ZsetConfig(unittest.TestCase):
     def test_thresholds_follow_config_set_as_redis(self):
-        with harness.Server(kind="redis") as ref, harness.Server(kind="ruvio") as cand:
+        with sidebyside.pair() as (ref, cand):
             a, b = ref.client(), cand.client()
             for cmd in SCRIPT:
                 try:
