@@ -308,33 +308,34 @@ class HashDurability(unittest.TestCase):
     def test_snapshot_loaded_fields_expire_and_hdel_is_logged(self):
         srv = self.start()
         r = srv.client()
+        start = time.monotonic()
         r.hset("snap", mapping={"gone": "1", "stay": "2"})
-        r.execute_command("HPEXPIRE", "snap", 3000, "FIELDS", 1, "gone")
+        r.execute_command("HPEXPIRE", "snap", 8000, "FIELDS", 1, "gone")
+        with_both = r.memory_usage("snap")
         r.hset("wal", mapping={"w1": "1"})
         r.execute_command("HPEXPIRE", "wal", 200, "FIELDS", 1, "w1")
         r.execute_command("BGSAVE")
         self.assertTrue(itest.wait_for(
             lambda: r.info("persistence").get("rdb_bgsave_in_progress") == 0, timeout=10))
+        if time.monotonic() - start > 6.0:
+            # The snapshot may have been taken after "gone" expired: nothing left to show.
+            self.skipTest("the snapshot took longer than the field's TTL (a loaded machine)")
         # "wal" empties by active expiry: its field is logged as HDEL, the key goes.
         self.assertTrue(itest.wait_for(lambda: r.dbsize() == 1, timeout=5.0))
         self.assertIn(b"HDEL", self.wal_bytes())
-        # With both fields (the snapshot above was taken while "gone" lived).
-        self.assertEqual(r.hexists("snap", "gone"), True)
-        with_both = r.memory_usage("snap")
         r.close()
         for p in srv.worker_pids():
             os.kill(p, signal.SIGKILL)
         srv.stop(signal.SIGKILL)
         srv = self.start()
         r = srv.client()
-        # From the snapshot, untouched: only the index seeded at start expires "gone" (MEMORY
-        # USAGE does not expire fields lazily). Measured against the size before the kill, so
-        # a slow restart that outlives the TTL still shows the drop.
-        self.assertTrue(itest.wait_for(lambda: r.memory_usage("snap") < with_both, timeout=10.0))
+        # From the snapshot, taken while "gone" lived: only the index seeded at start expires
+        # it (MEMORY USAGE does not expire fields lazily). Measured against the size while both
+        # fields lived, so a slow restart that outlives the TTL still shows the drop.
+        self.assertTrue(itest.wait_for(lambda: r.memory_usage("snap") < with_both, timeout=20.0))
         self.assertEqual(r.hgetall("snap"), {b"stay": b"2"})
         self.assertEqual(r.exists("wal"), 0)
         r.close()
-
 
 if __name__ == "__main__":
     unittest.main()
