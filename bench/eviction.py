@@ -38,7 +38,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from collections_throughput import server_cpu_ns  # noqa: E402  (schedstat on-CPU ns)
+from common import server_cpu_ns  # noqa: E402  (schedstat on-CPU ns)
 
 LIMIT = 100 * 1024 * 1024
 KEYSPACE = 10_000_000
