@@ -25,9 +25,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
 
 import harness  # noqa: E402
 import itest  # noqa: E402
-from resp_raw import Frames, encode, parse  # noqa: E402
+from resp_raw import encode, parse  # noqa: E402
 from test_tracking_workers import keys_on  # noqa: E402
-from test_worker_restart import restart_worker, worker_pid  # noqa: E402
+from test_worker_restart import TwoWorkerServer, restart_worker, worker_pid  # noqa: E402
 
 B = keys_on(1, 3, "br:")  # owned by worker 1: the one killed
 LOADING = b"-LOADING Ruvio is loading the dataset in memory\r\n"
@@ -37,25 +37,10 @@ def bulk(b):
     return b"$%d\r\n%s\r\n" % (len(b), b)
 
 
-class BlockedClientRestartTest(unittest.TestCase):
+class BlockedClientRestartTest(TwoWorkerServer, unittest.TestCase):
     """Each test kills worker 1 of its own server (a few seconds each)."""
 
-    def setUp(self):
-        itest.require_ruvio()
-        self.srv = harness.Server(kind="ruvio",
-                                  args=["--workers", "2", "--enable-debug-command", "yes"])
-        harness.wait_mesh_up(self.srv.port)
-        self.conns = []
-
-    def tearDown(self):
-        for c in self.conns:
-            c.close()
-        self.srv.stop()
-
-    def frames(self, worker):
-        f = Frames(self.srv.port, worker)
-        self.conns.append(f)
-        return f
+    server_args = ("--enable-debug-command", "yes")
 
     def worker_info(self, worker, field):
         with socket.create_connection(("127.0.0.1", self.srv.port + 1 + worker), timeout=5) as s:

@@ -72,12 +72,16 @@ def settle():
     time.sleep(0.1)
 
 
-class RestartedWorkerTest(unittest.TestCase):
-    """Each test restarts worker 1 of its own server (a few seconds each)."""
+class TwoWorkerServer:
+    """A fresh 2-worker Ruvio per test (`server_args` added), its mesh up; frames(w) opens a
+    connection to worker w, closed after the test. A mixin, so that test modules importing it
+    do not run this module's tests again."""
+
+    server_args = ()
 
     def setUp(self):
         itest.require_ruvio()
-        self.srv = harness.Server(kind="ruvio", args=["--workers", "2"])
+        self.srv = harness.Server(kind="ruvio", args=["--workers", "2", *self.server_args])
         harness.wait_mesh_up(self.srv.port)
         self.conns = []
 
@@ -90,6 +94,10 @@ class RestartedWorkerTest(unittest.TestCase):
         f = Frames(self.srv.port, worker)
         self.conns.append(f)
         return f
+
+
+class RestartedWorkerTest(TwoWorkerServer, unittest.TestCase):
+    """Each test restarts worker 1 of its own server (a few seconds each)."""
 
     def test_tracking_after_owner_restart(self):
         t = self.frames(0)  # read keys of both workers

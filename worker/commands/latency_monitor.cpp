@@ -10,16 +10,17 @@
 
 namespace ruvio::worker {
 
+LatencyMonitor::Series& LatencyMonitor::series_of(std::string_view event) {
+  for (Series& x : series_) {
+    if (x.event == event) return x;
+  }
+  series_.push_back(Series{std::string(event), {}, 0});
+  return series_.back();
+}
+
 void LatencyMonitor::add(std::string_view event, std::uint32_t ms) {
   const auto now = static_cast<std::int64_t>(std::time(nullptr));
-  Series* s = nullptr;
-  for (Series& x : series_) {
-    if (x.event == event) s = &x;
-  }
-  if (s == nullptr) {
-    series_.push_back(Series{std::string(event), {}, 0});
-    s = &series_.back();
-  }
+  Series* s = &series_of(event);
   s->max = std::max(s->max, ms);
   if (!s->samples.empty() && s->samples.back().time == now) {
     s->samples.back().latency = std::max(s->samples.back().latency, ms);
@@ -31,14 +32,7 @@ void LatencyMonitor::add(std::string_view event, std::uint32_t ms) {
 
 void LatencyMonitor::absorb(std::string_view event, std::uint32_t max,
                             std::span<const Sample> samples) {
-  Series* s = nullptr;
-  for (Series& x : series_) {
-    if (x.event == event) s = &x;
-  }
-  if (s == nullptr) {
-    series_.push_back(Series{std::string(event), {}, 0});
-    s = &series_.back();
-  }
+  Series* s = &series_of(event);
   s->max = std::max(s->max, max);
   std::deque<Sample> merged;
   auto a = s->samples.begin();

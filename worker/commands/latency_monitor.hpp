@@ -55,6 +55,9 @@ class LatencyMonitor {
   double fork_rate() const { return fork_rate_; }
 
  private:
+  // The event's series, a new empty one (last) when it has none.
+  Series& series_of(std::string_view event);
+
   std::vector<Series> series_;
   double fork_rate_ = 0;
 };
