@@ -74,6 +74,17 @@ class MemoryCases:
         super().setUp()
         self.addCleanup(self.r.config_set, "maxmemory-clients", "0")
 
+    def partial_command(self, name, data, qbuf):
+        """A connection `name` sends `data` (a command not yet whole) and is left open: its
+        socket and its CLIENT LIST fields once its qbuf shows `qbuf` bytes (or after 5 s)."""
+        s = connect(self.port, name)
+        self.addCleanup(s.close)
+        s.sendall(data)
+        deadline = time.monotonic() + 5
+        while self.fields(name)["qbuf"] < qbuf and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return s, self.fields(name)
+
     def fields(self, name):
         """The CLIENT LIST fields of client `name` (numbers), after its last reply was sent."""
         for line in self.r.execute_command("CLIENT", "LIST").splitlines():
@@ -151,13 +162,8 @@ class MemoryCases:
         """A 1 MB argument of which 300 KB arrived: the arguments before it are parsed (argv-mem
         4: "SET" and "k"), qbuf holds only the value's bytes so far (Redis trims the parsed
         part, processMultibulkBuffer)."""
-        s = connect(self.port, "under")
-        self.addCleanup(s.close)
-        s.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048576\r\n" + b"z" * 307200)
-        deadline = time.monotonic() + 5
-        while self.fields("under")["qbuf"] < 307200 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        f = self.fields("under")
+        s, f = self.partial_command(
+            "under", b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048576\r\n" + b"z" * 307200, 307200)
         self.assertEqual((f["qbuf"], f["argv-mem"]), (307200, 4))
         # Both servers hold room for the whole value (Redis: jemalloc's 1.25 MB class).
         self.assertGreaterEqual(f["qbuf"] + f["qbuf-free"], 1048576)
@@ -236,13 +242,8 @@ class MemoryCases:
 
     def test_big_argument_and_unread_replies(self):
         # A 300 KB argument under way: qbuf and tot-mem hold it, argv-mem is what was parsed.
-        s = connect(self.port, "bulk")
-        self.addCleanup(s.close)
-        s.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$300000\r\n" + b"y" * 100000)
-        deadline = time.monotonic() + 5
-        while self.fields("bulk")["qbuf"] < 100000 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        f = self.fields("bulk")
+        s, f = self.partial_command(
+            "bulk", b"*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$300000\r\n" + b"y" * 100000, 100000)
         self.assertGreaterEqual(f["qbuf"], 100000)
         self.assertGreaterEqual(f["tot-mem"], 300000)
         s.sendall(b"y" * 200000 + b"\r\n")
@@ -330,6 +331,7 @@ class RuvioProxyMemory(itest.RuvioProxyCase):
     """The fields through the 2-worker proxy port: the client's line comes from the worker
     holding its connection, which counts its WATCHes on the other worker too."""
     fields = MemoryCases.fields
+    partial_command = MemoryCases.partial_command
     test_watch_on_every_worker_counts = MemoryCases.test_watch_on_every_worker_counts
     test_own_first_client_info_shows_its_query_buffer = \
         MemoryCases.test_own_first_client_info_shows_its_query_buffer
