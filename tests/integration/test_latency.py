@@ -44,10 +44,17 @@ def pairs(flat):
     return list(zip(flat[0::2], flat[1::2]))
 
 
-class LatencyCases:
+class LatencyReset:
+    """Each test starts with no latency events and no command statistics and leaves the
+    threshold and the percentiles at their defaults; `info_percentiles`, when set, is the
+    latency-tracking-info-percentiles its tests run with (test_latency_merge's)."""
+    info_percentiles = None
+
     def setUp(self):
         super().setUp()
         self.r.config_set("latency-monitor-threshold", "0")
+        if self.info_percentiles is not None:
+            self.r.config_set("latency-tracking-info-percentiles", self.info_percentiles)
         self.r.execute_command("LATENCY", "RESET")
         self.r.config_resetstat()
 
@@ -55,6 +62,9 @@ class LatencyCases:
         self.r.config_set("latency-tracking-info-percentiles", "50 99 99.9")
         self.r.config_set("latency-monitor-threshold", "0")
         super().tearDown()
+
+
+class LatencyCases(LatencyReset):
 
     def test_histogram_labels_and_counts(self):
         r = self.r

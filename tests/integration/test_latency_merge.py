@@ -13,6 +13,7 @@ import time
 import unittest
 
 import itest
+from test_latency import LatencyReset
 
 ARGS = ("--workers", "2", "--enable-debug-command", "yes")
 FAST, SLOW = 10, 3  # DEBUG SLEEP 0 on worker 0, DEBUG SLEEP 0.002 on worker 1
@@ -51,20 +52,9 @@ def sparkline(values, rows=4):
     return out
 
 
-class LatencyMergeProxy(itest.RuvioProxyCase):
+class LatencyMergeProxy(LatencyReset, itest.RuvioProxyCase):
     server_args = ARGS
-
-    def setUp(self):
-        super().setUp()
-        self.r.config_set("latency-monitor-threshold", "0")
-        self.r.config_set("latency-tracking-info-percentiles", "0 50 65 100")
-        self.r.execute_command("LATENCY", "RESET")
-        self.r.config_resetstat()
-
-    def tearDown(self):
-        self.r.config_set("latency-tracking-info-percentiles", "50 99 99.9")
-        self.r.config_set("latency-monitor-threshold", "0")
-        super().tearDown()
+    info_percentiles = "0 50 65 100"
 
     def direct(self, w):
         c = itest.Raw(self.port + 1 + w)
