@@ -38,6 +38,21 @@ def both(ref, cand, *args):
     return a, b
 
 
+class AclTempDir:
+    """A fresh directory per test for aclfiles and config files, removed after it."""
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.mkdtemp(prefix="ruvio-acl-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def write(self, name, text):
+        """`text` as the file `name` in the test's directory; its path."""
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+
 @unittest.skipUnless(harness.ruvio_built(), "ruvio not built")
 class AclAuthTest(unittest.TestCase):
     def test_auth_hello_and_redis_py(self):
@@ -135,64 +150,54 @@ class AclAuthTest(unittest.TestCase):
 
 
 @unittest.skipUnless(harness.ruvio_built(), "ruvio not built")
-class AclFilesTest(unittest.TestCase):
+class AclFilesTest(AclTempDir, unittest.TestCase):
     def test_aclfile_save_load_and_restart(self):
-        tmp = tempfile.mkdtemp(prefix="ruvio-acl-")
-        try:
-            path = os.path.join(tmp, "users.acl")
-            with open(path, "w") as f:
-                f.write("user default on nopass ~* &* +@all\nuser ro on >r ~* -@all +get\n")
-            with harness.Server(args=["--aclfile", path]) as srv:
-                c = srv.client()
-                self.assertEqual(c.execute_command("ACL", "USERS"), [b"default", b"ro"])
-                c.execute_command("ACL", "SETUSER", "new", "on", ">n", "~n:*", "+@string")
-                self.assertEqual(c.execute_command("ACL", "SAVE"), b"OK")
-                with open(path) as f:
-                    saved = f.read()
-                self.assertIn("user new on #", saved)
-                # A bad file: the error, and the users stay as they were.
-                with open(path + ".bad", "w") as f:
-                    f.write("user x on +nosuch\nbogus line\n")
-                os.rename(path, path + ".good")
-                os.rename(path + ".bad", path)
-                with self.assertRaises(redis.ResponseError) as cm:
-                    c.execute_command("ACL", "LOAD")
-                self.assertEqual(str(cm.exception),
-                                 f"{path}:1: Error in applying operation '+nosuch': Unknown "
-                                 f"command or category name in ACL. {path}:2 "
-                                 "should start with user keyword followed by the username. "
-                                 "WARNING: ACL errors detected, no change to the previously "
-                                 "active ACL rules was performed")
-                self.assertEqual(c.execute_command("ACL", "USERS"), [b"default", b"new", b"ro"])
-                os.rename(path + ".good", path)
-                u = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
-                u.sendall(b"*3\r\n$4\r\nAUTH\r\n$2\r\nro\r\n$1\r\nr\r\n")
-                self.assertEqual(u.recv(100), b"+OK\r\n")
-                self.assertEqual(c.execute_command("ACL", "LOAD"), b"OK")
-                self.assertEqual(u.recv(100), b"")  # LOAD closed the clients of replaced users
-                u.close()
-            # The saved users come back after a restart.
-            with harness.Server(args=["--aclfile", path]) as srv:
-                n = srv.client(username="new", password="n")
-                self.assertTrue(n.set("n:1", "x"))
-                with self.assertRaises(redis.exceptions.NoPermissionError):
-                    n.set("m", "x")
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        path = self.write("users.acl",
+                          "user default on nopass ~* &* +@all\nuser ro on >r ~* -@all +get\n")
+        with harness.Server(args=["--aclfile", path]) as srv:
+            c = srv.client()
+            self.assertEqual(c.execute_command("ACL", "USERS"), [b"default", b"ro"])
+            c.execute_command("ACL", "SETUSER", "new", "on", ">n", "~n:*", "+@string")
+            self.assertEqual(c.execute_command("ACL", "SAVE"), b"OK")
+            with open(path) as f:
+                saved = f.read()
+            self.assertIn("user new on #", saved)
+            # A bad file: the error, and the users stay as they were.
+            with open(path + ".bad", "w") as f:
+                f.write("user x on +nosuch\nbogus line\n")
+            os.rename(path, path + ".good")
+            os.rename(path + ".bad", path)
+            with self.assertRaises(redis.ResponseError) as cm:
+                c.execute_command("ACL", "LOAD")
+            self.assertEqual(str(cm.exception),
+                             f"{path}:1: Error in applying operation '+nosuch': Unknown "
+                             f"command or category name in ACL. {path}:2 "
+                             "should start with user keyword followed by the username. "
+                             "WARNING: ACL errors detected, no change to the previously "
+                             "active ACL rules was performed")
+            self.assertEqual(c.execute_command("ACL", "USERS"), [b"default", b"new", b"ro"])
+            os.rename(path + ".good", path)
+            u = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+            u.sendall(b"*3\r\n$4\r\nAUTH\r\n$2\r\nro\r\n$1\r\nr\r\n")
+            self.assertEqual(u.recv(100), b"+OK\r\n")
+            self.assertEqual(c.execute_command("ACL", "LOAD"), b"OK")
+            self.assertEqual(u.recv(100), b"")  # LOAD closed the clients of replaced users
+            u.close()
+        # The saved users come back after a restart.
+        with harness.Server(args=["--aclfile", path]) as srv:
+            n = srv.client(username="new", password="n")
+            self.assertTrue(n.set("n:1", "x"))
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                n.set("m", "x")
 
     def test_config_file_user_lines(self):
-        tmp = tempfile.mkdtemp(prefix="ruvio-acl-")
-        try:
-            conf = os.path.join(tmp, "ruvio.conf")
-            with open(conf, "w") as f:
-                f.write("user cfg on >c ~c:* +@all\nuser default on nopass ~* &* +@all\n")
-            with harness.Server(args=["--config", conf]) as srv:
-                c = srv.client(username="cfg", password="c")
-                self.assertTrue(c.set("c:1", "v"))
-                with self.assertRaises(redis.exceptions.NoPermissionError):
-                    c.set("d", "v")
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        conf = self.write("ruvio.conf",
+                          "user cfg on >c ~c:* +@all\nuser default on nopass ~* &* +@all\n")
+        with harness.Server(args=["--config", conf]) as srv:
+            c = srv.client(username="cfg", password="c")
+            self.assertTrue(c.set("c:1", "v"))
+            with self.assertRaises(redis.exceptions.NoPermissionError):
+                c.set("d", "v")
 
 
 @unittest.skipUnless(harness.ruvio_built(), "ruvio not built")

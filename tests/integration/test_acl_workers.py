@@ -11,11 +11,9 @@
   LOAD of a bad file answers Redis's exact error and changes nothing."""
 
 import os
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import time
 import unittest
 
@@ -24,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness  # noqa: E402
 import sidebyside  # noqa: E402
 import redis  # noqa: E402
+from test_acl import AclTempDir  # noqa: E402
 
 FIELDS = (b"count", b"reason", b"context", b"object", b"username")
 
@@ -156,68 +155,51 @@ def wait_for(fn, timeout=20.0):
 
 
 @unittest.skipUnless(harness.ruvio_built(), "ruvio not built")
-class AclRestartedWorkerTest(unittest.TestCase):
+class AclRestartedWorkerTest(AclTempDir, unittest.TestCase):
     def test_restarted_worker_keeps_runtime_users(self):
-        tmp = tempfile.mkdtemp(prefix="ruvio-acl-")
-        try:
-            path = os.path.join(tmp, "users.acl")
-            with open(path, "w") as f:
-                f.write("user default on nopass ~* &* +@all\nuser old on >o ~* +@all\n")
-            with harness.Server(args=["--workers", "2", "--aclfile", path]) as srv:
-                harness.wait_mesh_up(srv.port, 2)
-                admin = srv.client()
-                self.assertEqual(admin.execute_command(
-                    "ACL", "SETUSER", "rt", "on", ">rtpass", "~rt:*", "+@all", "-flushall"),
-                    b"OK")
-                self.assertEqual(admin.execute_command("ACL", "DELUSER", "old"), 1)
-                want_list = admin.execute_command("ACL", "LIST")
-                want_user = admin.execute_command("ACL", "GETUSER", "rt")
-                key = key_of(1, 2, "rt:")
-                old = worker_pid(srv, 1)
-                os.kill(old, signal.SIGKILL)
-                self.assertTrue(wait_for(lambda: worker_pid(srv, 1) != old),
-                                srv.log_tail(20))
-                harness.wait_mesh_up(srv.port, 2)
-                # Every worker (the restarted one asked on its direct port) has the users.
-                for w in (0, 1):
-                    d = redis.Redis(host="127.0.0.1", port=srv.port + 1 + w, socket_timeout=10)
-                    self.assertEqual(d.execute_command("ACL", "LIST"), want_list, w)
-                    self.assertEqual(d.execute_command("ACL", "GETUSER", "rt"), want_user, w)
-                    with self.assertRaises((redis.exceptions.AuthenticationError,
-                                            redis.ResponseError)):
-                        redis.Redis(host="127.0.0.1", port=srv.port + 1 + w, username="old",
-                                    password="o", socket_timeout=10).ping()
-                    d.close()
-                for w in (0, 1):
-                    u = pinned(srv, w, username="rt", password="rtpass")
-                    self.assertTrue(u.set(key, "v"))  # a key of the restarted worker
-                    self.assertEqual(u.get(key), b"v")
-                    with self.assertRaises(redis.exceptions.NoPermissionError):
-                        u.get("other")
-                    with self.assertRaises(redis.exceptions.NoPermissionError):
-                        u.execute_command("FLUSHALL")
-                    u.close()
-                # The file is untouched: nothing was saved.
-                with open(path) as f:
-                    self.assertIn("user old", f.read())
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        path = self.write("users.acl",
+                          "user default on nopass ~* &* +@all\nuser old on >o ~* +@all\n")
+        with harness.Server(args=["--workers", "2", "--aclfile", path]) as srv:
+            harness.wait_mesh_up(srv.port, 2)
+            admin = srv.client()
+            self.assertEqual(admin.execute_command(
+                "ACL", "SETUSER", "rt", "on", ">rtpass", "~rt:*", "+@all", "-flushall"),
+                b"OK")
+            self.assertEqual(admin.execute_command("ACL", "DELUSER", "old"), 1)
+            want_list = admin.execute_command("ACL", "LIST")
+            want_user = admin.execute_command("ACL", "GETUSER", "rt")
+            key = key_of(1, 2, "rt:")
+            old = worker_pid(srv, 1)
+            os.kill(old, signal.SIGKILL)
+            self.assertTrue(wait_for(lambda: worker_pid(srv, 1) != old),
+                            srv.log_tail(20))
+            harness.wait_mesh_up(srv.port, 2)
+            # Every worker (the restarted one asked on its direct port) has the users.
+            for w in (0, 1):
+                d = redis.Redis(host="127.0.0.1", port=srv.port + 1 + w, socket_timeout=10)
+                self.assertEqual(d.execute_command("ACL", "LIST"), want_list, w)
+                self.assertEqual(d.execute_command("ACL", "GETUSER", "rt"), want_user, w)
+                with self.assertRaises((redis.exceptions.AuthenticationError,
+                                        redis.ResponseError)):
+                    redis.Redis(host="127.0.0.1", port=srv.port + 1 + w, username="old",
+                                password="o", socket_timeout=10).ping()
+                d.close()
+            for w in (0, 1):
+                u = pinned(srv, w, username="rt", password="rtpass")
+                self.assertTrue(u.set(key, "v"))  # a key of the restarted worker
+                self.assertEqual(u.get(key), b"v")
+                with self.assertRaises(redis.exceptions.NoPermissionError):
+                    u.get("other")
+                with self.assertRaises(redis.exceptions.NoPermissionError):
+                    u.execute_command("FLUSHALL")
+                u.close()
+            # The file is untouched: nothing was saved.
+            with open(path) as f:
+                self.assertIn("user old", f.read())
 
 
 @unittest.skipUnless(harness.ruvio_built(), "ruvio not built")
-class AclStartupErrorsTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ruvio-acl-")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def write(self, name, text):
-        path = os.path.join(self.tmp, name)
-        with open(path, "w") as f:
-            f.write(text)
-        return path
-
+class AclStartupErrorsTest(AclTempDir, unittest.TestCase):
     def refuses(self, kind, args, message):
         """The server exits non-zero by itself, its log holding `message`."""
         srv = harness.Server(kind=kind, args=args, wait_ready=False)
