@@ -17,32 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/hex_bytes.hpp"
 #include "worker/store/record.hpp"
 #include "worker/types/intset/intset.hpp"
 
 using ruvio::store::Heap;
+using ruvio::testing::hex;
+using ruvio::testing::unhex;
 using ruvio::types::Intset;
 
 namespace {
-
-std::string hex(std::span<const std::uint8_t> b) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (std::uint8_t c : b) {
-    s += d[c >> 4];
-    s += d[c & 15];
-  }
-  return s;
-}
-
-std::vector<std::uint8_t> unhex(std::string_view h) {
-  std::vector<std::uint8_t> out;
-  auto v = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  for (std::size_t i = 0; i + 1 < h.size(); i += 2) {
-    out.push_back(static_cast<std::uint8_t>(v(h[i]) << 4 | v(h[i + 1])));
-  }
-  return out;
-}
 
 std::vector<std::int64_t> members(const Intset& s, const Heap* heap = nullptr) {
   if (heap != nullptr) CHECK(heap->used == s.alloc_size());

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/hex_bytes.hpp"
 #include "worker/store/record.hpp"
 #include "worker/types/listpack/listpack.hpp"
 
@@ -27,27 +28,10 @@ using ruvio::store::Heap;
 using ruvio::types::Listpack;
 namespace lpd = ruvio::types::listpack_detail;
 using Pos = Listpack::Pos;
+using ruvio::testing::hex;
+using ruvio::testing::unhex;
 
 namespace {
-
-std::string hex(std::span<const std::uint8_t> b) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (std::uint8_t c : b) {
-    s += d[c >> 4];
-    s += d[c & 15];
-  }
-  return s;
-}
-
-std::vector<std::uint8_t> unhex(std::string_view h) {
-  std::vector<std::uint8_t> out;
-  auto v = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  for (std::size_t i = 0; i + 1 < h.size(); i += 2) {
-    out.push_back(static_cast<std::uint8_t>(v(h[i]) << 4 | v(h[i + 1])));
-  }
-  return out;
-}
 
 std::uint64_t fnv1a(std::span<const std::uint8_t> b) {
   std::uint64_t h = 0xcbf29ce484222325ull;
