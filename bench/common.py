@@ -1,6 +1,7 @@
 """Shared pieces of the benchmark scripts: starting a pinned server, reading a process's
 VmRSS, the machine description and the result file every script writes."""
 
+import argparse
 import csv
 import datetime
 import hashlib
@@ -265,3 +266,14 @@ def compare_memory(sets, servers, measure, per_key=False):
 def need(tool):
     if shutil.which(tool) is None:
         sys.exit(f"{tool} not found (apt-get install redis-tools)")
+
+
+def against_redis_parser(doc, requests=300_000):
+    """The command line the Ruvio-against-redis-server scripts open with (the script's
+    docstring as --help's text, --rounds, --requests, --servers); each adds its own."""
+    ap = argparse.ArgumentParser(description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--requests", type=int, default=requests)
+    ap.add_argument("--servers", default="redis,ruvio")
+    return ap

@@ -26,7 +26,6 @@ Usage: bench/geo.py [--rounds 3] [--requests 300000] [--servers redis,ruvio] [--
 Writes bench/results/<date>-geo-throughput.json and <date>-geo-memory.json.
 """
 
-import argparse
 import os
 import random
 import sys
@@ -34,6 +33,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collections_throughput as ct  # noqa: E402
 import collections_memory as cm  # noqa: E402
+import common  # noqa: E402
 from memory import _resp, load_pipelined  # noqa: E402
 
 POINTS = 1000
@@ -110,11 +110,7 @@ def throughput(a, servers):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--requests", type=int, default=300_000)
-    ap.add_argument("--servers", default="redis,ruvio")
+    ap = common.against_redis_parser(__doc__)
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--no-throughput", action="store_true")
     ap.add_argument("--no-write", action="store_true")

@@ -32,7 +32,6 @@ Usage: bench/streams.py [--rounds 3] [--requests 300000] [--servers redis,ruvio]
 Writes bench/results/<date>-streams.json.
 """
 
-import argparse
 import os
 import re
 import socket
@@ -173,11 +172,7 @@ def throughput_part(servers, rounds_n, requests):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--requests", type=int, default=300_000)
-    ap.add_argument("--servers", default="redis,ruvio")
+    ap = common.against_redis_parser(__doc__)
     ap.add_argument("--part", default="throughput,memory")
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
