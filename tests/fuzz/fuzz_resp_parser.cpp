@@ -96,18 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   {
     RequestParser p;
     configure(p, flags);
-    std::string buf;
-    std::size_t at = 0;
-    bool alive = true;
-    for (std::size_t c : cuts) {
-      if (!alive) break;
-      std::string next = buf;  // a new address every read
-      next.append(wire.substr(at, c - at));
-      at = c;
-      buf.swap(next);
-      alive = drain(p, buf, split);
-    }
-    split.leftover = buf.size();
+    split.leftover =
+        ruvio::fuzz::feed_split(wire, cuts, [&](std::string& buf) { return drain(p, buf, split); });
   }
 
   check(whole.commands == split.commands);

@@ -1,5 +1,5 @@
 // What the split-stream fuzz targets share (fuzz_resp_parser, fuzz_mesh_frame): their input
-// layout, decoded into the wire bytes and where to cut them.
+// layout, decoded into the wire bytes and where to cut them, and the feeding of the cut wire.
 //
 //   byte 0          flags (each target's own)
 //   byte 1          k = number of split points (taken mod 16)
@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +41,24 @@ inline std::optional<SplitInput> split_input(const std::uint8_t* data, std::size
   std::sort(in.cuts.begin(), in.cuts.end());
   in.cuts.push_back(in.wire.size());
   return in;
+}
+
+// Feeds wire[cuts[i-1], cuts[i]) read after read, each read into a fresh copy of the buffer
+// (a connection compacting its input moves it: a decoder keeping a pointer into the old bytes
+// reads freed memory; past the 15 bytes std::string keeps inline), and calls drain(buf), which
+// consumes what it decodes and answers false to stop. Returns the bytes left undecoded.
+template <class Drain>
+std::size_t feed_split(std::string_view wire, const std::vector<std::size_t>& cuts, Drain&& drain) {
+  std::string buf;
+  std::size_t at = 0;
+  for (std::size_t c : cuts) {
+    std::string next = buf;
+    next.append(wire.substr(at, c - at));
+    at = c;
+    buf.swap(next);
+    if (!drain(buf)) break;
+  }
+  return buf.size();
 }
 
 }  // namespace ruvio::fuzz
