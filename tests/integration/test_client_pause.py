@@ -7,7 +7,6 @@ Timing asserts are generous (the machine is noisy): a reply that must not wait c
 under the pause, one that must wait comes after most of it."""
 
 import os
-import re
 import shutil
 import signal
 import socket
@@ -18,6 +17,7 @@ import unittest
 
 import itest
 from itest import Raw, encode, harness
+from test_proxy import conn_on, worker_of
 
 OK = b"+OK\r\n"
 NOREPLY_S = 0.3  # how long a test listens to tell that a reply is being held back
@@ -235,22 +235,6 @@ class PauseCases:
 
 
 itest.bind(PauseCases, globals())
-
-
-def worker_of(conn):
-    info = conn.call("INFO", "server")
-    m = re.search(rb"\r\nworker_id:(\d+)\r\n", info)
-    assert m, info
-    return int(m.group(1))
-
-
-def conn_on(port, worker, tries=200):
-    for _ in range(tries):
-        c = Raw(port)
-        if worker_of(c) == worker:
-            return c
-        c.close()
-    raise AssertionError(f"no connection accepted by worker {worker} in {tries} tries")
 
 
 @unittest.skipUnless(harness.ruvio_built(), f"{harness.RUVIO_BIN} not built")
