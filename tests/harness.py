@@ -338,7 +338,10 @@ class Server:
         return pids
 
     def stop(self, sig=signal.SIGTERM, timeout=10.0):
-        """Stops this server by PID; returns its exit code."""
+        """Stops this server by PID; returns its exit code. Stopping it again does nothing
+        (its PID and group may belong to another process by then)."""
+        if self.final_output is not None:
+            return self.proc.returncode
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:

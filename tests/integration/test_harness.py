@@ -167,6 +167,32 @@ class Survivors(unittest.TestCase):
             self.assertIsNotNone(proc_state(other))
 
 
+class FailedSetUpClass(unittest.TestCase):
+    """A class whose setUpClass raises after its base started the server never runs
+    tearDownClass; the base's class cleanup stops the server anyway."""
+
+    def test_server_stopped_when_the_rest_of_setupclass_fails(self):
+        started = []
+
+        class Broken(itest.RedisCase):
+            @classmethod
+            def setUpClass(cls):
+                super().setUpClass()
+                started.append(cls.server)
+                raise RuntimeError("after the server started")
+
+            def test_never_runs(self):
+                pass
+
+        result = unittest.TestResult()
+        unittest.TestSuite([Broken("test_never_runs")]).run(result)
+        self.assertEqual([(type(t).__name__, e.splitlines()[-1]) for t, e in result.errors],
+                         [("_ErrorHolder", "RuntimeError: after the server started")])
+        self.assertEqual(result.testsRun, 0)
+        self.assertEqual(len(started), 1)
+        self.assertFalse(started[0].running())
+
+
 class RunnerNamesTheModule(unittest.TestCase):
     """tests/run.py's Result: a server a module never stopped is one failure line naming the
     module, and is stopped."""
