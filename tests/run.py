@@ -193,12 +193,18 @@ class Result(unittest.TestResult):
             self.module, self.module_from = module, self.last_end
         self.t0 = time.monotonic()
         self.mark = len(harness.SERVERS)
-        signal.alarm(TEST_TIMEOUT_S)
+        self.arm()
 
     def stopTest(self, test):
-        signal.alarm(0)
         super().stopTest(test)
         self.last_end = len(harness.SERVERS)
+        self.arm()
+
+    @staticmethod
+    def arm():
+        """The alarm runs between tests too: a tearDownClass or the next setUpClass that
+        hangs is a fixture error, not a run that hangs until someone kills it."""
+        signal.alarm(TEST_TIMEOUT_S)
 
     def check_module(self, end):
         """A server the finished module started and never stopped is a failure of that
@@ -283,6 +289,7 @@ def run_tests(pattern, failfast):
     result.failfast = failfast
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
+        result.arm()  # the first setUpClass
         suite.run(result)
         result.check_module(len(harness.SERVERS))
     finally:
@@ -304,7 +311,12 @@ def check_leftovers():
     server directories, the run's mark in its environment, or being our child) is printed
     as a failure and SIGKILLed by PID. Returns how many there were."""
     dirs = {srv.tmp.name for srv in harness.SERVERS}
-    found = harness.survivors(dirs, os.environ[harness.OWNER_ENV])
+    deadline = time.monotonic() + 2
+    # A process signalled a moment ago (a cleanup's SIGKILL) is not gone the moment kill()
+    # returns: only what is still there after a short grace counts.
+    while (found := harness.survivors(dirs, os.environ[harness.OWNER_ENV])) and \
+            time.monotonic() < deadline:
+        time.sleep(0.1)
     for pid, cmd, cwd in found:
         out(f"leftover process ... FAIL (pid {pid} still running after the run: {cmd[:200]}; "
             f"cwd {cwd})")

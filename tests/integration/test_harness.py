@@ -193,16 +193,19 @@ class FailedSetUpClass(unittest.TestCase):
         self.assertFalse(started[0].running())
 
 
+def load_runner():
+    spec = importlib.util.spec_from_file_location("run_for_test", os.path.join(TESTS, "run.py"))
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    return run
+
+
 class RunnerNamesTheModule(unittest.TestCase):
     """tests/run.py's Result: a server a module never stopped is one failure line naming the
     module, and is stopped."""
 
     def test_module_left_a_server_running(self):
-        spec = importlib.util.spec_from_file_location("run_for_test",
-                                                      os.path.join(TESTS, "run.py"))
-        run = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(run)
-        result = run.Result()
+        result = load_runner().Result()
         result.module, result.module_from = "integration.leaky", len(harness.SERVERS)
         srv = harness.Server(kind="redis")
         self.addCleanup(srv.stop)
@@ -216,6 +219,41 @@ class RunnerNamesTheModule(unittest.TestCase):
                          f"{srv.pid}, port {srv.port}: no stop() after its last test)\n")
         self.assertEqual(result.leaks, 1)
         self.assertFalse(srv.running())
+
+
+class RunnerTimesFixtures(unittest.TestCase):
+    """The runner's alarm covers a setUpClass: one that hangs is an error of its class, not
+    a run that hangs until it is killed (and, before the harness tied servers to their owner,
+    left them orphaned)."""
+
+    def test_hanging_setupclass_is_an_error(self):
+        run = load_runner()
+        run.TEST_TIMEOUT_S = 1
+
+        class Hangs(unittest.TestCase):
+            @classmethod
+            def setUpClass(cls):
+                time.sleep(30)
+
+            def test_never_runs(self):
+                pass
+
+        result = run.Result()
+        old = signal.signal(signal.SIGALRM, run._alarm)
+        outer = signal.alarm(0)  # this test's own alarm, put back below
+        t0 = time.monotonic()
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                result.arm()
+                unittest.TestSuite([Hangs("test_never_runs")]).run(result)
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+            signal.alarm(max(outer - int(time.monotonic() - t0), 1) if outer else 0)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual([e.splitlines()[-1] for _, e in result.errors],
+                         ["run_for_test.Timeout: test exceeded 1 s"])
+        self.assertEqual(result.testsRun, 0)
 
 
 if __name__ == "__main__":
