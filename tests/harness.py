@@ -1,11 +1,19 @@
 """Start and stop real servers for the tests: Ruvio (the supervisor binary) and Debian's
-redis-server, each on ports picked here, each stopped by its own PID only."""
+redis-server, each on ports picked here, each stopped by its own PID only.
 
+Every process started through owned_popen (each Server is) dies with the test process that
+started it, however that process ends: a SIGKILL, a runner's timeout or a failed setUpClass
+whose tearDownClass never runs leave no server behind (the supervisor's own workers follow it
+the same way, supervisor.cpp + worker/server/orphan_watchdog)."""
+
+import concurrent.futures
+import ctypes
 import os
 import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -16,6 +24,63 @@ REDIS_BIN = "/usr/bin/redis-server"
 # Every Server started in this process, oldest first: the test runner prints their log
 # tails on a failure and stops whatever is left at the end (stop_all).
 SERVERS = []
+
+
+# Marks every process of one test run, children of test subprocesses included (they
+# inherit the environment): tests/run.py looks for it in what is still alive at the end, in
+# the environment and in the name of the cwd (redis-server chdirs to its --dir, named by
+# temp_dir, and its process title overwrites what /proc shows of its environment).
+OWNER_ENV = "RUVIO_TEST_OWNER"
+
+
+def new_owner():
+    return f"r{os.getpid()}x{os.urandom(3).hex()}"
+
+
+os.environ.setdefault(OWNER_ENV, new_owner())
+
+
+def temp_dir(prefix):
+    """A TemporaryDirectory whose name carries the run's mark: /tmp/{prefix}-{mark}-XXXX."""
+    return tempfile.TemporaryDirectory(prefix=f"{prefix}-{os.environ[OWNER_ENV]}-")
+
+_PR_SET_PDEATHSIG = 1
+_prctl = ctypes.CDLL(None, use_errno=True).prctl
+_prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_prctl.restype = ctypes.c_int
+_spawner = None
+_spawner_lock = threading.Lock()
+
+
+def _die_with(owner):
+    """preexec_fn: SIGKILL when the forking thread ends; if the owner is already gone (it
+    died between fork and prctl), end now rather than run orphaned."""
+    def preexec():
+        if _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != owner:
+            os._exit(126)
+    return preexec
+
+
+def owned_popen(cmd, **kw):
+    """subprocess.Popen in a new session (so stop() can kill its whole group) whose process
+    is SIGKILLed by the kernel when this test process ends.
+
+    PR_SET_PDEATHSIG fires when the *thread* that forked exits, not the process: a Popen
+    from a short-lived thread would kill its server as the thread ends. So forks come from
+    the main thread, or from one spawner thread that lives as long as the process."""
+    kw.setdefault("start_new_session", True)
+
+    def spawn():
+        return subprocess.Popen(cmd, preexec_fn=_die_with(os.getpid()), **kw)
+
+    if threading.current_thread() is threading.main_thread():
+        return spawn()
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="harness-spawner")
+    return _spawner.submit(spawn).result()
 
 
 def ruvio_built():
@@ -201,7 +266,7 @@ class Server:
     def __init__(self, kind="ruvio", args=(), env=None, wait_ready=True, admin=False):
         self.kind = kind
         self.port = free_port(2)
-        self.tmp = tempfile.TemporaryDirectory(prefix=f"{kind}-test-")
+        self.tmp = temp_dir(f"{kind}-test")
         self.log_path = os.path.join(self.tmp.name, "server.log")
         # admin=True: the admin HTTP port at port+10000 (free_port checked it is free).
         self.admin_port = self.port + 10000 if admin else 0
@@ -222,9 +287,8 @@ class Server:
                    "--save", "", "--appendonly", "no", "--daemonize", "no",
                    "--dir", self.tmp.name, *args]
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
-                                     env={**os.environ, **(env or {})},
-                                     start_new_session=True)
+        self.proc = owned_popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
+                                env={**os.environ, **(env or {})})
         self.pid = self.proc.pid
         self.final_output = None
         SERVERS.append(self)
@@ -274,7 +338,10 @@ class Server:
         return pids
 
     def stop(self, sig=signal.SIGTERM, timeout=10.0):
-        """Stops this server by PID; returns its exit code."""
+        """Stops this server by PID; returns its exit code. Stopping it again does nothing
+        (its PID and group may belong to another process by then)."""
+        if self.final_output is not None:
+            return self.proc.returncode
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
@@ -313,3 +380,37 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def _proc_text(pid, name):
+    with open(f"/proc/{pid}/{name}", "rb") as f:
+        return f.read()
+
+
+def survivors(dirs, owner=None):
+    """(pid, command line, cwd) of every live process other than this one that belongs to a
+    test run: its cwd is (or is inside) one of `dirs` — redis-server chdirs to its --dir —,
+    its environment or the name of its cwd (temp_dir) carries the run's mark `owner`, or it
+    is a child of this process. Zombies are dead already and left out."""
+    dirs = [d.rstrip("/") for d in dirs]
+    mark = f"{OWNER_ENV}={owner}".encode() if owner else None
+    me = os.getpid()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        pid = int(name)
+        try:
+            stat = _proc_text(pid, "stat").decode(errors="replace")
+            state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
+            if state in ("Z", "X"):
+                continue
+            cwd = os.readlink(f"/proc/{pid}/cwd").removesuffix(" (deleted)")
+            env = _proc_text(pid, "environ").split(b"\0") if mark else []
+            cmd = _proc_text(pid, "cmdline").replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+        if (int(ppid) == me or (mark is not None and (mark in env or f"-{owner}-" in cwd))
+                or any(cwd == d or cwd.startswith(d + "/") for d in dirs)):
+            found.append((pid, cmd.strip(), cwd))
+    return found

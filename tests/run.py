@@ -6,8 +6,11 @@ tests/source/, tests/integration/ and tests/differential/ (test_*.py).
 
 RUVIO_BUILD names the build directory (default: build/ next to tests/). Each test's name
 and result is printed as it runs; a failure prints its assertion and the tail of the log
-of every server it was using. The last line is always `N passed, N failed` (plus
-`, N skipped` when something was skipped), and the exit code is 1 on any failure.
+of every server it was using. A module that leaves a server of its own running after its
+last test, and any process of the run still alive once the run has stopped its servers, is a
+failure line of its own (and is then stopped by PID). The last line is always
+`N passed, N failed` (plus `, N skipped` when something was skipped), and the exit code is 1
+on any failure.
 """
 
 import argparse
@@ -174,17 +177,46 @@ class Result(unittest.TestResult):
     def __init__(self):
         super().__init__()
         self.passed = 0
+        self.leaks = 0
         self.t0 = 0.0
+        self.module = None   # the module whose tests are running
+        self.module_from = 0  # harness.SERVERS index where that module's servers start
+        self.last_end = 0     # len(harness.SERVERS) when the last test ended
 
     def startTest(self, test):
         super().startTest(test)
+        module = type(test).__module__
+        if module != self.module:
+            # unittest has torn down the previous module's classes by now; this module's
+            # setUpClass servers come after last_end.
+            self.check_module(self.last_end)
+            self.module, self.module_from = module, self.last_end
         self.t0 = time.monotonic()
         self.mark = len(harness.SERVERS)
-        signal.alarm(TEST_TIMEOUT_S)
+        self.arm()
 
     def stopTest(self, test):
-        signal.alarm(0)
         super().stopTest(test)
+        self.last_end = len(harness.SERVERS)
+        self.arm()
+
+    @staticmethod
+    def arm():
+        """The alarm runs between tests too: a tearDownClass or the next setUpClass that
+        hangs is a fixture error, not a run that hangs until someone kills it."""
+        signal.alarm(TEST_TIMEOUT_S)
+
+    def check_module(self, end):
+        """A server the finished module started and never stopped is a failure of that
+        module: named here, where it is known, not found later by whoever looks."""
+        if self.module is None:
+            return
+        for srv in harness.SERVERS[self.module_from:end]:
+            if srv.running():
+                out(f"{self.module} (left a server running) ... FAIL ({srv.kind} pid "
+                    f"{srv.pid}, port {srv.port}: no stop() after its last test)")
+                self.leaks += 1
+                srv.stop()
 
     def _took(self):
         return f"({time.monotonic() - self.t0:.2f}s)"
@@ -257,17 +289,42 @@ def run_tests(pattern, failfast):
     result.failfast = failfast
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
+        result.arm()  # the first setUpClass
         suite.run(result)
+        result.check_module(len(harness.SERVERS))
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
         harness.stop_all()
+    leftovers = check_leftovers()
     # Fixture errors (setUpClass...) are in result.errors without a success/failure of
     # their own tests: count each as one failure.
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    failed = (len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+              + result.leaks + leftovers)
     # Subtest failures are recorded against their test too; a test that had failing
     # subtests may also have counted as a success: don't count it twice.
     return result.passed, failed, len(result.skipped)
+
+
+def check_leftovers():
+    """Every process of this run still alive after stop_all (by its cwd in one of the run's
+    server directories, the run's mark in its environment, or being our child) is printed
+    as a failure and SIGKILLed by PID. Returns how many there were."""
+    dirs = {srv.tmp.name for srv in harness.SERVERS}
+    deadline = time.monotonic() + 2
+    # A process signalled a moment ago (a cleanup's SIGKILL) is not gone the moment kill()
+    # returns: only what is still there after a short grace counts.
+    while (found := harness.survivors(dirs, os.environ[harness.OWNER_ENV])) and \
+            time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid, cmd, cwd in found:
+        out(f"leftover process ... FAIL (pid {pid} still running after the run: {cmd[:200]}; "
+            f"cwd {cwd})")
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return len(found)
 
 
 def main():
@@ -279,6 +336,8 @@ def main():
     ap.add_argument("--no-unit", action="store_true", help="skip the doctest binary")
     ap.add_argument("-x", "--failfast", action="store_true", help="stop at the first failure")
     args = ap.parse_args()
+    # This run's own mark, whatever the environment it was started from carried.
+    os.environ[harness.OWNER_ENV] = harness.new_owner()
 
     start = time.monotonic()
     passed = failed = skipped = 0

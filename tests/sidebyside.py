@@ -64,6 +64,9 @@ class SideBySideCase(unittest.TestCase):
     def setUpClass(cls):
         super().setUpClass()
         cls.ref, cls.cand = start_pair(cls.workers, cls.redis_args, cls.ruvio_args)
+        # Also when a subclass's setUpClass fails after this: tearDownClass never runs then.
+        cls.addClassCleanup(cls.ref.stop)
+        cls.addClassCleanup(cls.cand.stop)
 
     @classmethod
     def tearDownClass(cls):

@@ -51,6 +51,8 @@ class ServerCase(unittest.TestCase):
     def setUpClass(cls):
         super().setUpClass()
         cls.server = start(cls.kind, cls.server_args)
+        # Also when a subclass's setUpClass fails after this: tearDownClass never runs then.
+        cls.addClassCleanup(cls.server.stop)
 
     @classmethod
     def tearDownClass(cls):

@@ -37,14 +37,13 @@ class Node(harness.Server):
         self.kind = "ruvio"
         self.port = port
         self.direct = direct
-        self.tmp = tempfile.TemporaryDirectory(prefix="ruvio-cluster-")
+        self.tmp = harness.temp_dir("ruvio-cluster")
         self.log_path = os.path.join(self.tmp.name, "server.log")
         cmd = [harness.RUVIO_BIN, "--port", str(port), "--worker-base-port", str(direct),
                "--admin-port", "0", "--workers", "1", "--durability", "memory",
                "--dir", data_dir or os.path.join(self.tmp.name, "data"), *args]
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = harness.owned_popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         self.pid = self.proc.pid
         self.final_output = None
         harness.SERVERS.append(self)

@@ -44,11 +44,9 @@ class Migrate(sidebyside.SideBySideCase):
     def setUpClass(cls):
         cls.target = harness.Server(kind="redis", args=["--requirepass", "pw",
                                                               "--enable-debug-command", "yes"])
-        try:
-            super().setUpClass()
-        except BaseException:
-            cls.target.stop()
-            raise
+        # Stopped also when the rest of setUpClass fails (then tearDownClass never runs).
+        cls.addClassCleanup(cls.target.stop)
+        super().setUpClass()
         cls.t = cls.target.client(password="pw")
         cls.t.execute_command("ACL", "SETUSER", "mover", "on", ">pw2", "~*", "+@all")
         cls.src = [cls.cand.client(), cls.ref.client()]

@@ -13,7 +13,7 @@ import time
 import unittest
 
 import itest
-from harness import RUVIO_BIN, Server, free_port, ruvio_built
+from harness import RUVIO_BIN, Server, free_port, owned_popen, ruvio_built
 
 
 def cpus_allowed(pid):
@@ -255,8 +255,8 @@ class Process(unittest.TestCase):
                 with open(path, "w") as f:
                     f.write(config)
                 cmd += ["--config", path]
-            p = subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, start_new_session=True)
+            p = owned_popen(cmd + list(args), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
             try:
                 out, err = p.communicate(timeout=10)
             except subprocess.TimeoutExpired:
