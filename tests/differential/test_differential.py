@@ -15,6 +15,9 @@ that exact error and not sent to redis-server, so both keep the same data.
 """
 
 import abc
+import ctypes
+import errno
+import math
 import os
 import random
 import sys
@@ -48,6 +51,21 @@ UNSPLIT = {
     b"MSETNX": lambda a: a[1::2],  # MSETNX must stay atomic, so it is never split
 }
 
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.strtod.restype = ctypes.c_double
+_libc.strtod.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
+
+
+def clean_strtod(element):
+    """Whether redis-server's SORT takes `element` as a number when errno starts cleared: the
+    C library's own strtod reads it up to its end or a NUL byte (sds strings end in one), does
+    not set ERANGE, and the value is not NaN."""
+    end = ctypes.c_char_p()
+    ctypes.set_errno(0)
+    value = _libc.strtod(element, ctypes.byref(end))
+    return ctypes.get_errno() != errno.ERANGE and not math.isnan(value) and not end.value
 
 class Mismatch(AssertionError):
     pass
@@ -148,12 +166,12 @@ class DiffRun:
 
     def stale_errno_sort(self, cmd, ref_raw, cand_raw):
         """redis-server 7.0's SORT (without ALPHA or BY) takes an element as a number when
-        strtod stops at a NUL and errno is not ERANGE, but it never clears errno: an element
-        strtod reads nothing of (empty, or starting with a NUL byte) is refused or taken as 0
-        depending on what an earlier command left in errno (a ZADD of 1e400 leaves ERANGE).
-        Ruvio takes it as 0, as a cleared errno would. Only that case is let through: Redis
-        refused, Ruvio did not, and the key (read back from redis-server) holds such an
-        element."""
+        strtod stops at a NUL, the value is not NaN and errno is ERANGE, but it never clears
+        errno first: after an earlier command left ERANGE behind (a ZADD of 1e400), every
+        element it reads as a string ("0" of a skiplist zset as much as an empty one) is
+        refused. Ruvio judges each element with a cleared errno. Only that case is let
+        through: Redis refused, Ruvio did not, and every element of the key (read back from
+        redis-server) is one strtod takes whole with errno cleared (clean_strtod)."""
         name = cmd.args[0].upper() if cmd.args else b""
         if name not in (b"SORT", b"SORT_RO") or len(cmd.args) < 2:
             return False
@@ -166,8 +184,8 @@ class DiffRun:
             return False
         self.ref.send(encode([b"SORT", cmd.args[1], b"BY", b"nosort"]))
         elems = parse(self.ref.read_reply())
-        return isinstance(elems, list) and any(
-            isinstance(e, bytes) and (e == b"" or e.startswith(b"\x00")) for e in elems)
+        return isinstance(elems, list) and all(
+            isinstance(e, bytes) and clean_strtod(e) for e in elems)
 
     def run_batch(self, cmds):
         """Sends `cmds` pipelined (one write per server), then compares reply by reply."""
@@ -343,6 +361,17 @@ class DifferentialTest(FamilyDiffTest, unittest.TestCase):
                                       b"*2\r\n$1\r\nb\r\n$1\r\na\r\n"))
         self.assertFalse(replies_match("sorted", b"*2\r\n$1\r\na\r\n$1\r\nb\r\n",
                                        b"*2\r\n$1\r\na\r\n$1\r\na\r\n"))
+
+
+class CleanStrtodTest(unittest.TestCase):
+    """What stale_errno_sort lets through: the elements Redis's SORT takes whole when errno
+    starts cleared, decided by the C library's strtod as Redis's is."""
+
+    def test_elements(self):
+        taken = [b"0", b"", b"\x00ab", b"1.5", b"inf", b" 3", b"0x1p3", b"4\x00x"]
+        refused = [b"abc", b"1e400", b"1e-400", b"nan", b"3 "]
+        self.assertEqual([e for e in taken if not clean_strtod(e)], [])
+        self.assertEqual([e for e in refused if clean_strtod(e)], [])
 
 
 if __name__ == "__main__":
