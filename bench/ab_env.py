@@ -60,13 +60,6 @@ def start_with(kind, env):
                 os.environ[k] = v
 
 
-def user_sys_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
-
-
 def one_test(name, env, row, requests):
     command, load, keyspace, pipeline = ROWS[row]
     srv, pid = start_with("redis" if name == "redis" else "ruvio", env)
@@ -76,11 +69,11 @@ def one_test(name, env, row, requests):
         bench = ["taskset", "-c", common.CLIENT_CPU, "redis-benchmark", "-p", str(srv.port),
                  "-c", str(CLIENTS), "-P", str(pipeline), "-n", str(requests), "-r", str(keyspace),
                  "-q", "--csv", *command]
-        u1, s1 = user_sys_seconds(pid)
+        u1, s1 = common.user_system_seconds(pid)
         c1 = common.server_cpu_ns(pid)
         out = subprocess.run(bench, capture_output=True, text=True, check=True).stdout
         c2 = common.server_cpu_ns(pid)
-        u2, s2 = user_sys_seconds(pid)
+        u2, s2 = common.user_system_seconds(pid)
         csv = common.benchmark_rows(out)[-1]
         return {"us": (c2 - c1) / 1e3 / requests, "user": (u2 - u1) * 1e6 / requests,
                 "sys": (s2 - s1) * 1e6 / requests, "rps": float(csv[1]), "p50": float(csv[2]),

@@ -87,11 +87,17 @@ def vmrss_kib(pid):
     raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
-def cpu_seconds(pid):
-    """User + system CPU time of the whole process (all threads) so far."""
+def user_system_seconds(pid):
+    """(user, system) CPU time of the whole process (all threads) so far (tick-sampled)."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of the whole process (all threads) so far."""
+    return sum(user_system_seconds(pid))
 
 
 def server_cpu_ns(pid):
