@@ -35,6 +35,9 @@ def handle(req)
     # The retry comes due now: the scheduler's poller (the Lua ZRANGEBYSCORE + ZREM) moves
     # it back to its queue as it would after the retry delay (15 s and more in Sidekiq 6).
     Sidekiq::RetrySet.new.map { |e| e.reschedule(Time.now); e.jid }
+  when "queue_clear"
+    Sidekiq::Queue.new(req["name"]).clear
+    Sidekiq::Queue.all.map { |q| [q.name, q.size] }
   when "stats"
     s = Sidekiq::Stats.new
     {"processed" => s.processed, "failed" => s.failed, "enqueued" => s.enqueued,
