@@ -20,6 +20,15 @@ module QuickFirstPoll
 end
 Sidekiq::Scheduled::Poller.prepend(QuickFirstPoll)
 
+# SIDEKIQ_NAMESPACE set: every Sidekiq key is "NAMESPACE:key" (redis-namespace). With a
+# {hash tag} as the namespace all of them live on one Ruvio worker, so Sidekiq's MULTIs and
+# its BRPOP over several queues need no cross-worker step through the proxy port.
+if (ns = ENV["SIDEKIQ_NAMESPACE"])
+  redis = {url: ENV.fetch("REDIS_URL"), namespace: ns}
+  Sidekiq.configure_server { |config| config.redis = redis }
+  Sidekiq.configure_client { |config| config.redis = redis }
+end
+
 # The test waits for this line (Sidekiq logs "Starting processing" only on a terminal).
 Sidekiq.configure_server do |config|
   config.on(:startup) { Sidekiq.logger.info("ruvio-test: booted, launching") }
