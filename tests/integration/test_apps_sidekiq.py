@@ -151,6 +151,15 @@ class SidekiqCases:
     def assertJid(self, jid):
         self.assertRegex(jid, r"^[0-9a-f]{24}$")
 
+    def test_a_boot_reads_info(self):
+        """At boot Sidekiq reads INFO: redis_version (it refuses below 4) and maxmemory_policy
+        (it warns unless noeviction)."""
+        log = self.sidekiq_log()
+        self.assertIn("Booting Sidekiq 6.4.1 with redis options", log)
+        self.assertNotIn("Sidekiq requires Redis", log)
+        self.assertNotIn("will evict Sidekiq data", log)
+        self.assertIsNone(self.sidekiq.poll())
+
     def test_a_jobs_run_each_once(self):
         """40 jobs, half perform_async, half Sidekiq::Client.push_bulk: each one RPUSHes its
         argument, so the list holds every argument exactly once."""
