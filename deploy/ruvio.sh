@@ -25,6 +25,9 @@ PACKAGES=(
   liblzf-dev
   # scripting (issue 12): Lua 5.1 and Redis's Lua libraries, msgpack-c, nettle (SHA1)
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libmsgpack-dev nettle-dev
+  # real applications the tests run (tests/integration/test_apps_*): Sidekiq 6.4 on redis-rb 4.8
+  # (redis-namespace for its {hash tag} namespace through the proxy port)
+  ruby-sidekiq ruby-redis ruby-redis-namespace
 )
 
 as_root() {
