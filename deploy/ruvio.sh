@@ -25,6 +25,8 @@ PACKAGES=(
   liblzf-dev
   # scripting (issue 12): Lua 5.1 and Redis's Lua libraries, msgpack-c, nettle (SHA1)
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libmsgpack-dev nettle-dev
+  # real job queues the application tests run on Ruvio (tests/integration/test_apps_*.py)
+  python3-rq python3-celery
 )
 
 as_root() {
