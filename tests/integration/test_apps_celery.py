@@ -43,6 +43,9 @@ class CeleryCase:
     transport_options = {}
     known_worker_failure = None  # (texts all in the worker's log, "known: ..." reason)
     known_client_failure = None  # (exception text, "known: ..." reason)
+    # {test name: (texts all in the worker's log, "known: ..." reason)}: a result that does
+    # not come (or comes as an error) for that reason skips that test
+    known_task_failures = {}
 
     @classmethod
     def setUpClass(cls):
@@ -117,7 +120,17 @@ class CeleryCase:
         self.tasks = self.app.tasks
 
     def get(self, result):
-        return result.get(timeout=GET_TIMEOUT)
+        from celery.exceptions import TimeoutError as CeleryTimeout
+        try:
+            return result.get(timeout=GET_TIMEOUT)
+        except Exception as e:
+            known = self.known_task_failures.get(self._testMethodName)
+            if known and all(marker in self.output() for marker in known[0]):
+                self.skipTest(known[1])
+            if isinstance(e, CeleryTimeout):
+                self.fail(f"no result in {GET_TIMEOUT} s; the worker's log ends:\n"
+                          + self.output()[-3000:])
+            raise
 
     def send(self, call, *args, **kw):
         try:
@@ -213,3 +226,18 @@ class RuvioProxy(CeleryCase, itest.RuvioProxyCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RuvioProxyOnePriority(CeleryCase, itest.RuvioProxyCase):
+    """The same through the proxy with kombu's priority_steps=[0] (one list per queue, a
+    documented transport option): every MULTI of the broker side then holds keys of one
+    worker, and what is left is the result backend's."""
+    transport_options = {"priority_steps": [0]}
+
+    def test_chord(self):
+        # Not run here: the CROSSSLOT raises out of the solo worker's task tracer and stops
+        # the class's only worker (seen on this class: every later test then times out).
+        self.skipTest(
+            "known: EXEC of Celery's on_chord_part_return MULTI (RPUSH/LLEN "
+            "celery-task-meta-<group>.j, GET ....t, GET ....s, EXPIRE of the three: keys of "
+            "both workers) -> -CROSSSLOT in the worker")
