@@ -28,6 +28,8 @@ PACKAGES=(
   # real applications the tests run (tests/integration/test_apps_*): Sidekiq 6.4 on redis-rb 4.8
   # (redis-namespace for its {hash tag} namespace through the proxy port)
   ruby-sidekiq ruby-redis ruby-redis-namespace
+  # real job queues the application tests run on Ruvio (tests/integration/test_apps_*.py)
+  python3-rq python3-celery
 )
 
 as_root() {

@@ -377,6 +377,54 @@ class ProxyPubSub(itest.RuvioProxyCase):
             self.assertEqual(sorted(parse_bulk_array(p.call("PUBSUB", "SHARDCHANNELS"))),
                              ["s1only", "shard"])
 
+    def test_publish_inside_exec_and_script_reaches_both_workers(self):
+        # A PUBLISH in a transaction or a script runs on the worker that runs it, not
+        # fanned out: the other worker's subscribers must still get the message (Celery's
+        # result backend publishes each result in MULTI { SETEX, PUBLISH }; on redis-server
+        # every subscriber gets it). Each publisher, each owner of the transaction's key.
+        w = self.by_worker(2)
+        s0, p0 = w[0]
+        s1, p1 = w[1]
+        self.assertEqual(s0.call("SUBSCRIBE", "ch"), sub("subscribe", "ch", 1))
+        self.assertEqual(s1.call("SUBSCRIBE", "ch"), sub("subscribe", "ch", 1))
+        keys = {owner: itest.keys_of(owner, 1, "pubkey")[0] for owner in (0, 1)}
+        for i, p in enumerate((p0, p1)):
+            for owner, key in keys.items():
+                data = f"exec-from{i}-on{owner}"
+                self.assertEqual(p.call("MULTI"), b"+OK\r\n")
+                self.assertEqual(p.call("SET", key, "v"), b"+QUEUED\r\n")
+                self.assertEqual(p.call("PUBLISH", "ch", data), b"+QUEUED\r\n")
+                self.assertTrue(p.call("EXEC").startswith(b"*2\r\n+OK\r\n:"))
+                self.assertEqual(s0.reply(), message("ch", data))
+                self.assertEqual(s1.reply(), message("ch", data))
+                data = f"eval-from{i}-on{owner}"
+                p.call("EVAL", "redis.call('set', KEYS[1], 'v') "
+                               "return redis.call('publish', ARGV[1], ARGV[2])",
+                       1, key, "ch", data)
+                self.assertEqual(s0.reply(), message("ch", data))
+                self.assertEqual(s1.reply(), message("ch", data))
+            # no key: the transaction runs on the publisher's own worker
+            self.assertEqual(p.call("MULTI"), b"+OK\r\n")
+            self.assertEqual(p.call("PUBLISH", "ch", f"bare{i}"), b"+QUEUED\r\n")
+            self.assertTrue(p.call("EXEC").startswith(b"*1\r\n:"))
+            self.assertEqual(s0.reply(), message("ch", f"bare{i}"))
+            self.assertEqual(s1.reply(), message("ch", f"bare{i}"))
+        nothing_pending(self, s0)
+        nothing_pending(self, s1)
+
+    def test_publish_inside_exec_counts_every_worker(self):
+        self.skipTest("known: PUBLISH inside EXEC or a script through the proxy counts only "
+                      "the subscribers of the worker running it (Redis: all of them); the "
+                      "other worker's get the message, uncounted")
+        w = self.by_worker(1)
+        s0, s1 = w[0][0], w[1][0]
+        s0.call("SUBSCRIBE", "ch")
+        s1.call("SUBSCRIBE", "ch")
+        p = self.raw()
+        p.call("MULTI")
+        p.call("PUBLISH", "ch", "x")
+        self.assertEqual(p.call("EXEC"), b"*1\r\n:2\r\n")
+
     def test_numpat_counts_distinct_patterns_across_workers(self):
         # Redis 7's NUMPAT is the number of distinct patterns (see the mixin's
         # test_pubsub_introspection, proven on redis-server); the same pattern subscribed

@@ -66,6 +66,9 @@ class Executor {
 
   // Inside EXEC's commands (Redis's CLIENT_DENY_BLOCKING: MONITOR is refused there).
   bool in_exec() const { return in_exec_; }
+  // The running command was called by another one (EXEC's commands, a script's calls),
+  // not sent by the client: it runs on this worker only, never as a part of a fan-out.
+  bool nested() const { return depth_ > 1; }
   // INFO commandstats / errorstats, SLOWLOG and LATENCY read and reset these.
   CommandStats& command_stats() { return stats_; }
   SlowLog& slowlog() { return slowlog_; }

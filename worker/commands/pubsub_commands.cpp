@@ -8,6 +8,7 @@
 #include "worker/commands/common.hpp"
 #include "worker/commands/context.hpp"
 #include "worker/commands/decls/pubsub_decls.hpp"
+#include "worker/commands/executor.hpp"
 #include "worker/commands/subcommand.hpp"
 
 namespace ruvio::worker {
@@ -39,7 +40,14 @@ void sunsubscribe(Context& ctx) {
 }
 
 void publish(Context& ctx) {
-  ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], false));
+  const auto receivers = ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], false);
+  // Inside EXEC or a script, PUBLISH runs on the one worker that runs the transaction, not
+  // fanned out as a client's own PUBLISH is: the other workers' subscribers get the message
+  // over the mesh. Known limit: their number is not known here, the reply counts this
+  // worker's subscribers only.
+  if (ctx.shard.publish_peers && ctx.shard.executor->nested()) [[unlikely]]
+    ctx.shard.publish_peers(ctx.args[1], ctx.args[2]);
+  ctx.out.integer(receivers);
 }
 void spublish(Context& ctx) {
   ctx.out.integer(ctx.shard.pubsub->publish(ctx.args[1], ctx.args[2], true));
