@@ -51,8 +51,8 @@ build() {
   ninja -C "$BUILD" >&2
 }
 
-# The ioredis cluster test's client (and BullMQ for the app test), from npm into the build dir (not the repo): only when
-# missing, and only where node/npm exist (the test skips itself otherwise).
+# The ioredis cluster test's client and BullMQ (test_apps_bullmq), from npm into the build
+# dir (not the repo): only when missing, and only where node/npm exist (the test skips itself otherwise).
 install_test_npm() {
   if [ ! -d "$BUILD/npm/node_modules/ioredis" ] && command -v npm >/dev/null 2>&1; then
     echo "ruvio.sh: installing ioredis (npm) into $BUILD/npm" >&2
