@@ -52,7 +52,8 @@ build() {
 }
 
 # The ioredis cluster test's client and BullMQ (test_apps_bullmq), from npm into the build
-# dir (not the repo): only when missing, and only where node/npm exist (the test skips itself otherwise).
+# dir (not the repo): only when missing, and only where node/npm exist (the tests skip
+# themselves otherwise).
 install_test_npm() {
   if [ ! -d "$BUILD/npm/node_modules/ioredis" ] && command -v npm >/dev/null 2>&1; then
     echo "ruvio.sh: installing ioredis (npm) into $BUILD/npm" >&2
