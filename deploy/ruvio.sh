@@ -56,13 +56,20 @@ build() {
   ninja -C "$BUILD" >&2
 }
 
-# The ioredis cluster test's client, from npm into the build dir (not the repo): only when
-# missing, and only where node/npm exist (the test skips itself otherwise).
+# The ioredis cluster test's client and BullMQ (test_apps_bullmq), from npm into the build
+# dir (not the repo): only when missing, and only where node/npm exist (the tests skip
+# themselves otherwise).
 install_test_npm() {
   if [ ! -d "$BUILD/npm/node_modules/ioredis" ] && command -v npm >/dev/null 2>&1; then
     echo "ruvio.sh: installing ioredis (npm) into $BUILD/npm" >&2
     npm install --prefix "$BUILD/npm" --no-audit --no-fund --loglevel=error ioredis >&2 ||
       echo "ruvio.sh: npm install ioredis failed; the ioredis cluster test will be skipped" >&2
+  fi
+  # BullMQ for test_apps_bullmq, pinned (5.81.5: engines node >=12.22, bundles its ioredis).
+  if [ ! -d "$BUILD/npm/node_modules/bullmq" ] && command -v npm >/dev/null 2>&1; then
+    echo "ruvio.sh: installing bullmq@5.81.5 (npm) into $BUILD/npm" >&2
+    npm install --prefix "$BUILD/npm" --no-audit --no-fund --loglevel=error bullmq@5.81.5 >&2 ||
+      echo "ruvio.sh: npm install bullmq failed; the bullmq app test will be skipped" >&2
   fi
 }
 
