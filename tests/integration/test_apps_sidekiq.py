@@ -35,16 +35,6 @@ BOOT_TIMEOUT_S = 20.0
 CALL_TIMEOUT_S = 15.0
 
 
-def wait_until(fn, timeout, step=0.05):
-    """fn() until it is truthy or `timeout` seconds pass; its last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        v = fn()
-        if v or time.monotonic() >= deadline:
-            return v
-        time.sleep(step)
-
-
 class SidekiqCases:
     flush = False  # Sidekiq's state lives across the tests of the class
     # Through the proxy the heartbeat's MULTI spans both workers (see RuvioProxy).
@@ -91,7 +81,7 @@ class SidekiqCases:
             cwd=APPS, env=cls.env, stdin=subprocess.DEVNULL, stdout=log,
             stderr=subprocess.STDOUT)
         cls.addClassCleanup(cls._stop, proc)
-        booted = wait_until(lambda: "ruvio-test: booted" in cls.read(log_path)
+        booted = itest.wait_for(lambda: "ruvio-test: booted" in cls.read(log_path)
                             or proc.poll() is not None, BOOT_TIMEOUT_S)
         if not booted or proc.poll() is not None:
             raise RuntimeError("sidekiq did not start:\n" + cls.read(log_path)[-3000:])
@@ -168,7 +158,7 @@ class SidekiqCases:
         self.assertEqual(len(set(jids)), 40)
         for jid in jids:
             self.assertJid(jid)
-        n = wait_until(lambda: self.r.llen(self.k("done")) >= 40, 15)
+        n = itest.wait_for(lambda: self.r.llen(self.k("done")) >= 40, 15)
         self.assertTrue(n, f"{self.r.llen(self.k('done'))} of 40 ran:\n"
                            + self.sidekiq_log()[-2000:])
         type(self).ran += 40
@@ -189,7 +179,7 @@ class SidekiqCases:
         self.assertGreaterEqual(at, t0 + 1.0)
         self.assertLess(at, time.time() + 1.0)
         self.assertEqual(self.r.zcard(self.k("schedule")), 1)
-        ran = wait_until(lambda: self.r.llen(self.k("sched")), max(0.0, at - time.time()) + 5)
+        ran = itest.wait_for(lambda: self.r.llen(self.k("sched")), max(0.0, at - time.time()) + 5)
         self.assertTrue(ran, f"not run 5 s after its time:\n{self.sidekiq_log()[-2000:]}")
         type(self).ran += 1
         time.sleep(0.2)
@@ -206,7 +196,7 @@ class SidekiqCases:
         class and message), the retry's failure in the dead set (retry_count 1)."""
         jid = self.call("fail", list="attempts", arg="r1")
         self.assertJid(jid)
-        sets = wait_until(lambda: (lambda s: s if s["retry"] else None)(self.call("sets")), 10)
+        sets = itest.wait_for(lambda: (lambda s: s if s["retry"] else None)(self.call("sets")), 10)
         self.assertTrue(sets, f"no retry entry:\n{self.sidekiq_log()[-2000:]}")
         type(self).ran += 1
         type(self).failed += 1
@@ -219,7 +209,7 @@ class SidekiqCases:
         self.assertLessEqual(score - time.time(), 25)
         self.assertEqual(sets, {"retry": [{**entry, "retry_count": 0}], "dead": [], "schedule": []})
         self.assertEqual(self.call("retry_due_now"), [jid])
-        sets = wait_until(lambda: (lambda s: s if s["dead"] else None)(self.call("sets")), 10)
+        sets = itest.wait_for(lambda: (lambda s: s if s["dead"] else None)(self.call("sets")), 10)
         self.assertTrue(sets, f"no dead entry:\n{self.sidekiq_log()[-2000:]}")
         type(self).ran += 1
         type(self).failed += 1
@@ -232,7 +222,7 @@ class SidekiqCases:
         """The heartbeat (MULTI/EXEC every 5 s) flushes the processed/failed counters into
         Sidekiq::Stats and registers the process in Sidekiq::ProcessSet."""
         self.call("perform_async", list="beat", args=["x", "y", "z"])
-        self.assertTrue(wait_until(lambda: self.r.llen(self.k("beat")) >= 3, 10),
+        self.assertTrue(itest.wait_for(lambda: self.r.llen(self.k("beat")) >= 3, 10),
                         self.sidekiq_log()[-2000:])
         type(self).ran += 3
         log = self.sidekiq_log()
@@ -247,8 +237,8 @@ class SidekiqCases:
                 "(cross-worker transactions are future work, README); the counts still reach "
                 "Stats by the exit's pipelined flush (test_e); RuvioProxyHashTag runs it")
         want = {"processed": type(self).ran, "failed": type(self).failed}
-        stats = wait_until(lambda: (lambda s: s if {k: s[k] for k in want} == want else None)(
-            self.call("stats")), 8, step=0.25)
+        stats = itest.wait_for(lambda: (lambda s: s if {k: s[k] for k in want} == want else None)(
+            self.call("stats")), 8, interval=0.25)
         self.assertTrue(stats, f"{self.call('stats')} != {want}:\n{self.sidekiq_log()[-2000:]}")
         self.assertEqual(stats, {**want, "enqueued": 0, "scheduled_size": 0, "retry_size": 0,
                                  "dead_size": type(self).dead, "processes_size": 1,
@@ -290,8 +280,11 @@ class SidekiqCases:
         self.call("perform_async", list="crit", args=["c1", "c2"], queue="critical")
         self.call("perform_async", list="dflt", args=["d1"])
         fetch_crossslot = "Error fetching job: CROSSSLOT"
-        ran = wait_until(lambda: self.r.llen(self.k("crit")) + self.r.llen(self.k("dflt")) >= 3 or (
-            self.multi_queue_crossslot_known and fetch_crossslot in self.read(log_path)), 5)
+        def ran_or_refused():
+            return (self.r.llen(self.k("crit")) + self.r.llen(self.k("dflt")) >= 3
+                    or (self.multi_queue_crossslot_known
+                        and fetch_crossslot in self.read(log_path)))
+        ran = itest.wait_for(ran_or_refused, 5)
         if self.multi_queue_crossslot_known and fetch_crossslot in self.read(log_path):
             self.term(proc, log_path)
             self.skipTest(
