@@ -314,12 +314,17 @@ class ProxyPubSub(itest.RuvioProxyCase):
         self.assertTrue(all(len(v) >= per_worker for v in out.values()), "a worker got none")
         return out
 
-    def test_subscribers_on_both_workers_get_messages_from_either(self):
+    def subscribed_on_both(self, channel):
+        """(subscriber, publisher) on worker 0, then on worker 1: the subscribers
+        SUBSCRIBEd to `channel`."""
         w = self.by_worker(2)
-        s0, p0 = w[0]
-        s1, p1 = w[1]
-        self.assertEqual(s0.call("SUBSCRIBE", "ch"), sub("subscribe", "ch", 1))
-        self.assertEqual(s1.call("SUBSCRIBE", "ch"), sub("subscribe", "ch", 1))
+        (s0, p0), (s1, p1) = w[0], w[1]
+        for s in (s0, s1):
+            self.assertEqual(s.call("SUBSCRIBE", channel), sub("subscribe", channel, 1))
+        return s0, p0, s1, p1
+
+    def test_subscribers_on_both_workers_get_messages_from_either(self):
+        s0, p0, s1, p1 = self.subscribed_on_both("ch")
         for i, p in enumerate((p0, p1)):
             self.assertEqual(p.call("PUBLISH", "ch", f"from{i}"), b":2\r\n")
             self.assertEqual(s0.reply(), message("ch", f"from{i}"))
@@ -382,11 +387,7 @@ class ProxyPubSub(itest.RuvioProxyCase):
         # fanned out: the other worker's subscribers must still get the message (Celery's
         # result backend publishes each result in MULTI { SETEX, PUBLISH }; on redis-server
         # every subscriber gets it). Each publisher, each owner of the transaction's key.
-        w = self.by_worker(2)
-        s0, p0 = w[0]
-        s1, p1 = w[1]
-        self.assertEqual(s0.call("SUBSCRIBE", "ch"), sub("subscribe", "ch", 1))
-        self.assertEqual(s1.call("SUBSCRIBE", "ch"), sub("subscribe", "ch", 1))
+        s0, p0, s1, p1 = self.subscribed_on_both("ch")
         keys = {owner: itest.keys_of(owner, 1, "pubkey")[0] for owner in (0, 1)}
         for i, p in enumerate((p0, p1)):
             for owner, key in keys.items():
