@@ -58,7 +58,7 @@ enum class MeshKind : std::uint8_t {
   // the user's name and the inner kind ("0" or "2"), so B runs it (scripts' redis.call, EXEC's
   // re-check) with that user's permissions.
   kAsUser = 4,
-  // Client-side caching across workers (worker/commands/tracking.hpp):
+  // Client-side caching across workers (worker/engine/tracking.hpp):
   // a kCommand of a tracking client whose keys B remembers as read by (origin, client id);
   kTracked = 5,
   // a one-way tracking message: an invalidation for a client of the receiving worker, a

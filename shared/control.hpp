@@ -92,7 +92,7 @@ struct StatsReport {
   std::uint64_t mi_current_commit = 0;
   std::uint64_t mi_peak_commit = 0;
   std::uint64_t mi_page_faults = 0;
-  // The in-process allocation sampler (worker/store/alloc_sampler.hpp).
+  // The in-process allocation sampler (worker/memory/alloc_sampler.hpp).
   std::uint64_t sample_interval = 0;
   std::uint64_t sampled_live_bytes = 0;  // weighted estimate of the store's live bytes
   std::uint64_t sampled_live_count = 0;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "shared/control.hpp"
-#include "supervisor/alloc_report.hpp"
+#include "supervisor/bpf/alloc_report.hpp"
 #include "supervisor/proc_stats.hpp"
 
 namespace ruvio::supervisor {

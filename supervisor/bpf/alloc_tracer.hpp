@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "supervisor/alloc_report.hpp"
+#include "supervisor/bpf/alloc_report.hpp"
 
 struct alloc_trace;
 struct bpf_link;

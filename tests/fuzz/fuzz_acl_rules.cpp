@@ -5,9 +5,9 @@
 // Every accepted user is also checked against a few commands (key and channel patterns).
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//       tests/fuzz/fuzz_acl_rules.cpp worker/commands/acl.cpp worker/commands/acl_users.cpp \
-//       worker/commands/command_table.cpp worker/commands/key_specs.cpp \
-//       worker/commands/common.cpp shared/glob.cpp -lnettle -o fuzz_acl_rules
+//       tests/fuzz/fuzz_acl_rules.cpp worker/engine/acl.cpp worker/engine/acl_users.cpp \
+//       worker/engine/command_table.cpp worker/engine/key_specs.cpp \
+//       worker/engine/common.cpp shared/glob.cpp -lnettle -o fuzz_acl_rules
 //
 // Input: byte 0 picks the form (even: SETUSER rules, odd: an aclfile); the rest is split on
 // '\n' into words (SETUSER) or taken as the file's text. The command table here is a small one
@@ -19,16 +19,16 @@
 #include <string_view>
 #include <vector>
 
-#include "worker/commands/acl.hpp"
-#include "worker/commands/command.hpp"
-#include "worker/commands/command_table.hpp"
-#include "worker/commands/decls/client_decls.hpp"
-#include "worker/commands/decls/connection_decls.hpp"
-#include "worker/commands/decls/pubsub_decls.hpp"
-#include "worker/commands/decls/script_decls.hpp"
-#include "worker/commands/decls/server_decls.hpp"
-#include "worker/commands/decls/sort_decls.hpp"
-#include "worker/commands/decls/string_decls.hpp"
+#include "worker/commands/connection/client_decls.hpp"
+#include "worker/commands/connection/connection_decls.hpp"
+#include "worker/commands/generic/sort_decls.hpp"
+#include "worker/commands/pubsub/pubsub_decls.hpp"
+#include "worker/commands/scripting/script_decls.hpp"
+#include "worker/commands/server/server_decls.hpp"
+#include "worker/commands/string/string_decls.hpp"
+#include "worker/engine/acl.hpp"
+#include "worker/engine/command.hpp"
+#include "worker/engine/command_table.hpp"
 
 namespace ruvio::worker {
 namespace {

@@ -5,8 +5,8 @@
 // below 2^32 bits (512 MB), and every stored value must read back as the arithmetic says.
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//       tests/fuzz/fuzz_bitfield.cpp worker/commands/bitfield_args.cpp \
-//       worker/commands/common.cpp worker/types/bitmap/bitmap.cpp -o fuzz_bitfield
+//       tests/fuzz/fuzz_bitfield.cpp worker/commands/bitmap/bitfield_args.cpp \
+//       worker/engine/common.cpp worker/types/bitmap/bitmap.cpp -o fuzz_bitfield
 //
 // Input: the arguments after the key, separated by 0xff bytes (seed: "GET\xffu8\xff0").
 #include <cstddef>
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "worker/commands/bitfield_args.hpp"
+#include "worker/commands/bitmap/bitfield_args.hpp"
 
 namespace bf = ruvio::worker::bitfield;
 namespace bm = ruvio::types::bitmap;

@@ -5,7 +5,7 @@
 // never change the exact answer of Redis's test.
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//       tests/fuzz/fuzz_geohash.cpp worker/types/geo/geohash.cpp -o fuzz_geohash
+//       tests/fuzz/fuzz_geohash.cpp worker/containers/geohash.cpp -o fuzz_geohash
 //
 // Input: a sequence of 8-byte doubles (native order): a score, then a centre, a radius, a box
 // and points, each taken modulo the range a command would allow.
@@ -16,7 +16,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "worker/types/geo/geohash.hpp"
+#include "worker/containers/geohash.hpp"
 
 namespace {
 

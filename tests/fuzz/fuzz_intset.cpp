@@ -3,8 +3,8 @@
 // valid. Validation itself must never read out of bounds.
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//       tests/fuzz/fuzz_intset.cpp worker/types/intset/intset.cpp \
-//       worker/store/heap.cpp worker/store/canonical_int.cpp worker/store/alloc_sampler.cpp \
+//       tests/fuzz/fuzz_intset.cpp worker/containers/intset.cpp \
+//       worker/memory/heap.cpp worker/store/canonical_int.cpp worker/memory/alloc_sampler.cpp \
 //       -lmimalloc -o fuzz_intset
 //
 // Input: the intset bytes, as they are (seed with the DUMP bodies from test_intset.cpp).
@@ -15,8 +15,8 @@
 #include <limits>
 #include <memory>
 
+#include "worker/containers/intset.hpp"
 #include "worker/store/record.hpp"
-#include "worker/types/intset/intset.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_latency_merge.cpp worker/route/latency_merge.cpp \
-//       worker/commands/latency_monitor.cpp worker/commands/command_stats.cpp \
-//       worker/commands/common.cpp shared/config.cpp shared/log.cpp shared/notify_flags.cpp \
+//       worker/engine/latency_monitor.cpp worker/engine/command_stats.cpp \
+//       worker/engine/common.cpp shared/config.cpp shared/log.cpp shared/notify_flags.cpp \
 //       shared/sds_text.cpp shared/topology.cpp shared/slots.cpp proto/reply_scan.cpp \
 //       proto/resp_writer.cpp -DSPDLOG_SHARED_LIB -DSPDLOG_COMPILED_LIB -DSPDLOG_FMT_EXTERNAL \
 //       -lspdlog -lfmt -o fuzz_latency_merge
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "proto/reply_scan.hpp"
-#include "worker/commands/command_table.hpp"
+#include "worker/engine/command_table.hpp"
 #include "worker/route/latency_merge.hpp"
 
 namespace ruvio::worker {

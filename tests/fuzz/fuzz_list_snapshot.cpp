@@ -6,15 +6,15 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_list_snapshot.cpp worker/types/list/quicklist.cpp \
-//       worker/types/list/list.cpp worker/types/list/list_type.cpp worker/types/registry.cpp \
-//       worker/types/listpack/listpack.cpp worker/types/intset/intset.cpp \
-//       worker/types/zset/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \
+//       worker/types/list/list.cpp worker/types/list/list_type.cpp worker/store/type_registry.cpp \
+//       worker/containers/listpack.cpp worker/containers/intset.cpp \
+//       worker/containers/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \
 //       worker/types/hash/hash.cpp worker/store/record.cpp worker/store/table.cpp \
 //       worker/store/db.cpp worker/store/lru_clock.cpp \
-//       worker/store/heap.cpp worker/store/canonical_int.cpp \
-//       worker/store/alloc_sampler.cpp worker/types/stream/stream.cpp \
+//       worker/memory/heap.cpp worker/store/canonical_int.cpp \
+//       worker/memory/alloc_sampler.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \
-//       worker/types/stream/stream_id.cpp worker/types/stream/stream_node.cpp \
+//       worker/containers/stream_id.cpp worker/containers/stream_node.cpp \
 //       -I/usr/include/liblzf -llzf -lmimalloc \
 //       -o fuzz_list_snapshot
 //
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "tests/unit/list_items.hpp"
-#include "worker/store/heap.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/list/list.hpp"
 #include "worker/types/list/quicklist.hpp"
 #include "worker/types/value.hpp"

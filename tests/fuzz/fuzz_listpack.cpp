@@ -3,8 +3,8 @@
 // outside the blob, and stay valid after them. Validation itself must never read out of bounds.
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//       tests/fuzz/fuzz_listpack.cpp worker/types/listpack/listpack.cpp \
-//       worker/store/heap.cpp worker/store/canonical_int.cpp worker/store/alloc_sampler.cpp \
+//       tests/fuzz/fuzz_listpack.cpp worker/containers/listpack.cpp \
+//       worker/memory/heap.cpp worker/store/canonical_int.cpp worker/memory/alloc_sampler.cpp \
 //       -lmimalloc -o fuzz_listpack
 //
 // Input: the listpack bytes, as they are (seed with any DUMP body from test_listpack.cpp).
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "worker/containers/listpack.hpp"
 #include "worker/store/record.hpp"
-#include "worker/types/listpack/listpack.hpp"
 
 namespace {
 

@@ -8,15 +8,15 @@
 //       tests/fuzz/fuzz_restore.cpp worker/persist/crc64.cpp worker/persist/rdb_io.cpp \
 //       worker/persist/rdb_encode.cpp worker/persist/rdb_decode.cpp worker/persist/rdb_stream.cpp \
 //       worker/persist/lzf_fast.cpp worker/types/list/quicklist.cpp \
-//       worker/types/list/list.cpp worker/types/list/list_type.cpp worker/types/registry.cpp \
-//       worker/types/listpack/listpack.cpp worker/types/intset/intset.cpp \
-//       worker/types/zset/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \
+//       worker/types/list/list.cpp worker/types/list/list_type.cpp worker/store/type_registry.cpp \
+//       worker/containers/listpack.cpp worker/containers/intset.cpp \
+//       worker/containers/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \
 //       worker/types/hash/hash.cpp worker/store/record.cpp worker/store/table.cpp \
 //       worker/store/db.cpp worker/store/lru_clock.cpp \
-//       worker/store/heap.cpp worker/store/canonical_int.cpp \
-//       worker/store/alloc_sampler.cpp worker/types/stream/stream.cpp \
+//       worker/memory/heap.cpp worker/store/canonical_int.cpp \
+//       worker/memory/alloc_sampler.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \
-//       worker/types/stream/stream_id.cpp worker/types/stream/stream_node.cpp \
+//       worker/containers/stream_id.cpp worker/containers/stream_node.cpp \
 //       -I/usr/include/liblzf -llzf -lmimalloc \
 //       -o fuzz_restore
 //

@@ -3,7 +3,7 @@
 // back to the same ID; the interval steps must stay inside the 128-bit range.
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//       tests/fuzz/fuzz_stream_id.cpp worker/types/stream/stream_id.cpp -o fuzz_stream_id
+//       tests/fuzz/fuzz_stream_id.cpp worker/containers/stream_id.cpp -o fuzz_stream_id
 //
 // Input: byte 0 picks the flags (strict, "<ms>-*" allowed, the missing sequence 0 or max),
 // the rest is the argument.
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "worker/types/stream/stream_id.hpp"
+#include "worker/containers/stream_id.hpp"
 
 namespace {
 

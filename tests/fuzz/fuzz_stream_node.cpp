@@ -7,11 +7,11 @@
 // returns to zero).
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//       tests/fuzz/fuzz_stream_node.cpp worker/types/stream/stream_id.cpp \
-//       worker/types/stream/stream_node.cpp worker/types/stream/stream.cpp \
+//       tests/fuzz/fuzz_stream_node.cpp worker/containers/stream_id.cpp \
+//       worker/containers/stream_node.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_group.cpp worker/types/stream/stream_codec.cpp \
-//       worker/types/listpack/listpack.cpp worker/store/heap.cpp \
-//       worker/store/canonical_int.cpp worker/store/alloc_sampler.cpp \
+//       worker/containers/listpack.cpp worker/memory/heap.cpp \
+//       worker/store/canonical_int.cpp worker/memory/alloc_sampler.cpp \
 //       -lmimalloc -o fuzz_stream_node
 //
 // Input: byte 0 the mode (even: node, odd: snapshot value), then the bytes.
@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "worker/store/heap.hpp"
+#include "worker/containers/stream_node.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/stream/stream.hpp"
-#include "worker/types/stream/stream_node.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "shared/config.hpp"
-#include "worker/commands/client_pause.hpp"
-#include "worker/commands/executor.hpp"
+#include "worker/engine/client_pause.hpp"
+#include "worker/engine/executor.hpp"
 
 using ruvio::Config;
 using ruvio::worker::ClientInfo;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "worker/commands/common.hpp"
+#include "worker/engine/common.hpp"
 
 using ruvio::worker::format_int64;
 using ruvio::worker::iequals;

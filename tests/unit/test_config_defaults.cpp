@@ -7,7 +7,7 @@
 #include <string>
 
 #include "shared/config.hpp"
-#include "worker/commands/config_defaults.hpp"
+#include "worker/commands/server/config_defaults.hpp"
 
 using namespace ruvio;
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "worker/containers/geohash.hpp"
 #include "worker/types/geo/geo_search.hpp"
-#include "worker/types/geo/geohash.hpp"
 #include "worker/types/zset/zset.hpp"
 
 using namespace ruvio;

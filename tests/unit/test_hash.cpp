@@ -224,7 +224,7 @@ TEST_CASE("hash: a hashtable moved to another Db allocates and frees from that D
   store::Db a, b;
   H::Limits lim;
   {
-    store::WriteHandle w = a.open("h", store::Type::kHash, kNow);
+    store::WriteHandle w = a.open("h", types::Type::kHash, kNow);
     w.set(H::create(w.heap()));
     for (int i = 0; i < 200; ++i)
       H::set(w.heap(), w.as<H::Hash>(), "f" + std::to_string(i), "v", lim);
@@ -235,7 +235,7 @@ TEST_CASE("hash: a hashtable moved to another Db allocates and frees from that D
   const std::size_t usage = a.peek("h").memory_usage();
   REQUIRE(a.move_to("h", b));
   {
-    store::WriteHandle w = b.open("h", store::Type::kHash, kNow);
+    store::WriteHandle w = b.open("h", types::Type::kHash, kNow);
     for (int i = 200; i < 2000; ++i)  // grows the table: new arrays from b's heap
       H::set(w.heap(), w.as<H::Hash>(), "f" + std::to_string(i), "v", lim);
   }

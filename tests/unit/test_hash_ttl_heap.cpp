@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <mimalloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/store/heap.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/hash/hash.hpp"
 
 using namespace ruvio;

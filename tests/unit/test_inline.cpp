@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "worker/commands/command_table.hpp"
-#include "worker/commands/context.hpp"
+#include "worker/engine/command_table.hpp"
+#include "worker/engine/context.hpp"
 #include "worker/store/record.hpp"
 #include "worker/types/hash/hash.hpp"
 #include "worker/types/set/set.hpp"
@@ -229,7 +229,7 @@ TEST_CASE("inline: a no-op write changes nothing; set_object folds a small value
 
   // A write handle reads its own writes, before they are folded back.
   {
-    store::WriteHandle h = b.db().open("s", store::Type::kSet, kNow);
+    store::WriteHandle h = b.db().open("s", types::Type::kSet, kNow);
     const auto* before = static_cast<const types::SetObject*>(h.peek());
     CHECK(types::is_folded(before));
     auto* s = h.mut_as<types::SetObject>();
@@ -296,7 +296,7 @@ TEST_CASE("inline: a handle opened with the record's own key bytes outlives the 
   b.shard.watch(0, "s", watcher);
   {
     const std::string_view k = b.db().peek("s").key();  // bytes inside the record
-    store::WriteHandle h = b.db().open(k, store::Type::kSet, kNow);
+    store::WriteHandle h = b.db().open(k, types::Type::kSet, kNow);
     auto* s = h.mut_as<types::SetObject>();
     for (int i = 2; i < 40; ++i) CHECK(types::set::add(h.heap(), s, std::to_string(i)));
     h.changed();  // folded into a record of a larger bin: the old one (and `k`) is freed

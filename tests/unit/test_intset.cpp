@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "tests/unit/hex_bytes.hpp"
+#include "worker/containers/intset.hpp"
 #include "worker/store/record.hpp"
-#include "worker/types/intset/intset.hpp"
 
 using ruvio::store::Heap;
 using ruvio::testing::hex;

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "worker/commands/command.hpp"
-#include "worker/commands/command_table.hpp"
+#include "worker/engine/command.hpp"
+#include "worker/engine/command_table.hpp"
 
 using namespace ruvio::worker;
 

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "worker/commands/hdr_histogram.hpp"
-#include "worker/commands/latency_monitor.hpp"
+#include "worker/engine/hdr_histogram.hpp"
+#include "worker/engine/latency_monitor.hpp"
 
 using namespace ruvio::worker;
 

@@ -28,7 +28,7 @@ constexpr std::size_t kStep = 500;
 using Fill = std::function<void(Db& db, std::string_view key, int n)>;
 
 void fill_hash(Db& db, std::string_view key, int n) {
-  store::WriteHandle w = db.open(key, store::Type::kHash, kNow);
+  store::WriteHandle w = db.open(key, types::Type::kHash, kNow);
   w.set(H::create(w.heap()));
   const H::Limits lim;
   for (int i = 0; i < n; ++i)
@@ -37,7 +37,7 @@ void fill_hash(Db& db, std::string_view key, int n) {
 }
 
 void fill_set(Db& db, std::string_view key, int n) {
-  store::WriteHandle w = db.open(key, store::Type::kSet, kNow);
+  store::WriteHandle w = db.open(key, types::Type::kSet, kNow);
   w.set(types::set::create(w.heap(), "member:0", static_cast<std::size_t>(n)));
   for (int i = 0; i < n; ++i)
     types::set::add(w.heap(), w.as<types::SetObject>(), "member:" + std::to_string(i));
@@ -45,7 +45,7 @@ void fill_set(Db& db, std::string_view key, int n) {
 }
 
 void fill_zset(Db& db, std::string_view key, int n) {
-  store::WriteHandle w = db.open(key, store::Type::kZSet, kNow);
+  store::WriteHandle w = db.open(key, types::Type::kZSet, kNow);
   const types::ZSetLimits lim;
   w.set(types::zset_create(w.heap(), static_cast<std::size_t>(n), 8, lim));
   unsigned out = 0;
@@ -61,7 +61,7 @@ constexpr int kListFill = 4;
 constexpr std::size_t kListEffort = kN / kListFill;
 
 void fill_list(Db& db, std::string_view key, int n) {
-  store::WriteHandle w = db.open(key, store::Type::kList, kNow);
+  store::WriteHandle w = db.open(key, types::Type::kList, kNow);
   w.set(types::Quicklist::create(w.heap()));
   types::Quicklist ql(w.heap(), w.as<types::ListObject>(), kListFill);
   for (int i = 0; i < n; ++i)

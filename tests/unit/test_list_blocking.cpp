@@ -1,4 +1,4 @@
-// The blocking framework's bookkeeping (worker/commands/blocking.hpp): timeouts as Redis
+// The blocking framework's bookkeeping (worker/engine/blocking.hpp): timeouts as Redis
 // parses them, waiters in blocking order per key, ready keys queued once and in order,
 // key_ready only for waited-on keys, FIFO checks (by the type waited for), due waiters,
 // CLIENT UNBLOCK and stale waiters; and the Shard listening to its keyspace while a client
@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "worker/commands/blocking.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/blocking.hpp"
+#include "worker/engine/shard.hpp"
 #include "worker/types/list/list.hpp"
 
 using namespace ruvio;
@@ -64,10 +64,10 @@ TEST_CASE("blocking: waiters, readiness, FIFO, unblock, stale") {
   CHECK(!b.earlier_waiter(99, 0, "c"));
   CHECK(!b.earlier_waiter(3, 1, "b"));  // other db
   // A waiter for another type is not "earlier" for a list waiter.
-  b.add(50, 4, b_only, 0, ruvio::store::Type::kZSet);
+  b.add(50, 4, b_only, 0, ruvio::types::Type::kZSet);
   b.add(51, 4, b_only, 0);
   CHECK(!b.earlier_waiter(51, 4, "b"));
-  CHECK(b.earlier_waiter(99, 4, "b", ruvio::store::Type::kZSet));
+  CHECK(b.earlier_waiter(99, 4, "b", ruvio::types::Type::kZSet));
   CHECK(b.remove(50));
   CHECK(b.remove(51));
   // CLIENT UNBLOCK by client id (the low 48 bits of the token).
@@ -108,7 +108,7 @@ TEST_CASE("blocking: the shard listens while a client waits; a push marks the ke
   worker::Shard shard{config, 0};
   const std::vector<std::string_view> keys = {"q"};
   auto push = [&](std::string_view key) {
-    store::WriteHandle h = shard.db(0).open(key, store::Type::kList, 0);
+    store::WriteHandle h = shard.db(0).open(key, types::Type::kList, 0);
     if (!h) h.set(types::Quicklist::create(h.heap()));
     types::Quicklist ql(h.heap(), h.as<types::ListObject>(), -2);
     types::list_push(ql, types::ListEnd::kTail, "x");

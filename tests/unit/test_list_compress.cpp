@@ -5,6 +5,7 @@
 // compressed nodes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 #include <string>

@@ -5,6 +5,7 @@
 // std::deque model with every invariant checked after each step.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 #include <string>

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "tests/unit/hex_bytes.hpp"
+#include "worker/containers/listpack.hpp"
 #include "worker/store/record.hpp"
-#include "worker/types/listpack/listpack.hpp"
 
 using ruvio::store::Heap;
 using ruvio::types::Listpack;
@@ -570,7 +570,7 @@ TEST_CASE("listpack: randomized operations against a vector model") {
   };
   auto canon = [](const std::string& s) {
     std::int64_t v;
-    return ruvio::store::parse_canonical_int(s, &v) ? std::to_string(v) : s;
+    return ruvio::containers::parse_canonical_int(s, &v) ? std::to_string(v) : s;
   };
   Listpack lp = Listpack::create(heap);
   std::vector<std::string> model;

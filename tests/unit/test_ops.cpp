@@ -10,7 +10,7 @@
 #include "supervisor/admin_http.hpp"
 #include "supervisor/metrics.hpp"
 #include "supervisor/proc_stats.hpp"
-#include "worker/store/alloc_sampler.hpp"
+#include "worker/memory/alloc_sampler.hpp"
 
 using namespace ruvio;
 using namespace ruvio::supervisor;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/store/heap.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/set/set.hpp"
 
 using ruvio::store::Heap;

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <mimalloc.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>

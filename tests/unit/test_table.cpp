@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/store/hashtable_impl.hpp"
+#include "worker/containers/hashtable_impl.hpp"
 #include "worker/store/record.hpp"
 #include "worker/store/table.hpp"
 

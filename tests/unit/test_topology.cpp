@@ -9,8 +9,8 @@
 
 #include "shared/control.hpp"
 #include "shared/topology.hpp"
-#include "worker/commands/cluster_commands.hpp"
-#include "worker/commands/command_table.hpp"
+#include "worker/engine/cluster_check.hpp"
+#include "worker/engine/command_table.hpp"
 
 using namespace ruvio;
 

@@ -1,4 +1,4 @@
-// The tracking table (worker/commands/tracking_table.hpp): key -> ascending reader ids in one
+// The tracking table (worker/engine/tracking_table.hpp): key -> ascending reader ids in one
 // block per key; repeated reads allocate nothing; blocks grow past their bin; random eviction
 // and reader filtering keep the counts exact.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/commands/tracking_table.hpp"
+#include "worker/engine/tracking_table.hpp"
 
 using ruvio::worker::TrackedKey;
 using ruvio::worker::TrackingTable;

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "worker/commands/command_table.hpp"
-#include "worker/commands/context.hpp"
+#include "worker/engine/command_table.hpp"
+#include "worker/engine/context.hpp"
 #include "worker/persist/snapshot.hpp"
 #include "worker/persist/wal_reader.hpp"
 #include "worker/persist/wal_writer.hpp"
@@ -83,7 +83,7 @@ void toy_push(store::WriteHandle& h, const std::string& item) {
 
 const types::ValueOps kToyOps = {
     "toytype",
-    store::Type::kModule,
+    types::Type::kModule,
     [](Heap& heap, Object* o) {
       auto* t = static_cast<Toy*>(o);
       for (std::uint32_t i = 0; i < t->count; ++i) heap.release(t->blocks[i]);
@@ -168,7 +168,7 @@ struct Bench {
   }
   Db& db(int i = 0) { return shard.db(i); }
   void put(std::string_view key, int n, int db_index = 0) {
-    store::WriteHandle h = db(db_index).open(key, store::Type::kModule, kNow);
+    store::WriteHandle h = db(db_index).open(key, types::Type::kModule, kNow);
     REQUIRE(h.status() == Open::kMissing);
     h.set(toy_make(h.heap(), parts(n)));
   }
@@ -201,14 +201,14 @@ TEST_CASE("value types: the write handle creates, finds, counts, invalidates WAT
   CHECK(b.used() - base == b.db().peek("a").memory_usage());
 
   {
-    store::WriteHandle h = b.db().open("a", store::Type::kModule, kNow);
+    store::WriteHandle h = b.db().open("a", types::Type::kModule, kNow);
     REQUIRE(h.status() == Open::kFound);
     CHECK(toy_items(h.peek()) == parts(3));
     // Only looked at: releasing it is not a mutation.
   }
   CHECK(b.shard.mutations() == m0 + 1);
   {
-    store::WriteHandle h = b.db().open("a", store::Type::kModule, kNow);
+    store::WriteHandle h = b.db().open("a", types::Type::kModule, kNow);
     toy_push(h, "item-3");
     toy_push(h, "item-4");  // past 4 items: the type switches encoding
   }
@@ -218,8 +218,8 @@ TEST_CASE("value types: the write handle creates, finds, counts, invalidates WAT
 
   // WRONGTYPE is decided by open(), both ways.
   b.db().set_string("s", "x", {});
-  CHECK(b.db().open("s", store::Type::kModule, kNow).wrong_type());
-  CHECK(b.db().open("a", store::Type::kString, kNow).wrong_type());
+  CHECK(b.db().open("s", types::Type::kModule, kNow).wrong_type());
+  CHECK(b.db().open("a", types::Type::kString, kNow).wrong_type());
   CHECK(b.run({"get", "a"}) ==
         "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
   CHECK(b.run({"append", "a", "x"}) ==
@@ -227,7 +227,7 @@ TEST_CASE("value types: the write handle creates, finds, counts, invalidates WAT
 
   // remove(): an emptied value deletes its key.
   {
-    store::WriteHandle h = b.db().open("a", store::Type::kModule, kNow);
+    store::WriteHandle h = b.db().open("a", types::Type::kModule, kNow);
     h.remove();
   }
   CHECK_FALSE(b.db().peek("a"));
@@ -253,7 +253,7 @@ TEST_CASE("value types: TYPE, OBJECT ENCODING, MEMORY USAGE, COPY, RENAME, MOVE,
   CHECK(toy_items(b.db().peek("b").object()) == parts(2));
   CHECK(b.used() - before == b.db().peek("b").memory_usage());
   {
-    store::WriteHandle h = b.db().open("b", store::Type::kModule, kNow);
+    store::WriteHandle h = b.db().open("b", types::Type::kModule, kNow);
     toy_push(h, "only-in-b");
   }
   CHECK(toy_items(b.db().peek("a").object()) == parts(2));  // independent

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "worker/containers/intset.hpp"
 #include "worker/persist/rdb_io.hpp"
 #include "worker/persist/rdb_stream.hpp"
 #include "worker/persist/rdb_value.hpp"
-#include "worker/types/intset/intset.hpp"
 #include "worker/types/list/list.hpp"
 #include "worker/types/set/set.hpp"
 

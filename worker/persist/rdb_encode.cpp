@@ -99,7 +99,7 @@ void encode_hash(const types::Object* o, std::int64_t now_ms, std::string& out) 
 
 bool encode_value(const store::Entry& e, std::int64_t now_ms, std::string& out) {
   switch (e.type()) {
-    case store::Type::kString:
+    case types::Type::kString:
       out.push_back(static_cast<char>(kString));
       if (e.is_int()) {
         put_int_string(out, e.int_value());
@@ -107,19 +107,19 @@ bool encode_value(const store::Entry& e, std::int64_t now_ms, std::string& out) 
         put_string(out, e.str());
       }
       return true;
-    case store::Type::kList:
+    case types::Type::kList:
       encode_list(e.object(), out);
       return true;
-    case store::Type::kSet:
+    case types::Type::kSet:
       encode_set(e.object(), out);
       return true;
-    case store::Type::kZSet:
+    case types::Type::kZSet:
       encode_zset(e.object(), out);
       return true;
-    case store::Type::kHash:
+    case types::Type::kHash:
       encode_hash(e.object(), now_ms, out);
       return true;
-    case store::Type::kStream:
+    case types::Type::kStream:
       encode_stream(e.object(), out);
       return true;
     default:

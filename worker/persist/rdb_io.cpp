@@ -75,7 +75,7 @@ void put_len(std::string& out, std::uint64_t n) {
 
 void put_string(std::string& out, std::string_view s) {
   std::int64_t v = 0;
-  if (s.size() <= 11 && store::parse_canonical_int(s, &v) && put_small_int(out, v)) return;
+  if (s.size() <= 11 && containers::parse_canonical_int(s, &v) && put_small_int(out, v)) return;
   // Under 21 bytes LZF cannot gain the 4 bytes it must (rdb.c's comment).
   if (s.size() > 20 && put_lzf(out, s)) return;
   put_len(out, s.size());

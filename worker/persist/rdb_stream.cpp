@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "worker/containers/listpack.hpp"
 #include "worker/store/record.hpp"
-#include "worker/types/listpack/listpack.hpp"
 #include "worker/types/stream/stream.hpp"
 #include "worker/types/stream/stream_group.hpp"
 
@@ -32,7 +32,7 @@ class LpWriter {
   }
   void add(std::string_view s) {
     std::int64_t v = 0;
-    if (store::parse_canonical_int(s, &v)) return add_int(v);
+    if (containers::parse_canonical_int(s, &v)) return add_int(v);
     std::string e;
     if (s.size() < 64) {
       e.push_back(static_cast<char>(0x80 | s.size()));

@@ -17,8 +17,8 @@
 
 #include <string>
 
+#include "worker/memory/heap.hpp"
 #include "worker/persist/rdb_io.hpp"
-#include "worker/store/heap.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::persist::rdb {

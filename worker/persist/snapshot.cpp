@@ -213,7 +213,7 @@ LoadResult load_snapshot(std::span<store::Db* const> dbs, const std::string& dir
             ops->load(dbs[db]->heap(), static_cast<std::uint8_t>(q[1]), q.substr(6));
         if (obj == nullptr) return fail("malformed value", at);
         dbs[db]->set_object(key, obj, opt);
-      } else if (type != static_cast<std::uint8_t>(store::Type::kString)) {
+      } else if (type != static_cast<std::uint8_t>(types::Type::kString)) {
         return fail("value type " + std::to_string(type) + " unknown to this build", at);
       } else if (enc == kEncInt && q.size() == 8) {
         dbs[db]->set_int(key, static_cast<std::int64_t>(get_u64(q.data())), opt);

@@ -20,7 +20,7 @@
 // snapshot, then replays segments from wal_seq on. expire_at is absolute (-1 = none) and
 // kept even when already past, so a later WAL record sees the key exactly as it was. A file
 // without its end record, with a bad checksum or trailing bytes is corrupt, never half
-// loaded. `type` is store::Type. Strings are written as in version 1's first builds, so the
+// loaded. `type` is types::Type. Strings are written as in version 1's first builds, so the
 // version did not change when value objects (enc 2) were added.
 #pragma once
 

@@ -8,8 +8,8 @@
 
 #include "proto/reply_scan.hpp"
 #include "proto/resp_writer.hpp"
-#include "worker/commands/acl.hpp"
-#include "worker/commands/acl_family.hpp"
+#include "worker/engine/acl.hpp"
+#include "worker/engine/acl_check.hpp"
 
 namespace ruvio::worker {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "proto/mesh_frame.hpp"
 #include "proto/resp_writer.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/shard.hpp"
 
 namespace ruvio::worker {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "proto/reply_scan.hpp"
-#include "worker/commands/common.hpp"
+#include "worker/engine/common.hpp"
 
 namespace ruvio::worker {
 namespace {

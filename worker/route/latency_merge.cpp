@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "proto/reply_scan.hpp"
-#include "worker/commands/command_table.hpp"
-#include "worker/commands/common.hpp"
+#include "worker/engine/command_table.hpp"
+#include "worker/engine/common.hpp"
 
 namespace ruvio::worker {
 namespace {

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "proto/resp_writer.hpp"
-#include "worker/commands/command_stats.hpp"
-#include "worker/commands/latency_monitor.hpp"
+#include "worker/engine/command_stats.hpp"
+#include "worker/engine/latency_monitor.hpp"
 
 namespace ruvio::worker {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "proto/resp_writer.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/shard.hpp"
 
 namespace ruvio::worker {
 

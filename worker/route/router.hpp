@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "shared/topology.hpp"
-#include "worker/commands/command.hpp"
-#include "worker/commands/command_table.hpp"
+#include "worker/engine/command.hpp"
+#include "worker/engine/command_table.hpp"
 #include "worker/route/host.hpp"
 #include "worker/route/mesh.hpp"
 #include "worker/route/routed_client.hpp"

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "shared/slots.hpp"
-#include "worker/commands/cluster_commands.hpp"
-#include "worker/commands/command_table.hpp"
-#include "worker/commands/executor.hpp"
+#include "worker/engine/cluster_check.hpp"
+#include "worker/engine/command_table.hpp"
+#include "worker/engine/executor.hpp"
 #include "worker/route/router.hpp"
 
 namespace ruvio::worker {

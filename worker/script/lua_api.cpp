@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/commands/command_table.hpp"
+#include "worker/engine/command_table.hpp"
 #include "worker/script/functions.hpp"
 #include "worker/script/lua_convert.hpp"
 #include "worker/script/lua_engine.hpp"

@@ -9,11 +9,11 @@
 #include <cstring>
 
 #include "shared/slots.hpp"
-#include "worker/commands/acl_family.hpp"
-#include "worker/commands/command_table.hpp"
-#include "worker/commands/common.hpp"
-#include "worker/commands/context.hpp"
-#include "worker/commands/executor.hpp"
+#include "worker/engine/acl_check.hpp"
+#include "worker/engine/command_table.hpp"
+#include "worker/engine/common.hpp"
+#include "worker/engine/context.hpp"
+#include "worker/engine/executor.hpp"
 #include "worker/script/functions.hpp"
 #include "worker/script/lua_api.hpp"
 #include "worker/script/lua_convert.hpp"
@@ -508,6 +508,20 @@ bool Engine::call(std::span<const std::string_view> args) {
   // client_ is never in cluster mode: ownership was checked above, in the script's words.
   executor_.execute(client_, args, w);
   return true;
+}
+
+Engine& engine(Executor& executor) {
+  std::unique_ptr<ScriptState>& state = executor.script_state();
+  if (!state) state = std::make_unique<Engine>(executor, executor.shard());
+  return static_cast<Engine&>(*state);
+}
+
+Engine* started_engine(Executor& executor) {
+  return static_cast<Engine*>(executor.script_state().get());
+}
+
+const Engine* started_engine(const Executor& executor) {
+  return static_cast<const Engine*>(executor.script_state());
 }
 
 }  // namespace ruvio::worker::script

@@ -20,7 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "worker/commands/shard.hpp"
+#include "worker/engine/executor.hpp"
+#include "worker/engine/shard.hpp"
 
 struct lua_State;
 struct lua_Debug;
@@ -59,10 +60,10 @@ struct StringHash {
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
-class Engine {
+class Engine : public ScriptState {
  public:
   Engine(Executor& executor, Shard& shard);
-  ~Engine();
+  ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -169,6 +170,12 @@ class Engine {
 
 // SHA1 of `data` as 40 lower-case hex digits into `out` (at least 40 bytes).
 void sha1_hex(std::string_view data, char* out);
+
+// The executor's Lua engine, started on the first use (executor.script_state() holds it).
+Engine& engine(Executor& executor);
+// Null until a script ran: INFO and the like read the engine's figures only when there is one.
+Engine* started_engine(Executor& executor);
+const Engine* started_engine(const Executor& executor);
 
 }  // namespace script
 }  // namespace ruvio::worker

@@ -24,7 +24,7 @@
 
 #include <string>
 
-#include "worker/commands/client_family.hpp"
+#include "worker/engine/client_info.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/server.hpp"
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "shared/config.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/shard.hpp"
 
 namespace ruvio::worker {
 

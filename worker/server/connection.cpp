@@ -9,7 +9,7 @@
 #include <bit>
 
 #include "shared/sds_text.hpp"
-#include "worker/commands/client_family.hpp"
+#include "worker/engine/client_info.hpp"
 #include "worker/server/client_limits.hpp"
 #include "worker/server/server.hpp"
 

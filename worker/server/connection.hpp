@@ -17,7 +17,7 @@
 #include "proto/io_buffer.hpp"
 #include "proto/resp_parser.hpp"
 #include "proto/resp_writer.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/shard.hpp"
 #include "worker/route/routed_client.hpp"
 #include "worker/route/stream_writer.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/commands/server_family.hpp"
+#include "worker/commands/server/server_family.hpp"
 #include "worker/script/functions.hpp"
 #include "worker/script/lua_engine.hpp"
 #include "worker/server/connection.hpp"
@@ -39,7 +39,7 @@ void Server::on_mesh_link_up(int peer) {
   }
   // SCRIPT LOAD and FUNCTION LOAD reached every worker; scripts are never persisted, and
   // functions only with a WAL.
-  if (const script::Engine* e = executor_.scripts_if_started()) {
+  if (const script::Engine* e = script::started_engine(executor_)) {
     e->for_each_script([&](std::string_view body) {
       const std::string_view load[] = {"SCRIPT", "LOAD", body};
       router_.tell_peer(peer, MeshKind::kCommand, load);

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "worker/commands/executor.hpp"
+#include "worker/engine/executor.hpp"
 #include "worker/persist/snapshot.hpp"
 #include "worker/persist/wal_reader.hpp"
 #include "worker/script/functions.hpp"
@@ -131,7 +131,7 @@ std::optional<std::string> Persistence::check_meta() {
 std::vector<std::string_view> Persistence::library_codes() const {
   std::vector<std::string_view> codes;
   const worker::script::Engine* e =
-      shard_.executor != nullptr ? shard_.executor->scripts_if_started() : nullptr;
+      shard_.executor != nullptr ? worker::script::started_engine(*shard_.executor) : nullptr;
   const worker::script::Functions* f = e != nullptr ? e->functions_if_started() : nullptr;
   if (f == nullptr) return codes;
   for (const auto& [name, lib] : f->libraries()) codes.emplace_back(lib->code);

@@ -19,8 +19,8 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
-#include "worker/commands/executor.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/executor.hpp"
+#include "worker/engine/shard.hpp"
 #include "worker/persist/effect.hpp"
 #include "worker/persist/service.hpp"
 #include "worker/persist/wal_format.hpp"

@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "worker/commands/shard.hpp"
+#include "worker/engine/shard.hpp"
 
 namespace ruvio::worker {
 

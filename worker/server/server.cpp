@@ -12,12 +12,12 @@
 #include <cstdio>
 #include <span>
 
-#include "worker/commands/cluster_commands.hpp"
-#include "worker/commands/command_table.hpp"
-#include "worker/commands/common.hpp"
-#include "worker/commands/context.hpp"
-#include "worker/commands/hash_family.hpp"
-#include "worker/commands/subcommand.hpp"
+#include "worker/commands/hash/hash_family.hpp"
+#include "worker/engine/cluster_check.hpp"
+#include "worker/engine/command_table.hpp"
+#include "worker/engine/common.hpp"
+#include "worker/engine/context.hpp"
+#include "worker/engine/subcommand.hpp"
 #include "worker/server/client_limits.hpp"
 #include "worker/server/connection.hpp"
 #include "worker/server/stats_reporter.hpp"
@@ -262,7 +262,7 @@ void Server::serve_ready_keys() {
       // entries past its own ID, and a deleted stream or group answers them an error: as
       // Redis's serveClientsBlockedOnStreamKey, every one of them is run again; one that finds
       // nothing for it parks again and the next is tried.
-      const bool stream = w->type == store::Type::kStream;
+      const bool stream = w->type == types::Type::kStream;
       const store::Entry e = shard_.db(rk.db).find(rk.key, shard_.now_ms());
       if (!e && !stream) break;                // empty again: nobody else is served
       if (e && e.type() != w->type) continue;  // waits for another type: passed over

@@ -14,8 +14,8 @@
 
 #include "proto/resp_writer.hpp"
 #include "shared/control.hpp"
-#include "worker/commands/executor.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/executor.hpp"
+#include "worker/engine/shard.hpp"
 #include "worker/route/router.hpp"
 #include "worker/server/persistence.hpp"
 #include "worker/server/pubsub_hub.hpp"
@@ -97,7 +97,7 @@ class Server final : public RouteHost, public BusyService {
   // CLIENT PAUSE changed or may have ended: re-arm the end timer or resume parked clients.
   void check_pause();
   void resume_parked();
-  // Blocked clients (worker/commands/blocking.hpp): serves the waiters of keys that were
+  // Blocked clients (worker/engine/blocking.hpp): serves the waiters of keys that were
   // written, in FIFO order while the key can serve them, and resumes the waiters whose
   // deadline passed; polls deadlines while someone waits.
   static void on_block_timer(uv_timer_t* h);

@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include "shared/log.hpp"
+#include "worker/memory/alloc_sampler.hpp"
 #include "worker/persist/service.hpp"
-#include "worker/store/alloc_sampler.hpp"
 
 namespace ruvio::worker {
 

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "shared/control.hpp"
-#include "worker/commands/shard.hpp"
+#include "worker/engine/shard.hpp"
 
 namespace ruvio::worker {
 

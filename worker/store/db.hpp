@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "worker/store/lru_clock.hpp"
+#include "worker/types/value.hpp"
 
 namespace ruvio::store {
 
@@ -36,9 +37,7 @@ constexpr bool is_expired(std::int64_t expire_at, std::int64_t now_ms) {
   return expire_at != kNoExpire && now_ms > expire_at;
 }
 
-// The record's 3 type bits. kModule: a type that names itself through its ValueOps (as
-// Redis's OBJ_MODULE), such as the unit tests' toy types.
-enum class Type : std::uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream, kModule };
+using types::Type;  // the record's type bits (worker/types/value.hpp)
 
 class Record;  // opaque; one allocation per key (record.hpp)
 struct Heap;   // heap.hpp
@@ -92,7 +91,7 @@ class Entry {
 
 class Db;
 
-// What the keyspace tells the layer above it (the Shard, worker/commands/shard.hpp, implements
+// What the keyspace tells the layer above it (the Shard, worker/engine/shard.hpp, implements
 // it). Installed only while someone listens (a WATCH, a blocked client), so a worker without
 // either pays one null test per write.
 class KeyspaceListener {

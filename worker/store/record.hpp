@@ -62,8 +62,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "worker/containers/canonical_int.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/store/db.hpp"
-#include "worker/store/heap.hpp"
 
 namespace ruvio::types {
 struct Object;
@@ -87,11 +88,8 @@ inline constexpr std::size_t kEmbedHllMax = 3072;  // ... unless they begin "HYL
 inline constexpr std::size_t kEmbstrMax = 44;      // Redis's OBJECT ENCODING embstr limit
 inline constexpr std::uint8_t kLfuInitVal = 5;     // Redis LFU_INIT_VAL
 
-// Redis string2ll: true when `s` is the canonical decimal form of an int64 ("-0", "+1",
-// "01", " 1" and anything over 20 chars are not).
-bool parse_canonical_int(std::string_view s, std::int64_t* out);
-// Decimal digits (plus sign) of v.
-std::size_t int_text_len(std::int64_t v);
+using containers::int_text_len;
+using containers::parse_canonical_int;
 
 // A value to store, borrowed from the caller.
 struct Payload {

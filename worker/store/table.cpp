@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "worker/store/hashtable_impl.hpp"
+#include "worker/containers/hashtable_impl.hpp"
 
 namespace ruvio::store {
 

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "worker/store/hashtable.hpp"
+#include "worker/containers/hashtable.hpp"
 #include "worker/store/record.hpp"
 
 namespace ruvio::store {

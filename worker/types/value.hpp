@@ -35,10 +35,14 @@
 #include <string>
 #include <string_view>
 
-#include "worker/store/db.hpp"
-#include "worker/store/heap.hpp"
+#include "worker/memory/heap.hpp"
 
 namespace ruvio::types {
+
+// The record's 3 type bits (worker/store/record.hpp), which WRONGTYPE checks compare.
+// kModule: a type that names itself through its ValueOps (as Redis's OBJ_MODULE), such as
+// the unit tests' toy types.
+enum class Type : std::uint8_t { kString = 0, kList, kSet, kZSet, kHash, kStream, kModule };
 
 // Ids are persistent (snapshots store them): never renumber.
 enum TypeId : std::uint8_t {
@@ -64,7 +68,7 @@ struct RdbHooks {
 
 struct ValueOps {
   std::string_view name;  // TYPE and SCAN TYPE: "list", "hash", ...
-  store::Type type;       // the record's type bits, which WRONGTYPE checks compare
+  types::Type type;       // the record's type bits, which WRONGTYPE checks compare
   // Frees every block the object owns, the object included, through `heap`.
   void (*destroy)(store::Heap& heap, Object* o);
   // A deep copy allocated from `heap` (COPY, also into another Db).

@@ -1,6 +1,6 @@
 // Bitmaps: bit operations on the bytes of a string value, as Redis's bitops.c defines them.
-// No RESP, no keyspace: the command family (worker/commands/bitmap_commands.cpp) hands in the
-// bytes (through store::StringHandle for writes) and writes the replies.
+// No RESP, no keyspace: the command family (worker/commands/bitmap/bitmap_commands.cpp) hands in
+// the bytes (through store::StringHandle for writes) and writes the replies.
 //
 // Bit numbering is Redis's: bit 0 is the most significant bit of byte 0, so a bitmap reads
 // left to right as written. A BITFIELD integer of `bits` width at bit offset `off` occupies

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "worker/types/geo/geohash.hpp"
+#include "worker/containers/geohash.hpp"
 #include "worker/types/zset/zset.hpp"
 
 namespace ruvio::types::geo {

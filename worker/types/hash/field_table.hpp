@@ -32,8 +32,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "worker/store/hashtable.hpp"
-#include "worker/store/heap.hpp"
+#include "worker/containers/hashtable.hpp"
+#include "worker/memory/heap.hpp"
 
 namespace ruvio::types::hash {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/store/hashtable_impl.hpp"
+#include "worker/containers/hashtable_impl.hpp"
 
 namespace ruvio::store {
 template class HashTable<types::hash::FieldTraits>;
@@ -580,7 +580,7 @@ std::string_view ops_compact_blob(const Object* o) {
 }
 
 const ValueOps kHashOps = {
-    "hash",          store::Type::kHash, ops_destroy, ops_copy, ops_memory,       ops_encoding,
+    "hash",          types::Type::kHash, ops_destroy, ops_copy, ops_memory,       ops_encoding,
     ops_free_effort, ops_save,           ops_load,    {},       ops_release_some, ops_compact_blob,
 };
 

@@ -26,9 +26,9 @@
 #include <string_view>
 #include <vector>
 
-#include "worker/store/heap.hpp"
+#include "worker/containers/listpack.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/hash/field_table.hpp"
-#include "worker/types/listpack/listpack.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::types::hash {

@@ -1,7 +1,7 @@
 // HyperLogLog, byte for byte Redis's (hyperloglog.c): the value is a plain string, so GET,
 // SET, DUMP/RESTORE and replication carry it as it is, and a blob made by redis-server works
-// here and back. No RESP, no keyspace: the PF* family (worker/commands/hll_commands.cpp)
-// calls these on a string's bytes.
+// here and back. No RESP, no keyspace: the PF* family
+// (worker/commands/hyperloglog/hll_commands.cpp) calls these on a string's bytes.
 //
 // Header, 16 bytes, both encodings:
 //

@@ -63,7 +63,7 @@ Object* load(store::Heap& heap, std::uint8_t, std::string_view in) {
 
 const ValueOps kListOps = {
     "list",
-    store::Type::kList,
+    types::Type::kList,
     [](store::Heap& heap, Object* o) { Quicklist::destroy(heap, static_cast<ListObject*>(o)); },
     [](store::Heap& heap, const Object* o) -> Object* {
       ListObject scratch;

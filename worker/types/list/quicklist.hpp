@@ -19,7 +19,7 @@
 //     bytes 16-31 union { Node one;  struct { Node* nodes; u32 cap; } }
 //
 //   Node (16 bytes): [u8* blob][u32 entries of that blob][u32 raw]
-//     raw == 0: the blob is a Redis listpack (worker/types/listpack/listpack.hpp), byte for
+//     raw == 0: the blob is a Redis listpack (worker/containers/listpack.hpp), byte for
 //               byte.
 //     raw  > 0: the node is LZF-compressed and raw is its listpack's byte size; the blob is
 //               Redis's quicklistLZF: [u32 LE compressed bytes][LZF data], one heap block of
@@ -49,8 +49,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "worker/store/heap.hpp"
-#include "worker/types/listpack/listpack.hpp"
+#include "worker/containers/listpack.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::types {

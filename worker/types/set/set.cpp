@@ -5,7 +5,7 @@
 #include <new>
 #include <vector>
 
-#include "worker/store/hashtable_impl.hpp"
+#include "worker/containers/hashtable_impl.hpp"
 
 namespace ruvio::types {
 
@@ -471,7 +471,7 @@ std::size_t release_some(store::Heap& heap, Object* o, std::size_t budget, bool*
 
 const ValueOps kSetOps = {
     .name = "set",
-    .type = store::Type::kSet,
+    .type = types::Type::kSet,
     .destroy = [](store::Heap& heap, Object* o) { set::destroy(heap, static_cast<SetObject*>(o)); },
     .copy = [](store::Heap& heap, const Object* o) -> Object* {
       return set::clone(heap, static_cast<const SetObject*>(o));

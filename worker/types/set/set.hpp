@@ -1,5 +1,5 @@
 // Set values: three encodings behind one object, and the rules that move a set between them
-// (Redis 7.2's t_set.c). No RESP, no libuv: worker/commands/set_commands.cpp is the bridge.
+// (Redis 7.2's t_set.c). No RESP, no libuv: worker/commands/set/set_commands.cpp is the bridge.
 //
 //   SetObject (16 B, one heap block):
 //     byte 0     type id  kTypeSet
@@ -38,10 +38,10 @@
 #include <string>
 #include <string_view>
 
-#include "worker/store/hashtable.hpp"
-#include "worker/store/heap.hpp"
-#include "worker/types/intset/intset.hpp"
-#include "worker/types/listpack/listpack.hpp"
+#include "worker/containers/hashtable.hpp"
+#include "worker/containers/intset.hpp"
+#include "worker/containers/listpack.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::types {

@@ -2,7 +2,7 @@
 // commands): append with ID generation, ranges in both directions, XDEL's tombstones,
 // trimming by MAXLEN/MINID (exact or whole nodes only), the 7.0 counters (first ID, largest
 // deleted ID, entries ever added). Consumer groups live in stream_group.hpp; node bytes in
-// stream_node.hpp. No RESP: worker/commands/stream_commands.cpp turns arguments into calls.
+// stream_node.hpp. No RESP: worker/commands/stream/stream_commands.cpp turns arguments into calls.
 //
 //   Stream object (96 bytes, one heap block):
 //     off 0   u8 type id (kTypeStream), u8 enc (0: the only encoding, "stream"), 6 pad
@@ -32,11 +32,11 @@
 #include <string_view>
 #include <vector>
 
-#include "worker/store/heap.hpp"
-#include "worker/types/listpack/listpack.hpp"
-#include "worker/types/stream/heap_vec.hpp"
-#include "worker/types/stream/stream_id.hpp"
-#include "worker/types/stream/stream_node.hpp"
+#include "worker/containers/heap_vec.hpp"
+#include "worker/containers/listpack.hpp"
+#include "worker/containers/stream_id.hpp"
+#include "worker/containers/stream_node.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::types {

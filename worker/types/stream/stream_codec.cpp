@@ -220,7 +220,7 @@ std::size_t free_effort(const Object* o) {
 
 const ValueOps kStreamOps = {
     "stream",
-    store::Type::kStream,
+    types::Type::kStream,
     [](store::Heap& heap, Object* o) { stream_destroy(heap, static_cast<Stream*>(o)); },
     [](store::Heap& heap, const Object* o) -> Object* {
       return stream_copy(heap, static_cast<const Stream*>(o));

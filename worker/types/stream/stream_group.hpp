@@ -22,8 +22,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "worker/store/heap.hpp"
-#include "worker/types/stream/heap_vec.hpp"
+#include "worker/containers/heap_vec.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/stream/stream.hpp"
 
 namespace ruvio::types {

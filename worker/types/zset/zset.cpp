@@ -553,7 +553,7 @@ Object* load(store::Heap& heap, std::uint8_t enc, std::string_view in) {
 
 const ValueOps kZSetOps = {
     "zset",
-    store::Type::kZSet,
+    types::Type::kZSet,
     [](store::Heap& heap, Object* o) { zset_destroy(heap, static_cast<ZSet*>(o)); },
     [](store::Heap& heap, const Object* o) -> Object* {
       return zset_copy(heap, static_cast<const ZSet*>(o));

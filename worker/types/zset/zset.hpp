@@ -1,6 +1,7 @@
 // Sorted sets: the value object and its semantics (Redis's t_zset.c zset* / zzl* layer), over
 // two encodings — the listpack (small) and the skiplist + member index (skiplist.hpp). No RESP:
-// the command family (worker/commands/zset_commands.cpp) turns arguments into these calls.
+// the command family (worker/commands/sorted_set/zset_commands.cpp) turns arguments into these
+// calls.
 //
 //   ZSet object (16 bytes, one heap block):
 //     byte 0   type id  kTypeZSet
@@ -29,10 +30,10 @@
 #include <string>
 #include <string_view>
 
-#include "worker/store/heap.hpp"
-#include "worker/types/listpack/listpack.hpp"
+#include "worker/containers/listpack.hpp"
+#include "worker/containers/skiplist.hpp"
+#include "worker/memory/heap.hpp"
 #include "worker/types/value.hpp"
-#include "worker/types/zset/skiplist.hpp"
 
 namespace ruvio::types {
 

@@ -1,0 +1,570 @@
+// The generic-key family: DEL, EXISTS, TYPE, RENAME, COPY, MOVE, KEYS, SCAN, RANDOMKEY,
+// TOUCH, OBJECT, MEMORY, and the declaration table that also lists the expiry commands
+// (expire_commands.cpp). Replies and errors are Redis 7.0's.
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "shared/glob.hpp"
+#include "worker/commands/generic/key_decls.hpp"
+#include "worker/commands/generic/key_family.hpp"
+#include "worker/commands/hash/hash_family.hpp"
+#include "worker/engine/command.hpp"
+#include "worker/engine/command_table.hpp"
+#include "worker/engine/common.hpp"
+#include "worker/engine/context.hpp"
+#include "worker/engine/scan_options.hpp"
+#include "worker/engine/subcommand.hpp"
+
+namespace ruvio::worker {
+
+namespace {
+
+// Redis's getIntFromObjectOrReply + selectDb check, as used by MOVE and COPY ... DB.
+bool parse_db_index(Context& ctx, std::string_view arg, int& out) {
+  const auto v = parse_int64(arg);
+  if (!v || *v < INT_MIN || *v > INT_MAX) {
+    ctx.out.error(v ? err::kIntRange : err::kNotInt);
+    return false;
+  }
+  if (*v < 0 || *v >= ctx.shard.databases()) {
+    ctx.out.error(err::kDbIndex);
+    return false;
+  }
+  out = static_cast<int>(*v);
+  return true;
+}
+
+// `lazy`: large values go to the lazy free queue (UNLINK always, DEL per lazyfree-lazy-user-del).
+void delete_keys(Context& ctx, bool lazy) {
+  store::Db& db = ctx.db();
+  std::int64_t removed = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    // find() first so that a key that is already expired is not counted as deleted.
+    if (db.find(ctx.args[i], ctx.now_ms()) && db.erase(ctx.args[i], lazy)) {
+      ++removed;
+      db.notify(kNotifyGeneric, "del", ctx.args[i]);
+    }
+  }
+  ctx.out.integer(removed);
+}
+
+void cmd_del(Context& ctx) {
+  delete_keys(ctx, ctx.shard.config().lazyfree_lazy_user_del);
+}
+void cmd_unlink(Context& ctx) {
+  delete_keys(ctx, true);
+}
+
+void cmd_exists(Context& ctx) {
+  std::int64_t n = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    if (lookup_read_notouch(ctx, ctx.args[i])) ++n;
+  }
+  ctx.out.integer(n);
+}
+
+void cmd_type(Context& ctx) {
+  const store::Entry e = lookup_read_notouch(ctx, ctx.args[1]);
+  ctx.out.simple(e ? e.type_name() : "none");
+}
+
+void cmd_touch(Context& ctx) {
+  std::int64_t n = 0;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    if (ctx.db().find(ctx.args[i], ctx.now_ms())) ++n;
+  }
+  ctx.out.integer(n);
+}
+
+void rename_generic(Context& ctx, bool nx) {
+  store::Db& db = ctx.db();
+  const std::string_view from = ctx.args[1];
+  const std::string_view to = ctx.args[2];
+  if (!db.find(from, ctx.now_ms())) {
+    ctx.out.error(err::kNoSuchKey);
+    return;
+  }
+  if (from == to) {
+    if (nx) {
+      ctx.out.integer(0);
+    } else {
+      ctx.out.ok();
+    }
+    return;
+  }
+  if (nx && db.find(to, ctx.now_ms())) {
+    ctx.out.integer(0);
+    return;
+  }
+  db.rename(from, to);
+  db.notify(kNotifyGeneric, "rename_from", from);
+  db.notify(kNotifyGeneric, "rename_to", to);
+  note_hash_field_ttls(ctx.shard, ctx.client.db, to);
+  if (nx) {
+    ctx.out.integer(1);
+  } else {
+    ctx.out.ok();
+  }
+}
+
+void cmd_rename(Context& ctx) {
+  rename_generic(ctx, false);
+}
+void cmd_renamenx(Context& ctx) {
+  rename_generic(ctx, true);
+}
+
+void cmd_copy(Context& ctx) {
+  int target = ctx.client.db;
+  bool replace = false;
+  for (std::size_t i = 3; i < ctx.argc(); ++i) {
+    if (iequals(ctx.args[i], "replace")) {
+      replace = true;
+    } else if (iequals(ctx.args[i], "db") && i + 1 < ctx.argc()) {
+      if (!parse_db_index(ctx, ctx.args[i + 1], target)) return;
+      ++i;
+    } else {
+      ctx.out.error(err::kSyntax);
+      return;
+    }
+  }
+  if (ctx.client.cluster_mode && (ctx.client.db != 0 || target != 0)) {
+    ctx.out.error("ERR Copying to another database is not allowed in cluster mode");
+    return;
+  }
+  const std::string_view src = ctx.args[1];
+  const std::string_view dst = ctx.args[2];
+  if (target == ctx.client.db && src == dst) {
+    ctx.out.error("ERR source and destination objects are the same");
+    return;
+  }
+  store::Db& from = ctx.db();
+  store::Db& to = ctx.shard.db(target);
+  if (!from.find(src, ctx.now_ms())) {
+    ctx.out.integer(0);
+    return;
+  }
+  if (to.find(dst, ctx.now_ms())) {
+    if (!replace) {
+      ctx.out.integer(0);
+      return;
+    }
+    to.erase_server(dst);
+  }
+  // Looked up again: the erase above may have moved records of this very Db.
+  from.copy_to(from.find(src, ctx.now_ms()), to, dst);
+  to.notify(kNotifyGeneric, "copy_to", dst);
+  note_hash_field_ttls(ctx.shard, target, dst);
+  ctx.out.integer(1);
+}
+
+void cmd_move(Context& ctx) {
+  if (ctx.client.cluster_mode) {
+    ctx.out.error("ERR MOVE is not allowed in cluster mode");
+    return;
+  }
+  int target = 0;
+  if (!parse_db_index(ctx, ctx.args[2], target)) return;
+  if (target == ctx.client.db) {
+    ctx.out.error("ERR source and destination objects are the same");
+    return;
+  }
+  const std::string_view key = ctx.args[1];
+  store::Db& from = ctx.db();
+  store::Db& to = ctx.shard.db(target);
+  const store::Entry e = from.find(key, ctx.now_ms());
+  if (!e || to.find(key, ctx.now_ms())) {
+    ctx.out.integer(0);
+    return;
+  }
+  from.move_to(key, to);
+  from.notify(kNotifyGeneric, "move_from", key);
+  to.notify(kNotifyGeneric, "move_to", key);
+  note_hash_field_ttls(ctx.shard, target, key);
+  ctx.out.integer(1);
+}
+
+void cmd_keys(Context& ctx) {
+  const std::string_view pattern = ctx.args[1];
+  const bool all = pattern == "*";
+  const std::int64_t now = ctx.now_ms();
+  // (record, key): a scan may report a key twice while the table resizes; the record
+  // address identifies it, so duplicates are dropped by a pointer sort, not string compares.
+  std::vector<std::pair<const void*, std::string_view>> found;
+  const store::Db& db = ctx.db();
+  std::uint64_t cursor = 0;
+  do {
+    cursor = db.scan(cursor, 1024, [&](store::Entry e) {
+      if (e.expired(now)) return;
+      if (!all && !glob_match(pattern, e.key())) return;
+      found.emplace_back(e.record(), e.key());
+    });
+  } while (cursor != 0);
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const auto& a, const auto& b) { return a.first == b.first; }),
+              found.end());
+  ctx.out.array(found.size());
+  for (const auto& f : found) ctx.out.bulk(f.second);
+}
+
+void cmd_scan(Context& ctx) {
+  const auto parsed = parse_scan_cursor(ctx.args[1]);
+  if (!parsed) {
+    ctx.out.error("ERR invalid cursor");
+    return;
+  }
+  const std::uint64_t cursor = *parsed;
+  const auto opts = parse_scan_options(ctx, 2, true);
+  if (!opts) return;
+  const std::int64_t count = opts->count;
+  const std::string_view pattern = opts->pattern;
+  const bool use_pattern = opts->use_pattern;
+  const std::string_view type = opts->type;
+  const bool use_type = opts->use_type;
+  const std::int64_t now = ctx.now_ms();
+  std::vector<std::string_view> keys;
+  std::vector<std::string> stale;  // expired keys met on the way, reclaimed after the scan
+  store::Db& db = ctx.db();
+  const std::uint64_t next = db.scan(cursor, static_cast<std::size_t>(count), [&](store::Entry e) {
+    if (use_pattern && !glob_match(pattern, e.key())) return;
+    if (e.expired(now)) {
+      stale.emplace_back(e.key());
+      return;
+    }
+    if (use_type && !iequals(type, e.type_name())) return;
+    keys.push_back(e.key());
+  });
+  char buf[24];
+  const int n = std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(next));
+  ctx.out.array(2);
+  ctx.out.bulk(std::string_view(buf, static_cast<std::size_t>(n)));
+  ctx.out.array(keys.size());
+  for (std::string_view k : keys) ctx.out.bulk(k);
+  // Written into the reply already, so the views may now be invalidated.
+  for (const std::string& k : stale) db.find(k, now);
+}
+
+void cmd_randomkey(Context& ctx) {
+  const store::Entry e = ctx.db().random_entry(ctx.now_ms());
+  if (e) {
+    ctx.out.bulk(e.key());
+  } else {
+    ctx.out.null();
+  }
+}
+
+// ---- OBJECT ---------------------------------------------------------------------------
+
+bool lfu_policy(Context& ctx) {
+  return ctx.shard.config().maxmemory_policy.find("lfu") != std::string::npos;
+}
+
+bool lru_or_lfu_policy(Context& ctx) {
+  const std::string& p = ctx.shard.config().maxmemory_policy;
+  return p.find("lru") != std::string::npos || p.find("lfu") != std::string::npos;
+}
+
+// OBJECT looks keys up without touching them and replies a null bulk for a missing key.
+store::Entry object_lookup(Context& ctx) {
+  store::Db& db = ctx.db();
+  const store::Entry e = db.peek(ctx.args[2]);
+  if (e && e.expired(ctx.now_ms())) return db.find(ctx.args[2], ctx.now_ms());
+  return e;
+}
+
+void obj_encoding(Context& ctx) {
+  const store::Entry e = object_lookup(ctx);
+  if (!e) return ctx.out.null();
+  ctx.out.bulk(e.encoding());
+}
+
+void obj_refcount(Context& ctx) {
+  const store::Entry e = object_lookup(ctx);
+  if (!e) return ctx.out.null();
+  // Redis shares the integers 0..9999 (OBJ_SHARED_INTEGERS) when no LRU/LFU policy needs
+  // per-object access data; those report the shared refcount.
+  const bool shared = e.type() == types::Type::kString && e.is_int() && e.int_value() >= 0 &&
+                      e.int_value() < 10000 &&
+                      (ctx.shard.config().maxmemory == 0 || !lru_or_lfu_policy(ctx));
+  ctx.out.integer(shared ? INT_MAX : 1);
+}
+
+void obj_idletime(Context& ctx) {
+  const store::Entry e = object_lookup(ctx);
+  if (!e) return ctx.out.null();
+  if (lfu_policy(ctx)) {
+    ctx.out.error(
+        "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    return;
+  }
+  ctx.out.integer(ctx.db().idle_seconds(e, ctx.now_ms()));
+}
+
+void obj_freq(Context& ctx) {
+  const store::Entry e = object_lookup(ctx);
+  if (!e) return ctx.out.null();
+  if (!lfu_policy(ctx)) {
+    ctx.out.error(
+        "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+        "that when switching between policies at runtime LRU and LFU data will take some time "
+        "to adjust.");
+    return;
+  }
+  ctx.out.integer(e.lfu());
+}
+
+void obj_help(Context& ctx) {
+  reply_help(ctx, "OBJECT",
+             {"ENCODING <key>",
+              "    Return the kind of internal representation used in order to store the value",
+              "    associated with a <key>.", "FREQ <key>",
+              "    Return the access frequency index of the <key>. The returned integer is",
+              "    proportional to the logarithm of the recent access frequency of the key.",
+              "IDLETIME <key>",
+              "    Return the idle time of the <key>, that is the approximated number of",
+              "    seconds elapsed since the last access to the key.", "REFCOUNT <key>",
+              "    Return the number of references of the value associated with the specified",
+              "    <key>."});
+}
+
+void cmd_object(Context& ctx) {
+  dispatch_subcommand(ctx, *command_table().find("object"));
+}
+
+// ---- MEMORY ---------------------------------------------------------------------------
+
+void mem_usage(Context& ctx) {
+  for (std::size_t i = 3; i < ctx.argc(); i += 2) {
+    if (iequals(ctx.args[i], "samples") && i + 1 < ctx.argc()) {
+      const auto v = parse_int64(ctx.args[i + 1]);
+      if (!v) {
+        ctx.out.error(err::kNotInt);
+        return;
+      }
+      if (*v < 0) {
+        ctx.out.error(err::kSyntax);
+        return;
+      }
+    } else {
+      ctx.out.error(err::kSyntax);
+      return;
+    }
+  }
+  const store::Entry e = object_lookup(ctx);
+  if (!e) return ctx.out.null();
+  ctx.out.integer(static_cast<std::int64_t>(e.memory_usage()));
+}
+
+void mem_stats(Context& ctx) {
+  Shard& shard = ctx.shard;
+  std::size_t keys = 0;
+  std::size_t expires = 0;
+  for (int i = 0; i < shard.databases(); ++i) {
+    keys += shard.db(i).size();
+    expires += shard.db(i).expires_size();
+  }
+  const auto dataset = static_cast<std::int64_t>(shard.used_memory());
+  std::size_t nonempty = 0;
+  for (int i = 0; i < shard.databases(); ++i) nonempty += shard.db(i).size() > 0 ? 1 : 0;
+  ctx.out.map(6 + nonempty);
+  ctx.out.bulk("total.allocated");
+  ctx.out.integer(dataset);
+  ctx.out.bulk("clients.normal");
+  ctx.out.integer(static_cast<std::int64_t>(shard.connected_clients));
+  for (int i = 0; i < shard.databases(); ++i) {
+    store::Db& db = shard.db(i);
+    if (db.size() == 0) continue;
+    ctx.out.bulk("db." + std::to_string(i));
+    ctx.out.map(2);
+    ctx.out.bulk("overhead.hashtable.main");
+    ctx.out.integer(0);
+    ctx.out.bulk("overhead.hashtable.expires");
+    ctx.out.integer(0);
+  }
+  ctx.out.bulk("keys.count");
+  ctx.out.integer(static_cast<std::int64_t>(keys));
+  ctx.out.bulk("keys.bytes-per-key");
+  ctx.out.integer(keys == 0 ? 0 : dataset / static_cast<std::int64_t>(keys));
+  ctx.out.bulk("dataset.bytes");
+  ctx.out.integer(dataset);
+  ctx.out.bulk("expires.count");
+  ctx.out.integer(static_cast<std::int64_t>(expires));
+}
+
+void mem_doctor(Context& ctx) {
+  if (ctx.shard.used_memory() < 5u * 1024 * 1024) {
+    ctx.out.verbatim(
+        "Hi Sam, this instance is empty or is using very little memory, my issues detector "
+        "can't be used in these conditions. Please, leave for your mission on Earth and fill it "
+        "with some data. The new Sam and I will be back to our programming as soon as I "
+        "finished rebooting.");
+  } else {
+    ctx.out.verbatim(
+        "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
+        "occurs on this base.");
+  }
+}
+
+void mem_malloc_stats(Context& ctx) {
+  ctx.out.verbatim("Stats not supported for the current allocator");
+}
+
+void mem_purge(Context& ctx) {
+  ctx.shard.release_memory();
+  ctx.out.ok();
+}
+
+void mem_help(Context& ctx) {
+  reply_help(ctx, "MEMORY",
+             {"DOCTOR", "    Return memory problems reports.", "MALLOC-STATS",
+              "    Return internal statistics report from the memory allocator.", "PURGE",
+              "    Attempt to purge dirty pages for reclamation by the allocator.", "STATS",
+              "    Return information about the memory usage of the server.",
+              "USAGE <key> [SAMPLES <count>]",
+              "    Return memory in bytes used by <key> and its value. Nested values are",
+              "    sampled up to <count> times (default: 5, 0 means sample all)."});
+}
+
+void cmd_memory(Context& ctx) {
+  dispatch_subcommand(ctx, *command_table().find("memory"));
+}
+
+using keyfam::cmd_expire;
+using keyfam::cmd_expireat;
+using keyfam::cmd_expiretime;
+using keyfam::cmd_persist;
+using keyfam::cmd_pexpire;
+using keyfam::cmd_pexpireat;
+using keyfam::cmd_pexpiretime;
+using keyfam::cmd_pttl;
+using keyfam::cmd_ttl;
+
+// clang-format off
+const CommandDef kObjectSubs[] = {
+    {"object|encoding", 3, kReadonly, &decl::object_encoding, obj_encoding, "generic",
+     "Inspect the internal encoding of a Redis object",
+     "2.2.3", "O(1)", "keyspace read slow"},
+    {"object|freq", 3, kReadonly, &decl::object_freq, obj_freq, "generic",
+     "Get the logarithmic access frequency counter of a Redis object",
+     "4.0.0", "O(1)", "keyspace read slow"},
+    {"object|idletime", 3, kReadonly, &decl::object_idletime, obj_idletime, "generic",
+     "Get the time since a Redis object was last accessed",
+     "2.2.3", "O(1)", "keyspace read slow"},
+    {"object|refcount", 3, kReadonly, &decl::object_refcount, obj_refcount, "generic",
+     "Get the number of references to the value of the key",
+     "2.2.3", "O(1)", "keyspace read slow"},
+    {"object|help", 2, kLoading | kStale, &decl::object_help, obj_help, "generic",
+     "Show helpful text about the different subcommands",
+     "6.2.0", "O(1)", "keyspace slow"},
+};
+
+const CommandDef kMemorySubs[] = {
+    {"memory|usage", -3, kReadonly, &decl::memory_usage, mem_usage, "server",
+     "Estimate the memory usage of a key",
+     "4.0.0", "O(N) where N is the number of samples.", "read slow"},
+    {"memory|stats", 2, 0, &decl::memory_stats, mem_stats, "server",
+     "Show memory usage details",
+     "4.0.0", "O(1)", "slow"},
+    {"memory|doctor", 2, 0, &decl::memory_doctor, mem_doctor, "server",
+     "Outputs memory problems report",
+     "4.0.0", "O(1)", "slow"},
+    {"memory|malloc-stats", 2, 0, &decl::memory_malloc_stats, mem_malloc_stats, "server",
+     "Show allocator internal stats",
+     "4.0.0", "Depends on how much memory is allocated, could be slow", "slow"},
+    {"memory|purge", 2, 0, &decl::memory_purge, mem_purge, "server",
+     "Ask the allocator to release memory",
+     "4.0.0", "Depends on how much memory is allocated, could be slow", "slow"},
+    {"memory|help", 2, kLoading | kStale, &decl::memory_help, mem_help, "server",
+     "Show helpful text about the different subcommands",
+     "4.0.0", "O(1)", "slow"},
+};
+
+const CommandDef kKeyCommands[] = {
+    {"del", -2, kWrite, &decl::del, cmd_del, "generic",
+     "Delete a key",
+     "1.0.0", "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).", "keyspace write slow"},
+    {"unlink", -2, kWrite | kFast, &decl::unlink, cmd_unlink, "generic",
+     "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
+     "4.0.0", "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.", "keyspace write fast"},
+    {"exists", -2, kReadonly | kFast, &decl::exists, cmd_exists, "generic",
+     "Determine if a key exists",
+     "1.0.0", "O(N) where N is the number of keys to check.", "keyspace read fast"},
+    {"type", 2, kReadonly | kFast, &decl::type, cmd_type, "generic",
+     "Determine the type stored at key",
+     "1.0.0", "O(1)", "keyspace read fast"},
+    {"rename", 3, kWrite, &decl::rename, cmd_rename, "generic",
+     "Rename a key",
+     "1.0.0", "O(1)", "keyspace write slow"},
+    {"renamenx", 3, kWrite | kFast, &decl::renamenx, cmd_renamenx, "generic",
+     "Rename a key, only if the new key does not exist",
+     "1.0.0", "O(1)", "keyspace write fast"},
+    {"copy", -3, kWrite | kDenyOom, &decl::copy, cmd_copy, "generic",
+     "Copy a key",
+     "6.2.0", "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", "keyspace write slow"},
+    {"move", 3, kWrite | kFast, &decl::move, cmd_move, "generic",
+     "Move a key to another database",
+     "1.0.0", "O(1)", "keyspace write fast"},
+    {"keys", 2, kReadonly, &decl::keys, cmd_keys, "generic",
+     "Find all keys matching the given pattern",
+     "1.0.0", "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.", "keyspace read slow dangerous"},
+    {"scan", -2, kReadonly, &decl::scan, cmd_scan, "generic",
+     "Incrementally iterate the keys space",
+     "2.8.0", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", "keyspace read slow", {}, {Where::kCursor}},
+    {"randomkey", 1, kReadonly, &decl::randomkey, cmd_randomkey, "generic",
+     "Return a random key from the keyspace",
+     "1.0.0", "O(1)", "keyspace read slow", {}, {Where::kTips, Merge::kRandom}},
+    {"touch", -2, kReadonly | kFast, &decl::touch, cmd_touch, "generic",
+     "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+     "3.2.1", "O(N) where N is the number of keys that will be touched.", "keyspace read fast"},
+    {"object", -2, 0, &decl::object, cmd_object, "generic",
+     "A container for object introspection commands",
+     "2.2.3", "Depends on subcommand.", "slow", kObjectSubs},
+    {"memory", -2, 0, &decl::memory, cmd_memory, "server",
+     "A container for memory diagnostics commands",
+     "4.0.0", "Depends on subcommand.", "slow", kMemorySubs},
+    {"expire", -3, kWrite | kFast, &decl::expire, cmd_expire, "generic",
+     "Set a key's time to live in seconds",
+     "1.0.0", "O(1)", "keyspace write fast"},
+    {"pexpire", -3, kWrite | kFast, &decl::pexpire, cmd_pexpire, "generic",
+     "Set a key's time to live in milliseconds",
+     "2.6.0", "O(1)", "keyspace write fast"},
+    {"expireat", -3, kWrite | kFast, &decl::expireat, cmd_expireat, "generic",
+     "Set the expiration for a key as a UNIX timestamp",
+     "1.2.0", "O(1)", "keyspace write fast"},
+    {"pexpireat", -3, kWrite | kFast, &decl::pexpireat, cmd_pexpireat, "generic",
+     "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
+     "2.6.0", "O(1)", "keyspace write fast"},
+    {"ttl", 2, kReadonly | kFast, &decl::ttl, cmd_ttl, "generic",
+     "Get the time to live for a key in seconds",
+     "1.0.0", "O(1)", "keyspace read fast"},
+    {"pttl", 2, kReadonly | kFast, &decl::pttl, cmd_pttl, "generic",
+     "Get the time to live for a key in milliseconds",
+     "2.6.0", "O(1)", "keyspace read fast"},
+    {"expiretime", 2, kReadonly | kFast, &decl::expiretime, cmd_expiretime, "generic",
+     "Get the expiration Unix timestamp for a key",
+     "7.0.0", "O(1)", "keyspace read fast"},
+    {"pexpiretime", 2, kReadonly | kFast, &decl::pexpiretime, cmd_pexpiretime, "generic",
+     "Get the expiration Unix timestamp for a key in milliseconds",
+     "7.0.0", "O(1)", "keyspace read fast"},
+    {"persist", 2, kWrite | kFast, &decl::persist, cmd_persist, "generic",
+     "Remove the expiration from a key",
+     "2.2.0", "O(1)", "keyspace write fast"},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const CommandDef> key_commands() {
+  return kKeyCommands;
+}
+
+}  // namespace ruvio::worker

@@ -1,0 +1,875 @@
+// Stream family, entries: XADD XRANGE XREVRANGE XLEN XDEL XTRIM XREAD (and XREADGROUP's
+// parsing) XSETID, plus the family's declaration table. Consumer groups and XINFO are in
+// stream_group_commands.cpp.
+//
+// Arguments → worker/types/stream calls → replies, check for check as Redis 7.0's
+// t_stream.c: which error wins, when a key is created (XADD, never empty but by XDEL/XTRIM),
+// and what the WAL records (XADD with the ID it generated and an approximate trim rewritten
+// exact, as Redis propagates it).
+#include <charconv>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "worker/commands/stream/stream_decls.hpp"
+#include "worker/commands/stream/stream_family.hpp"
+#include "worker/engine/blocking_args.hpp"
+#include "worker/engine/command.hpp"
+#include "worker/engine/common.hpp"
+#include "worker/engine/lookup.hpp"
+
+namespace ruvio::worker {
+
+using store::Entry;
+using types::ParsedStreamId;
+using types::Stream;
+using types::StreamID;
+using types::StreamIter;
+using types::StreamTrim;
+using types::Type;
+
+bool parse_stream_id(Context& ctx, std::string_view arg, std::uint64_t missing_seq, bool strict,
+                     StreamID& out) {
+  ParsedStreamId p;
+  if (!types::stream_id_parse(arg, missing_seq, strict, false, p)) {
+    ctx.out.error(kInvalidStreamId);
+    return false;
+  }
+  out = p.id;
+  return true;
+}
+
+bool parse_ll(Context& ctx, std::string_view arg, std::int64_t& out) {
+  const auto v = parse_int64(arg);
+  if (!v) {
+    ctx.out.error(err::kNotInt);
+    return false;
+  }
+  out = *v;
+  return true;
+}
+
+void reply_stream_id(Context& ctx, const StreamID& id) {
+  char buf[types::kStreamIdBuf];
+  ctx.out.bulk(types::stream_id_format(id, buf));
+}
+
+void reply_stream_entry(Context& ctx, const StreamIter& it) {
+  ctx.out.array(2);
+  reply_stream_id(ctx, it.id());
+  ctx.out.array(static_cast<std::size_t>(it.num_fields()) * 2);
+  it.for_each_pair([&](const types::Listpack::Entry& f, const types::Listpack::Entry& v) {
+    for (const auto* e : {&f, &v}) {
+      if (e->is_int) {
+        ctx.out.bulk_int(e->i);
+      } else {
+        ctx.out.bulk(e->str);
+      }
+    }
+  });
+}
+
+void DeferredLen::set(std::size_t n) {
+  char head[32];
+  head[0] = prefix_;
+  char* p = std::to_chars(head + 1, head + 24, n).ptr;
+  *p++ = '\r';
+  *p++ = '\n';
+  out_.insert(at_, head, static_cast<std::size_t>(p - head));
+}
+
+std::size_t reply_stream_range(Context& ctx, const Stream* s, const StreamID& start,
+                               const StreamID& end, std::size_t count, bool rev) {
+  DeferredLen len(ctx);
+  std::size_t n = 0;
+  StreamIter it(s, start, end, rev);
+  while ((count == 0 || n < count) && it.next()) {
+    reply_stream_entry(ctx, it);
+    ++n;
+  }
+  len.set(n);
+  return n;
+}
+
+namespace {
+
+types::StreamLimits stream_limits(Context& ctx) {
+  const Config& c = ctx.shard.config();
+  return {c.stream_node_max_bytes, static_cast<std::int64_t>(c.stream_node_max_entries)};
+}
+
+const Stream* stream_in(Entry e) {
+  return static_cast<const Stream*>(e.object());
+}
+
+// ---------------------------------------------------------------------------------------
+// XADD / XTRIM options (streamParseAddOrTrimArgsOrReply).
+
+struct AddTrimArgs {
+  StreamTrim trim;
+  ParsedStreamId id;
+  bool id_given = false;
+  bool no_mkstream = false;
+  std::size_t trim_arg = 0;  // the MAXLEN/MINID value's position
+};
+
+constexpr std::string_view kBothStrategies =
+    "ERR syntax error, MAXLEN and MINID options at the same time are not compatible";
+
+// Returns the ID's position (XADD) or the end (XTRIM); 0 after replying an error.
+std::size_t parse_add_trim(Context& ctx, AddTrimArgs& a, bool xadd) {
+  std::size_t i = 2;
+  bool limit_given = false;
+  const std::size_t argc = ctx.argc();
+  for (; i < argc; ++i) {
+    const std::size_t more = argc - 1 - i;
+    const std::string_view opt = ctx.args[i];
+    if (xadd && opt == "*") break;
+    const bool maxlen = iequals(opt, "maxlen"), minid = iequals(opt, "minid");
+    if ((maxlen || minid) && more != 0) {
+      if (a.trim.strategy != StreamTrim::kNone) {
+        ctx.out.error(kBothStrategies);
+        return 0;
+      }
+      a.trim.approx = false;
+      const std::string_view next = ctx.args[i + 1];
+      if (more >= 2 && next == "~") {
+        a.trim.approx = true;
+        ++i;
+      } else if (more >= 2 && next == "=") {
+        ++i;
+      }
+      if (maxlen) {
+        if (!parse_ll(ctx, ctx.args[i + 1], a.trim.maxlen)) return 0;
+        if (a.trim.maxlen < 0) {
+          ctx.out.error("ERR The MAXLEN argument must be >= 0.");
+          return 0;
+        }
+        a.trim.strategy = StreamTrim::kMaxLen;
+      } else {
+        if (!parse_stream_id(ctx, ctx.args[i + 1], 0, true, a.trim.minid)) return 0;
+        a.trim.strategy = StreamTrim::kMinId;
+      }
+      ++i;
+      a.trim_arg = i;
+    } else if (iequals(opt, "limit") && more != 0) {
+      if (!parse_ll(ctx, ctx.args[i + 1], a.trim.limit)) return 0;
+      if (a.trim.limit < 0) {
+        ctx.out.error("ERR The LIMIT argument must be >= 0.");
+        return 0;
+      }
+      limit_given = true;
+      ++i;
+    } else if (xadd && iequals(opt, "nomkstream")) {
+      a.no_mkstream = true;
+    } else if (xadd) {
+      if (!types::stream_id_parse(opt, 0, true, true, a.id)) {
+        ctx.out.error(kInvalidStreamId);
+        return 0;
+      }
+      a.id_given = true;
+      break;
+    } else {
+      ctx.out.error(err::kSyntax);
+      return 0;
+    }
+  }
+  if (a.trim.limit != 0 && a.trim.strategy == StreamTrim::kNone) {
+    ctx.out.error("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
+    return 0;
+  }
+  if (!xadd && a.trim.strategy == StreamTrim::kNone) {
+    ctx.out.error("ERR syntax error, XTRIM must be called with a trimming strategy");
+    return 0;
+  }
+  if (limit_given) {
+    if (!a.trim.approx) {
+      ctx.out.error("ERR syntax error, LIMIT cannot be used without the special ~ option");
+      return 0;
+    }
+  } else if (a.trim.approx) {
+    std::int64_t lim = 100 * stream_limits(ctx).node_max_entries;
+    if (lim <= 0 || lim > 10000) lim = 10000;
+    a.trim.limit = lim;
+  } else {
+    a.trim.limit = 0;
+  }
+  return i;
+}
+
+// The exact trim an approximate one amounted to (streamRewriteTrimArgument): MAXLEN = the
+// length left, MINID = the first entry left. Replay trims exactly that, with no LIMIT.
+std::string exact_trim_value(const Stream* s, const StreamTrim& t) {
+  if (t.strategy == StreamTrim::kMaxLen) return std::to_string(s->length);
+  char buf[types::kStreamIdBuf];
+  return std::string(types::stream_id_format(types::stream_edge_id(s, true), buf));
+}
+
+void xadd(Context& ctx) {
+  AddTrimArgs a;
+  const std::size_t idpos = parse_add_trim(ctx, a, true);
+  if (idpos == 0) return;
+  const std::size_t field_pos = idpos + 1;
+  if (field_pos > ctx.argc() || ctx.argc() - field_pos < 2 || (ctx.argc() - field_pos) % 2 == 1) {
+    ctx.out.error("ERR wrong number of arguments for 'xadd' command");
+    return;
+  }
+  if (a.id_given && a.id.seq_given && a.id.id.zero()) {
+    ctx.out.error("ERR The ID specified in XADD must be greater than 0-0");
+    return;
+  }
+  const std::string_view key = ctx.args[1];
+  store::WriteHandle h = ctx.db().open(key, Type::kStream, ctx.now_ms());
+  if (h.wrong_type()) {
+    ctx.out.error(err::kWrongType);
+    return;
+  }
+  if (!h) {
+    if (a.no_mkstream) {
+      ctx.out.null();
+      return;
+    }
+    h.set(types::stream_create(h.heap()));
+  }
+  Stream* s = h.mut_as<Stream>();
+  if (s->last_id == types::kStreamMaxId) {
+    ctx.out.error("ERR The stream has exhausted the last possible ID, unable to add more items");
+    return;
+  }
+  StreamID id;
+  const auto r =
+      types::stream_append(h.heap(), s, a.id_given ? &a.id : nullptr, ctx.args.subspan(field_pos),
+                           stream_limits(ctx), ctx.now_ms(), &id);
+  if (r != types::StreamAppend::kOk) {
+    h.notify_as(0, {});  // refused: nothing was added
+    // A sequence that cannot grow past "<ms>-*": 7.0.15 picks its text by a stale errno
+    // (EDOM if the last failure left it, else this one); a fresh connection gets this one.
+    const bool seq_overflow = r == types::StreamAppend::kIdTooSmall && a.id_given &&
+                              !a.id.seq_given && s->last_id.ms == a.id.id.ms;
+    if (r == types::StreamAppend::kIdTooSmall && !seq_overflow) {
+      ctx.out.error(
+          "ERR The ID specified in XADD is equal or smaller than the target stream top item");
+    } else {
+      ctx.out.error("ERR Elements are too large to be stored");
+    }
+    return;
+  }
+  h.changed();
+  reply_stream_id(ctx, id);
+  const bool trimmed =
+      a.trim.strategy != StreamTrim::kNone && types::stream_trim(h.heap(), s, a.trim) != 0;
+
+  // The effect: the ID as generated, an approximate trim as the exact one it was.
+  static thread_local std::vector<std::string_view> eff;
+  char idbuf[types::kStreamIdBuf];
+  std::string trim_value;
+  eff.assign(ctx.args.begin(), ctx.args.end());
+  if (a.trim.approx) {
+    trim_value = exact_trim_value(s, a.trim);
+    eff[a.trim_arg - 1] = "=";
+    eff[a.trim_arg] = trim_value;
+    // LIMIT n (two arguments) goes: exact trims take no LIMIT.
+    for (std::size_t j = 2; j + 1 < idpos; ++j) {
+      if (iequals(eff[j], "limit") && j != a.trim_arg) {
+        eff.erase(eff.begin() + static_cast<std::ptrdiff_t>(j),
+                  eff.begin() + static_cast<std::ptrdiff_t>(j + 2));
+        break;
+      }
+    }
+  }
+  const std::size_t shift = ctx.argc() - eff.size();
+  eff[idpos - shift] = types::stream_id_format(id, idbuf);
+  ctx.log_as(std::span<const std::string_view>(eff));
+  h.release();  // "xadd", then "xtrim" when the trim removed entries, as Redis
+  if (trimmed) ctx.notify(kNotifyStream, "xtrim", key);
+}
+
+// ---------------------------------------------------------------------------------------
+// XRANGE / XREVRANGE / XLEN.
+
+// streamParseIntervalIDOrReply: "(" makes the bound exclusive.
+bool parse_interval(Context& ctx, std::string_view arg, StreamID& id, bool& ex,
+                    std::uint64_t missing_seq) {
+  ex = arg.size() > 1 && arg[0] == '(';
+  if (ex) return parse_stream_id(ctx, arg.substr(1), missing_seq, true, id);
+  return parse_stream_id(ctx, arg, missing_seq, false, id);
+}
+
+void xrange_generic(Context& ctx, bool rev) {
+  const std::string_view startarg = rev ? ctx.args[3] : ctx.args[2];
+  const std::string_view endarg = rev ? ctx.args[2] : ctx.args[3];
+  StreamID start, end;
+  bool startex = false, endex = false;
+  if (!parse_interval(ctx, startarg, start, startex, 0)) return;
+  if (startex && !types::stream_id_incr(start)) {
+    ctx.out.error("ERR invalid start ID for the interval");
+    return;
+  }
+  if (!parse_interval(ctx, endarg, end, endex, UINT64_MAX)) return;
+  if (endex && !types::stream_id_decr(end)) {
+    ctx.out.error("ERR invalid end ID for the interval");
+    return;
+  }
+  std::int64_t count = -1;
+  for (std::size_t j = 4; j < ctx.argc(); ++j) {
+    if (iequals(ctx.args[j], "count") && ctx.argc() - j - 1 >= 1) {
+      if (!parse_ll(ctx, ctx.args[j + 1], count)) return;
+      if (count < 0) count = 0;
+      ++j;
+    } else {
+      ctx.out.error(err::kSyntax);
+      return;
+    }
+  }
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kStream, Access::kRead, e)) return;
+  if (!e) {
+    ctx.out.array(0);
+    return;
+  }
+  if (count == 0) {
+    ctx.out.null_array();
+    return;
+  }
+  reply_stream_range(ctx, stream_in(e), start, end,
+                     count == -1 ? 0 : static_cast<std::size_t>(count), rev);
+}
+
+void xrange(Context& ctx) {
+  xrange_generic(ctx, false);
+}
+void xrevrange(Context& ctx) {
+  xrange_generic(ctx, true);
+}
+
+void xlen(Context& ctx) {
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kStream, Access::kRead, e)) return;
+  ctx.out.integer(e ? static_cast<std::int64_t>(stream_in(e)->length) : 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// XDEL / XTRIM / XSETID.
+
+void xdel(Context& ctx) {
+  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+  if (h.wrong_type()) {
+    ctx.out.error(err::kWrongType);
+    return;
+  }
+  if (!h) {
+    ctx.out.integer(0);
+    return;
+  }
+  static thread_local std::vector<StreamID> ids;
+  ids.clear();
+  for (std::size_t j = 2; j < ctx.argc(); ++j) {
+    StreamID id;
+    if (!parse_stream_id(ctx, ctx.args[j], 0, true, id)) return;
+    ids.push_back(id);
+  }
+  Stream* s = h.mut_as<Stream>();
+  std::int64_t deleted = 0;
+  bool first_entry = false;
+  for (const StreamID& id : ids) {
+    // Only a deletion writes: a miss leaves WATCH and the WAL untouched.
+    StreamIter probe(s, id, id, false);
+    if (!probe.next()) continue;
+    types::stream_delete(h.heap(), s, id);
+    h.changed();
+    if (id == s->first_id) first_entry = true;
+    if (id > s->max_deleted_id) s->max_deleted_id = id;
+    ++deleted;
+  }
+  if (deleted != 0) {
+    if (s->length == 0) {
+      s->first_id = types::kStreamMinId;
+    } else if (first_entry) {
+      s->first_id = types::stream_edge_id(s, true);
+    }
+  }
+  ctx.out.integer(deleted);
+}
+
+void xtrim(Context& ctx) {
+  AddTrimArgs a;
+  if (parse_add_trim(ctx, a, false) == 0) return;
+  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+  if (h.wrong_type()) {
+    ctx.out.error(err::kWrongType);
+    return;
+  }
+  if (!h) {
+    ctx.out.integer(0);
+    return;
+  }
+  // Trim a copy of the decision first: only a trim that removes something writes.
+  Stream* s = h.mut_as<Stream>();
+  if (a.trim.strategy == StreamTrim::kMaxLen &&
+      s->length <= static_cast<std::uint64_t>(a.trim.maxlen)) {
+    ctx.out.integer(0);
+    return;
+  }
+  if (a.trim.strategy == StreamTrim::kMinId &&
+      (s->length == 0 || types::stream_edge_id(s, true) >= a.trim.minid)) {
+    ctx.out.integer(0);
+    return;
+  }
+  const std::int64_t deleted = types::stream_trim(h.heap(), s, a.trim);
+  if (deleted != 0) h.changed();
+  if (deleted != 0 && a.trim.approx) {
+    static thread_local std::vector<std::string_view> eff;
+    eff.assign(ctx.args.begin(), ctx.args.end());
+    const std::string value = exact_trim_value(s, a.trim);
+    eff[a.trim_arg - 1] = "=";
+    eff[a.trim_arg] = value;
+    for (std::size_t j = 2; j + 1 < eff.size(); ++j) {
+      if (iequals(eff[j], "limit") && j != a.trim_arg) {
+        eff.erase(eff.begin() + static_cast<std::ptrdiff_t>(j),
+                  eff.begin() + static_cast<std::ptrdiff_t>(j + 2));
+        break;
+      }
+    }
+    ctx.log_as(std::span<const std::string_view>(eff));
+  }
+  ctx.out.integer(deleted);
+}
+
+void xsetid(Context& ctx) {
+  StreamID id, max_xdel;
+  std::int64_t entries_added = -1;
+  if (!parse_stream_id(ctx, ctx.args[2], 0, true, id)) return;
+  for (std::size_t i = 3; i < ctx.argc();) {
+    const bool more = ctx.argc() - 1 - i > 0;
+    const std::string_view opt = ctx.args[i];
+    if (iequals(opt, "entriesadded") && more) {
+      if (!parse_ll(ctx, ctx.args[i + 1], entries_added)) return;
+      if (entries_added < 0) {
+        ctx.out.error("ERR entries_added must be positive");
+        return;
+      }
+      i += 2;
+    } else if (iequals(opt, "maxdeletedid") && more) {
+      if (!parse_stream_id(ctx, ctx.args[i + 1], 0, true, max_xdel)) return;
+      if (id < max_xdel) {
+        ctx.out.error(
+            "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
+        return;
+      }
+      i += 2;
+    } else {
+      ctx.out.error(err::kSyntax);
+      return;
+    }
+  }
+  store::WriteHandle h = ctx.db().open(ctx.args[1], Type::kStream, ctx.now_ms());
+  if (h.wrong_type()) {
+    ctx.out.error(err::kWrongType);
+    return;
+  }
+  if (!h) {
+    ctx.out.error(err::kNoSuchKey);
+    return;
+  }
+  Stream* s = h.mut_as<Stream>();
+  if (s->length > 0) {
+    if (id < types::stream_edge_id(s, false)) {
+      ctx.out.error("ERR The ID specified in XSETID is smaller than the target stream top item");
+      return;
+    }
+    if (entries_added != -1 && s->length > static_cast<std::uint64_t>(entries_added)) {
+      ctx.out.error(
+          "ERR The entries_added specified in XSETID is smaller than the target stream length");
+      return;
+    }
+  }
+  s->last_id = id;
+  if (entries_added != -1) s->entries_added = static_cast<std::uint64_t>(entries_added);
+  if (!max_xdel.zero()) s->max_deleted_id = max_xdel;
+  h.changed();
+  ctx.out.ok();
+}
+
+// ---------------------------------------------------------------------------------------
+// XREAD / XREADGROUP (xreadCommand).
+
+constexpr std::size_t kBlockedDefaultCount = 1000;  // XREAD_BLOCKED_DEFAULT_COUNT
+
+void xread_generic(Context& ctx, bool group_cmd) {
+  std::int64_t timeout = -1;
+  std::int64_t count = 0;
+  std::size_t streams_arg = 0, streams_count = 0;
+  bool noack = false;
+  std::string_view groupname, consumername;
+  bool have_group = false;
+  const std::size_t argc = ctx.argc();
+  for (std::size_t i = 1; i < argc; ++i) {
+    const std::size_t more = argc - i - 1;
+    const std::string_view o = ctx.args[i];
+    if (iequals(o, "block") && more != 0) {
+      ++i;
+      const auto v = parse_int64(ctx.args[i]);
+      if (!v) {
+        ctx.out.error("ERR timeout is not an integer or out of range");
+        return;
+      }
+      if (*v < 0) {
+        ctx.out.error("ERR timeout is negative");
+        return;
+      }
+      if (*v > 0 && *v > INT64_MAX - ctx.now_ms()) {
+        ctx.out.error("ERR timeout is out of range");
+        return;
+      }
+      timeout = *v;
+    } else if (iequals(o, "count") && more != 0) {
+      ++i;
+      if (!parse_ll(ctx, ctx.args[i], count)) return;
+      if (count < 0) count = 0;
+    } else if (iequals(o, "streams") && more != 0) {
+      streams_arg = i + 1;
+      streams_count = argc - streams_arg;
+      if (streams_count % 2 != 0) {
+        // 7.0.15 names XREAD and '$' for XREADGROUP too.
+        ctx.out.error(
+            "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' "
+            "must be specified.");
+        return;
+      }
+      streams_count /= 2;
+      break;
+    } else if (iequals(o, "group") && more >= 2) {
+      if (!group_cmd) {
+        ctx.out.error(
+            "ERR The GROUP option is only supported by XREADGROUP. You called XREAD "
+            "instead.");
+        return;
+      }
+      groupname = ctx.args[i + 1];
+      consumername = ctx.args[i + 2];
+      have_group = true;
+      i += 2;
+    } else if (iequals(o, "noack")) {
+      if (!group_cmd) {
+        ctx.out.error(
+            "ERR The NOACK option is only supported by XREADGROUP. You called XREAD "
+            "instead.");
+        return;
+      }
+      noack = true;
+    } else {
+      ctx.out.error(err::kSyntax);
+      return;
+    }
+  }
+  if (streams_arg == 0) {
+    ctx.out.error(err::kSyntax);
+    return;
+  }
+  if (group_cmd && !have_group) {
+    ctx.out.error("ERR Missing GROUP option for XREADGROUP");
+    return;
+  }
+  if (unblocked_by_error(ctx)) return;
+  const bool was_timeout = timed_out(ctx);
+  // What "$" stood for when this client blocked (the waiter's memo), else the stream's top.
+  const std::string memo = ctx.shard.blocking().take_memo(ctx.shard.watcher_of(ctx.client));
+
+  static thread_local std::vector<StreamID> ids;
+  static thread_local std::vector<types::StreamGroup*> groups;
+  ids.assign(streams_count, StreamID{});
+  groups.assign(streams_count, nullptr);
+  for (std::size_t k = 0; k < streams_count; ++k) {
+    const std::string_view key = ctx.args[streams_arg + k];
+    const std::string_view idarg = ctx.args[streams_arg + streams_count + k];
+    Typed t = lookup_as(ctx, key, Type::kStream, Access::kRead);
+    if (t.wrong_type) {
+      ctx.out.error(err::kWrongType);
+      return;
+    }
+    const Stream* s = t.entry ? stream_in(t.entry) : nullptr;
+    if (have_group) {
+      types::StreamGroup* g = s != nullptr ? types::stream_group_find(s, groupname) : nullptr;
+      if (g == nullptr) {
+        if (!memo.empty()) {
+          ctx.out.error(s == nullptr ? "UNBLOCKED the stream key no longer exists"
+                                     : "NOGROUP the consumer group this client was blocked on "
+                                       "no longer exists");
+          return;
+        }
+        std::string msg = "NOGROUP No such key '";
+        msg.append(key);
+        msg.append("' or consumer group '");
+        msg.append(groupname);
+        msg.append("' in XREADGROUP with GROUP option");
+        ctx.out.error(msg);
+        return;
+      }
+      groups[k] = g;
+    }
+    if (idarg == "$") {
+      if (group_cmd) {
+        ctx.out.error(
+            "ERR The $ ID is meaningless in the context of XREADGROUP: you want to "
+            "read the history of this consumer by specifying a proper ID, or use the "
+            "> ID to get new messages. The $ ID would just return an empty result "
+            "set.");
+        return;
+      }
+      if (!memo.empty()) {
+        std::memcpy(&ids[k], memo.data() + k * sizeof(StreamID), sizeof(StreamID));
+      } else {
+        ids[k] = s != nullptr ? s->last_id : StreamID{};
+      }
+      continue;
+    }
+    if (idarg == ">") {
+      if (!group_cmd) {
+        ctx.out.error(
+            "ERR The > ID can be specified only when calling XREADGROUP using the "
+            "GROUP <group> <consumer> option.");
+        return;
+      }
+      ids[k] = types::kStreamMaxId;
+      continue;
+    }
+    if (!parse_stream_id(ctx, idarg, 0, true, ids[k])) return;
+  }
+  // A client served after blocking gets Redis's blocked COUNT default.
+  std::size_t served_count = static_cast<std::size_t>(count);
+  if (!memo.empty() && count == 0) served_count = kBlockedDefaultCount;
+
+  std::size_t arraylen = 0;
+  // XREADGROUP's record is its effect (xreadgroup_serve adds to it), never the command.
+  if (have_group) ctx.log_begin();
+  DeferredLen top(ctx, ctx.out.protocol() >= 3 ? '%' : '*');
+  for (std::size_t k = 0; k < streams_count; ++k) {
+    const std::string_view key = ctx.args[streams_arg + k];
+    Entry e = ctx.db().peek(key);
+    if (!e || e.type() != Type::kStream) continue;
+    const Stream* s = stream_in(e);
+    StreamID gt = ids[k];
+    bool serve = false, history = false;
+    if (have_group) {
+      if (gt != types::kStreamMaxId) {
+        serve = history = true;
+      } else if (s->length != 0 && types::stream_edge_id(s, false) > groups[k]->last_id) {
+        serve = true;
+        gt = groups[k]->last_id;
+      }
+    } else if (s->length != 0 && types::stream_edge_id(s, false) > gt) {
+      serve = true;
+    }
+    if (!serve) continue;
+    ++arraylen;
+    if (ctx.out.protocol() < 3) ctx.out.array(2);
+    ctx.out.bulk(key);
+    if (have_group) {
+      store::WriteHandle h = ctx.db().open(key, Type::kStream, ctx.now_ms());
+      h.notify_as(0, {});  // Redis 7.0's XREADGROUP publishes only a new consumer's event
+      xreadgroup_serve(ctx, key, h, groups[k], consumername, gt, history, served_count, noack);
+    } else {
+      StreamID start = gt;
+      types::stream_id_incr(start);
+      reply_stream_range(ctx, s, start, types::kStreamMaxId, served_count, false);
+    }
+  }
+  if (arraylen != 0) {
+    top.set(arraylen);
+    return;
+  }
+  // Nothing to serve: a timeout reply, whether the wait ended, was never allowed (MULTI,
+  // scripts) or no BLOCK was asked.
+  (void)was_timeout;
+  (void)timeout;
+  ctx.out.null_array();
+}
+
+}  // namespace
+
+void xread(Context& ctx) {
+  xread_generic(ctx, false);
+}
+void xreadgroup(Context& ctx) {
+  xread_generic(ctx, true);
+}
+
+// ---------------------------------------------------------------------------------------
+// XREAD / XREADGROUP under the blocking framework (blocking.hpp).
+
+namespace {
+
+// The option scan of xreadCommand, without replies: where BLOCK's value and the streams are.
+struct XReadShape {
+  bool ok = false;
+  bool group = false;
+  std::size_t block_at = 0;
+  std::size_t streams_arg = 0;
+  std::size_t nstreams = 0;
+  std::string_view groupname;
+};
+
+XReadShape xread_shape(std::span<const std::string_view> a) {
+  XReadShape x;
+  const bool group_cmd = iequals(a[0], "xreadgroup");
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    const std::size_t more = a.size() - i - 1;
+    if (iequals(a[i], "block") && more != 0) {
+      x.block_at = ++i;
+      if (!parse_timeout_ms(a[i], 0).error.empty()) return x;
+    } else if (iequals(a[i], "count") && more != 0) {
+      if (!parse_int64(a[++i])) return x;
+    } else if (iequals(a[i], "streams") && more != 0) {
+      x.streams_arg = i + 1;
+      if ((a.size() - x.streams_arg) % 2 != 0) return x;
+      x.nstreams = (a.size() - x.streams_arg) / 2;
+      break;
+    } else if (group_cmd && iequals(a[i], "group") && more >= 2) {
+      x.group = true;
+      x.groupname = a[i + 1];
+      i += 2;
+    } else if (!(group_cmd && iequals(a[i], "noack"))) {
+      return x;
+    }
+  }
+  if (x.streams_arg == 0 || group_cmd != x.group) return x;
+  for (std::size_t k = 0; k < x.nstreams; ++k) {
+    const std::string_view id = a[x.streams_arg + x.nstreams + k];
+    if (id == "$" && !group_cmd) continue;
+    if (id == ">" && group_cmd) continue;
+    types::ParsedStreamId p;
+    if (!types::stream_id_parse(id, 0, true, false, p)) return x;
+  }
+  x.ok = true;
+  return x;
+}
+
+bool xread_args_ok(std::span<const std::string_view> a) {
+  return xread_shape(a).ok;
+}
+
+std::size_t xread_timeout_at(std::span<const std::string_view> a) {
+  return xread_shape(a).block_at;
+}
+
+// XREAD: the ID each stream waits past, "$" resolved now (what the client blocked for).
+// XREADGROUP: a marker, so the handler knows a wait ended (its errors differ then).
+std::string xread_memo(store::Db& db, std::span<const std::string_view> a) {
+  const XReadShape x = xread_shape(a);
+  if (x.group) return "g";
+  std::string memo(x.nstreams * sizeof(StreamID), '\0');
+  for (std::size_t k = 0; k < x.nstreams; ++k) {
+    const std::string_view idarg = a[x.streams_arg + x.nstreams + k];
+    StreamID id;
+    if (idarg == "$") {
+      const Entry e = db.peek(a[x.streams_arg + k]);
+      if (e && e.type() == Type::kStream) id = stream_in(e)->last_id;
+    } else {
+      types::ParsedStreamId p;
+      types::stream_id_parse(idarg, 0, true, false, p);
+      id = p.id;
+    }
+    std::memcpy(memo.data() + k * sizeof(StreamID), &id, sizeof(StreamID));
+  }
+  return memo;
+}
+
+BlockingSpec::Serve xread_serves(const Entry* e, std::span<const std::string_view> a,
+                                 std::size_t index, std::string_view memo) {
+  using Serve = BlockingSpec::Serve;
+  const XReadShape x = xread_shape(a);
+  if (x.group) {
+    // A missing key or group, another type or a history read: the handler answers now.
+    if (e == nullptr || e->type() != Type::kStream) return Serve::kYes;
+    const Stream* s = stream_in(*e);
+    const types::StreamGroup* g = types::stream_group_find(s, x.groupname);
+    if (g == nullptr || a[x.streams_arg + x.nstreams + index] != ">") return Serve::kYes;
+    return s->length != 0 && types::stream_edge_id(s, false) > g->last_id ? Serve::kFifo
+                                                                          : Serve::kNo;
+  }
+  if (e == nullptr) return Serve::kNo;
+  if (e->type() != Type::kStream) return Serve::kYes;
+  const Stream* s = stream_in(*e);
+  if (s->length == 0) return Serve::kNo;
+  StreamID gt;
+  const std::string_view idarg = a[x.streams_arg + x.nstreams + index];
+  if (memo.size() >= (index + 1) * sizeof(StreamID)) {
+    std::memcpy(&gt, memo.data() + index * sizeof(StreamID), sizeof(StreamID));
+  } else if (idarg == "$") {
+    gt = s->last_id;
+  } else {
+    types::ParsedStreamId p;
+    types::stream_id_parse(idarg, 0, true, false, p);
+    gt = p.id;
+  }
+  // Readers without a group take nothing away: every one is served, in any order.
+  return types::stream_edge_id(s, false) > gt ? Serve::kYes : Serve::kNo;
+}
+
+constexpr BlockingSpec kStreamSpecs[] = {
+    {"xread", 0, Type::kStream, xread_args_ok, xread_timeout_at, true, xread_serves, xread_memo},
+    {"xreadgroup", 0, Type::kStream, xread_args_ok, xread_timeout_at, true, xread_serves,
+     xread_memo},
+};
+
+}  // namespace
+
+std::span<const BlockingSpec> stream_blocking_specs() {
+  return kStreamSpecs;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// The declaration table (XGROUP and XINFO dispatch in the executor, so each subcommand's own
+// flags decide: XGROUP CREATE is a write the WAL records). Arity, flags and docs as Redis 7.0.15's
+// COMMAND INFO/DOCS.
+
+constexpr std::uint32_t kW = kWrite;
+constexpr std::uint32_t kR = kReadonly;
+constexpr std::uint32_t kD = kDenyOom;
+constexpr std::uint32_t kF = kFast;
+
+// clang-format off
+const CommandDef kXGroupSubs[] = {
+    {"xgroup|create", -5, kW | kD, &decl::xgroup_create, xgroup_create, "stream", "Create a consumer group.", "5.0.0", "O(1)", "write stream slow"},
+    {"xgroup|setid", -5, kW, &decl::xgroup_setid, xgroup_setid, "stream", "Set a consumer group to an arbitrary last delivered ID value.", "5.0.0", "O(1)", "write stream slow"},
+    {"xgroup|destroy", 4, kW, &decl::xgroup_destroy, xgroup_destroy, "stream", "Destroy a consumer group.", "5.0.0", "O(N) where N is the number of entries in the group's pending entries list (PEL).", "write stream slow"},
+    {"xgroup|createconsumer", 5, kW | kD, &decl::xgroup_createconsumer, xgroup_createconsumer, "stream", "Create a consumer in a consumer group.", "6.2.0", "O(1)", "write stream slow"},
+    {"xgroup|delconsumer", 5, kW, &decl::xgroup_delconsumer, xgroup_delconsumer, "stream", "Delete a consumer from a consumer group.", "5.0.0", "O(1)", "write stream slow"},
+    {"xgroup|help", 2, kLoading | kStale, &decl::xgroup_help, xgroup_help, "stream", "Show helpful text about the different subcommands", "5.0.0", "O(1)", "stream slow"},
+};
+
+const CommandDef kXInfoSubs[] = {
+    {"xinfo|stream", -3, kR, &decl::xinfo_stream, xinfo_stream, "stream", "Get information about a stream", "5.0.0", "O(1)", "read stream slow"},
+    {"xinfo|groups", 3, kR, &decl::xinfo_groups, xinfo_groups, "stream", "List the consumer groups of a stream", "5.0.0", "O(1)", "read stream slow"},
+    {"xinfo|consumers", 4, kR, &decl::xinfo_consumers, xinfo_consumers, "stream", "List the consumers in a consumer group", "5.0.0", "O(1)", "read stream slow"},
+    {"xinfo|help", 2, kLoading | kStale, &decl::xinfo_help, xinfo_help, "stream", "Show helpful text about the different subcommands", "5.0.0", "O(1)", "stream slow"},
+};
+
+const CommandDef kStreamCommands[] = {
+    {"xadd", -5, kW | kD | kF, &decl::xadd, xadd, "stream", "Appends a new entry to a stream", "5.0.0", "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.", "write stream fast"},
+    {"xrange", -4, kR, &decl::xrange, xrange, "stream", "Return a range of elements in a stream, with IDs matching the specified IDs interval", "5.0.0", "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", "read stream slow"},
+    {"xrevrange", -4, kR, &decl::xrevrange, xrevrange, "stream", "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", "5.0.0", "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", "read stream slow"},
+    {"xlen", 2, kR | kF, &decl::xlen, xlen, "stream", "Return the number of entries in a stream", "5.0.0", "O(1)", "read stream fast"},
+    {"xdel", -3, kW | kF, &decl::xdel, xdel, "stream", "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", "5.0.0", "O(1) for each single item to delete in the stream, regardless of the stream size.", "write stream fast"},
+    {"xtrim", -4, kW, &decl::xtrim, xtrim, "stream", "Trims the stream to (approximately if '~' is passed) a certain size", "5.0.0", "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.", "write stream slow"},
+    {"xread", -4, kR | kBlocking, &decl::xread, xread, "stream", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "5.0.0", "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.", "read stream slow blocking"},
+    {"xgroup", -2, 0, &decl::xgroup, nullptr, "stream", "A container for consumer groups commands", "5.0.0", "Depends on subcommand.", "slow", kXGroupSubs},
+    {"xreadgroup", -7, kW | kBlocking, &decl::xreadgroup, xreadgroup, "stream", "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", "5.0.0", "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.", "write stream slow blocking"},
+    {"xack", -4, kW | kF, &decl::xack, xack, "stream", "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", "5.0.0", "O(1) for each message ID processed.", "write stream fast"},
+    {"xpending", -3, kR, &decl::xpending, xpending, "stream", "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", "5.0.0", "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.", "read stream slow"},
+    {"xclaim", -6, kW | kF, &decl::xclaim, xclaim, "stream", "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", "5.0.0", "O(log N) with N being the number of messages in the PEL of the consumer group.", "write stream fast"},
+    {"xautoclaim", -6, kW | kF, &decl::xautoclaim, xautoclaim, "stream", "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", "6.2.0", "O(1) if COUNT is small.", "write stream fast"},
+    {"xinfo", -2, 0, &decl::xinfo, nullptr, "stream", "A container for stream introspection commands", "5.0.0", "Depends on subcommand.", "slow", kXInfoSubs},
+    {"xsetid", -3, kW | kD | kF, &decl::xsetid, xsetid, "stream", "An internal command for replicating stream values", "5.0.0", "O(1)", "write stream fast"},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const CommandDef> stream_commands() {
+  return kStreamCommands;
+}
+
+}  // namespace ruvio::worker
