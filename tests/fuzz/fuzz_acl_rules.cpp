@@ -61,36 +61,11 @@ const CommandDef kOthers[] = {
 
 }  // namespace
 
-std::span<const CommandDef> string_commands() {
-  return kStrings;
+// The table the ACL engine sees here: these rows only.
+const CommandTable& command_table() {
+  static const CommandTable table{kStrings, kOthers};
+  return table;
 }
-std::span<const CommandDef> connection_commands() {
-  return kOthers;
-}
-// clang-format off
-std::span<const CommandDef> key_commands() { return {}; }
-std::span<const CommandDef> server_commands() { return {}; }
-std::span<const CommandDef> persist_commands() { return {}; }
-std::span<const CommandDef> cluster_commands() { return {}; }
-std::span<const CommandDef> pubsub_commands() { return {}; }
-std::span<const CommandDef> transaction_commands() { return {}; }
-std::span<const CommandDef> zset_commands() { return {}; }
-std::span<const CommandDef> set_commands() { return {}; }
-std::span<const CommandDef> hash_commands() { return {}; }
-std::span<const CommandDef> hash_ttl_commands() { return {}; }
-std::span<const CommandDef> list_commands() { return {}; }
-std::span<const CommandDef> sort_commands() { return {}; }
-std::span<const CommandDef> geo_commands() { return {}; }
-std::span<const CommandDef> bitmap_commands() { return {}; }
-std::span<const CommandDef> hll_commands() { return {}; }
-std::span<const CommandDef> stream_commands() { return {}; }
-std::span<const CommandDef> script_commands() { return {}; }
-std::span<const CommandDef> function_commands() { return {}; }
-std::span<const CommandDef> acl_commands() { return {}; }
-std::span<const CommandDef> ops_commands() { return {}; }
-std::span<const CommandDef> dump_commands() { return {}; }
-std::span<const CommandDef> debug_commands() { return {}; }
-// clang-format on
 
 }  // namespace ruvio::worker
 

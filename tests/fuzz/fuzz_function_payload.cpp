@@ -6,7 +6,7 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. -I/usr/include/liblzf \
 //       tests/fuzz/fuzz_function_payload.cpp worker/script/function_payload.cpp \
 //       worker/persist/crc64.cpp worker/persist/rdb_io.cpp worker/persist/lzf_fast.cpp \
-//       worker/store/canonical_int.cpp \
+//       worker/containers/canonical_int.cpp \
 //       -llzf -o fuzz_function_payload
 //
 // Input: the payload bytes as FUNCTION DUMP returns them (seed with a redis-server DUMP).

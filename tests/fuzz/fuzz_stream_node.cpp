@@ -11,7 +11,7 @@
 //       worker/containers/stream_node.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_group.cpp worker/types/stream/stream_codec.cpp \
 //       worker/containers/listpack.cpp worker/memory/heap.cpp \
-//       worker/store/canonical_int.cpp worker/memory/alloc_sampler.cpp \
+//       worker/containers/canonical_int.cpp worker/memory/alloc_sampler.cpp \
 //       -lmimalloc -o fuzz_stream_node
 //
 // Input: byte 0 the mode (even: node, odd: snapshot value), then the bytes.

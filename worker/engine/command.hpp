@@ -1,8 +1,8 @@
 // Declarative command table entries (after Redis's commands/*.json and Dragonfly's
 // CommandRegistry). A family file declares its commands in one table; each row points at its
-// CommandDecl — Redis 7's key specs, tips and docs as data (worker/commands/decls/, generated
-// from redis-server by tests/tools/gen_command_decls.py). The router, the cluster slot check,
-// transactions and COMMAND GETKEYS find keys with for_each_key(); COMMAND INFO/DOCS are
+// CommandDecl — Redis 7's key specs, tips and docs as data (worker/commands/<group>/*_decls.hpp,
+// generated from redis-server by tests/tools/gen_command_decls.py). The router, the cluster slot
+// check, transactions and COMMAND GETKEYS find keys with for_each_key(); COMMAND INFO/DOCS are
 // written from the same data. Nothing parses argument positions or compares names by hand.
 #pragma once
 

@@ -98,10 +98,6 @@ types::StreamLimits stream_limits(Context& ctx) {
   return {c.stream_node_max_bytes, static_cast<std::int64_t>(c.stream_node_max_entries)};
 }
 
-const Stream* stream_in(Entry e) {
-  return static_cast<const Stream*>(e.object());
-}
-
 // ---------------------------------------------------------------------------------------
 // XADD / XTRIM options (streamParseAddOrTrimArgsOrReply).
 

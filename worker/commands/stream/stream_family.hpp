@@ -15,6 +15,11 @@
 
 namespace ruvio::worker {
 
+// The stream a found key of type stream holds.
+inline const types::Stream* stream_in(store::Entry e) {
+  return static_cast<const types::Stream*>(e.object());
+}
+
 inline constexpr std::string_view kInvalidStreamId =
     "ERR Invalid stream ID specified as stream command argument";
 
