@@ -33,7 +33,7 @@ void Shard::notify(store::Db& db, std::uint32_t cls, std::string_view event, std
     channel.resize(notify_prefix_);
     channel.append(tail);
     if (pubsub != nullptr) pubsub->publish(channel, message, false);
-    if (publish_peers) publish_peers(channel, message);
+    host_->publish_peers(channel, message);
   };
   if (flags & kNotifyKeyspace) publish(notify_space_, key, event);
   if (flags & kNotifyKeyevent) publish(notify_event_, event, key);

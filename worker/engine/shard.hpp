@@ -22,6 +22,7 @@
 #include "worker/engine/blocking.hpp"
 #include "worker/engine/client_pause.hpp"
 #include "worker/engine/monitor.hpp"
+#include "worker/engine/shard_host.hpp"
 #include "worker/engine/tracking.hpp"
 #include "worker/engine/watch_registry.hpp"
 #include "worker/store/db.hpp"
@@ -176,6 +177,11 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   Shard(const Shard&) = delete;  // the Dbs point at events_
   Shard& operator=(const Shard&) = delete;
 
+  // The server above (worker/engine/shard_host.hpp): its clients, its mesh peers. Until it is
+  // set, the base class: no clients, no peers.
+  ShardHost& host() { return *host_; }
+  void set_host(ShardHost& host) { host_ = &host; }
+
   store::Db& db(int index) { return *dbs_[static_cast<std::size_t>(index)]; }
   int databases() const { return static_cast<int>(dbs_.size()); }
   // Every change to any database of this shard (the journal compares it around a command).
@@ -225,12 +231,6 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   std::int64_t start_ms() const { return start_ms_; }
   int tcp_port() const { return config_.port; }
 
-  // Connected clients, for CLIENT LIST / INFO clients. Set by the server.
-  std::function<void(const std::function<void(const ClientInfo&)>&)> for_each_client;
-  // Brings the buffer figures of CLIENT LIST/INFO up to this moment (Connection::measure):
-  // every client's (all) or only `running`'s, the client whose command runs now. Set by the
-  // server; the connections record nothing for it while nobody asks.
-  std::function<void(std::uint64_t running, bool all)> measure_clients;
   std::size_t connected_clients = 0;
   // Bytes the connections' input and output buffers hold (INFO mem_clients_normal, part of
   // used_memory) and the largest output buffer seen since INFO last reported it. Kept by the
@@ -257,12 +257,6 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
         total / static_cast<std::uint64_t>(config_.workers > 0 ? config_.workers : 1);
     return static_cast<std::size_t>(std::max<std::uint64_t>(share, 128 * 1024));
   }
-  // CLIENT KILL: closes client `id` of this worker (the calling client closes after its
-  // reply instead). Set by the server.
-  std::function<void(std::uint64_t id)> kill_client;
-  // CONFIG SET maxclients: whether this worker's descriptor limit allows `n` clients (and
-  // raises it when `apply`); the reason otherwise, as Redis words it. Set by the server.
-  std::function<std::optional<std::string>(std::uint64_t n, bool apply)> raise_maxclients;
   // Clients postponed by CLIENT PAUSE (INFO blocked_clients). Set by the server.
   std::size_t blocked_clients = 0;
 
@@ -275,15 +269,7 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   void restore_acl(std::string_view users_text) {
     acl_error_ = acl_.load(users_text, "acl-state", nullptr);
   }
-  // Called after every change of the users (SETUSER, DELUSER, LOAD, requirepass): the server
-  // reports the new state to the supervisor. Set by the server.
-  std::function<void()> acl_changed;
-  void note_acl_change() {
-    if (acl_changed) acl_changed();
-  }
-  // Closes every client `match` selects except `except` (ACL DELUSER / LOAD). Set by the server.
-  std::function<void(const std::function<bool(const ClientInfo&)>& match, const ClientInfo* except)>
-      close_clients;
+  void note_acl_change() { host_->acl_changed(); }
 
   // CLIENT PAUSE / UNPAUSE (the server's loop parks and resumes the clients).
   ClientPause client_pause;
@@ -392,13 +378,9 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   }
   store::KeyspaceEvents& events() { return events_; }
   // store::KeyspaceNotifier: publishes on __keyspace@<db>__:<key> and __keyevent@<db>__:<event>
-  // to this worker's subscribers and, through publish_peers, to every other worker's.
+  // to this worker's subscribers and, through host().publish_peers, to every other worker's.
   void notify(store::Db& db, std::uint32_t cls, std::string_view event,
               std::string_view key) override;
-  // Set by the server when there are other workers: hands a notification to each of them
-  // (over the mesh, as a PUBLISH the proxy fans out), so a subscriber on any worker of the
-  // proxy port hears every worker's events.
-  std::function<void(std::string_view channel, std::string_view message)> publish_peers;
 
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
@@ -431,6 +413,8 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   std::size_t notify_prefix_ = 0;
   int notify_db_ = -1;
   Config config_;
+  ShardHost no_host_;
+  ShardHost* host_ = &no_host_;
   int worker_id_;
   Stats stats_;
   std::int64_t now_ms_ = 0;

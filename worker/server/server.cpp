@@ -79,9 +79,6 @@ Server::Server(const control::WorkerInit& init, int control_fd)
     shard_.tracking.peer = [this](int w, std::span<const std::string_view> args) {
       return router_.tell_peer(w, MeshKind::kTracking, args);
     };
-    shard_.publish_peers = [this](std::string_view channel, std::string_view message) {
-      router_.publish_peers(channel, message);
-    };
   }
   shard_.busy_service = this;
   start_alloc_sampler(init.config);
@@ -110,45 +107,8 @@ Server::Server(const control::WorkerInit& init, int control_fd)
 
   shard_.topology = &init_.topology;
   shard_.self_node = init_.self;
-  shard_.for_each_client = [this](const std::function<void(const ClientInfo&)>& fn) {
-    for (auto& [id, c] : clients_) fn(c->info());
-  };
-  shard_.measure_clients = [this](std::uint64_t running, bool all) {
-    if (!all) {
-      if (auto it = clients_.find(running); it != clients_.end()) it->second->measure(true);
-      return;
-    }
-    for (auto& [id, c] : clients_) c->measure(id == running);
-  };
-  shard_.close_clients = [this](const std::function<bool(const ClientInfo&)>& match,
-                                const ClientInfo* except) {
-    std::vector<Connection*> doomed;
-    for (auto& [id, c] : clients_) {
-      if (&c->info() != except && match(c->info())) doomed.push_back(c);
-    }
-    for (Connection* c : doomed) c->close();
-  };
+  shard_.set_host(*this);
   if (!init_.acl_state.empty()) shard_.restore_acl(init_.acl_state);
-  shard_.acl_changed = [this] { send_control(control::AclState{shard_.acl().save_text()}); };
-  shard_.kill_client = [this](std::uint64_t id) {
-    if (auto it = clients_.find(id); it != clients_.end()) it->second->close();
-  };
-  shard_.raise_maxclients = [this](std::uint64_t n, bool apply) -> std::optional<std::string> {
-    const std::uint64_t share = client_share(n);
-    if (share <= max_local_clients_) {
-      if (apply) max_local_clients_ = share;
-      return std::nullopt;
-    }
-    const std::uint64_t fit = fit_open_files(share, reserved_fds());
-    if (fit < share) {
-      // Redis's wording, with the process-wide count that would fit.
-      return "The operating system is not able to handle the specified number of clients, try "
-             "with " +
-             std::to_string(fit * static_cast<std::uint64_t>(init_.worker_count));
-    }
-    if (apply) max_local_clients_ = share;
-    return std::nullopt;
-  };
   // maxclients is per process: each worker holds its share, within its descriptor limit.
   const std::uint64_t share = client_share(static_cast<std::uint64_t>(shard_.config().maxclients));
   max_local_clients_ = fit_open_files(share, reserved_fds());
@@ -156,6 +116,56 @@ Server::Server(const control::WorkerInit& init, int control_fd)
     shard_.config().maxclients =
         static_cast<int>(max_local_clients_ * static_cast<std::uint64_t>(init_.worker_count));
   }
+}
+
+void Server::for_each_client(const std::function<void(const ClientInfo&)>& fn) {
+  for (auto& [id, c] : clients_) fn(c->info());
+}
+
+void Server::measure_clients(std::uint64_t running, bool all) {
+  if (!all) {
+    if (auto it = clients_.find(running); it != clients_.end()) it->second->measure(true);
+    return;
+  }
+  for (auto& [id, c] : clients_) c->measure(id == running);
+}
+
+void Server::kill_client(std::uint64_t id) {
+  if (auto it = clients_.find(id); it != clients_.end()) it->second->close();
+}
+
+void Server::close_clients(const std::function<bool(const ClientInfo&)>& match,
+                           const ClientInfo* except) {
+  std::vector<Connection*> doomed;
+  for (auto& [id, c] : clients_) {
+    if (&c->info() != except && match(c->info())) doomed.push_back(c);
+  }
+  for (Connection* c : doomed) c->close();
+}
+
+std::optional<std::string> Server::raise_maxclients(std::uint64_t n, bool apply) {
+  const std::uint64_t share = client_share(n);
+  if (share <= max_local_clients_) {
+    if (apply) max_local_clients_ = share;
+    return std::nullopt;
+  }
+  const std::uint64_t fit = fit_open_files(share, reserved_fds());
+  if (fit < share) {
+    // Redis's wording, with the process-wide count that would fit.
+    return "The operating system is not able to handle the specified number of clients, try "
+           "with " +
+           std::to_string(fit * static_cast<std::uint64_t>(init_.worker_count));
+  }
+  if (apply) max_local_clients_ = share;
+  return std::nullopt;
+}
+
+void Server::acl_changed() {
+  send_control(control::AclState{shard_.acl().save_text()});
+}
+
+void Server::publish_peers(std::string_view channel, std::string_view message) {
+  if (init_.worker_count > 1) router_.publish_peers(channel, message);
 }
 
 std::uint64_t Server::client_share(std::uint64_t maxclients) const {

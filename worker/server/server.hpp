@@ -6,7 +6,9 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,7 +27,7 @@ namespace ruvio::worker {
 class Connection;
 struct Context;
 
-class Server final : public RouteHost, public BusyService {
+class Server final : public RouteHost, public BusyService, public ShardHost {
  public:
   Server(const control::WorkerInit& init, int control_fd);
   ~Server();
@@ -55,6 +57,16 @@ class Server final : public RouteHost, public BusyService {
                         proto::ReplyWriter& out) override {
     return router_.serve(kind, client, args, out, true);
   }
+  // ShardHost: the engine's questions about this worker's clients and its peers.
+  void for_each_client(const std::function<void(const ClientInfo&)>& fn) override;
+  void measure_clients(std::uint64_t running, bool all) override;
+  void kill_client(std::uint64_t id) override;
+  void close_clients(const std::function<bool(const ClientInfo&)>& match,
+                     const ClientInfo* except) override;
+  std::optional<std::string> raise_maxclients(std::uint64_t n, bool apply) override;
+  void acl_changed() override;
+  void publish_peers(std::string_view channel, std::string_view message) override;
+
   // BusyService: one non-blocking pass over the other connections while a script is busy.
   void serve_while_busy(const ClientInfo* running) override;
   // An answer from a peer for a client's reserved reply slot.

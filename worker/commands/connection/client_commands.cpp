@@ -68,7 +68,7 @@ void client_getname(Context& ctx) {
 }
 
 void client_info(Context& ctx) {
-  if (ctx.shard.measure_clients) ctx.shard.measure_clients(ctx.client.id, false);
+  ctx.shard.host().measure_clients(ctx.client.id, false);
   std::string line;
   client_info_line(ctx.client, ctx.now_ms(), line, ctx.args);
   line += '\n';
@@ -102,8 +102,8 @@ void client_list(Context& ctx) {
     return;
   }
   std::string text;
-  if (ctx.shard.measure_clients) ctx.shard.measure_clients(ctx.client.id, true);
-  ctx.shard.for_each_client([&](const ClientInfo& c) {
+  ctx.shard.host().measure_clients(ctx.client.id, true);
+  ctx.shard.host().for_each_client([&](const ClientInfo& c) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return;
     const ClientInfo& shown = c.id == ctx.client.id ? ctx.client : c;
     if (!type_matches(type, shown)) return;
@@ -184,7 +184,7 @@ void client_kill(Context& ctx) {
   }
   std::vector<std::uint64_t> victims;
   bool self = false;
-  ctx.shard.for_each_client([&](const ClientInfo& c) {
+  ctx.shard.host().for_each_client([&](const ClientInfo& c) {
     if (!user.empty() && acl_user_name(c) != user) return;
     if (!addr.empty() && c.addr != addr) return;
     if (!laddr.empty() && c.laddr != laddr) return;
@@ -200,7 +200,7 @@ void client_kill(Context& ctx) {
     }
   });
   // Closed after the walk: closing edits the list being walked.
-  for (std::uint64_t v : victims) ctx.shard.kill_client(v);
+  for (std::uint64_t v : victims) ctx.shard.host().kill_client(v);
   const std::size_t killed = victims.size() + (self ? 1 : 0);
   if (old_form) {
     if (killed == 0) {

@@ -16,7 +16,7 @@ using F = Tracking::Flag;
 bool client_exists(Context& ctx, std::uint64_t id) {
   if (id == ctx.client.id) return true;
   bool found = false;
-  ctx.shard.for_each_client([&](const ClientInfo& c) { found = found || c.id == id; });
+  ctx.shard.host().for_each_client([&](const ClientInfo& c) { found = found || c.id == id; });
   return found;
 }
 

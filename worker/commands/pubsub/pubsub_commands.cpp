@@ -45,8 +45,8 @@ void publish(Context& ctx) {
   // fanned out as a client's own PUBLISH is: the other workers' subscribers get the message
   // over the mesh. Known limit: their number is not known here, the reply counts this
   // worker's subscribers only.
-  if (ctx.shard.publish_peers && ctx.shard.executor->nested()) [[unlikely]]
-    ctx.shard.publish_peers(ctx.args[1], ctx.args[2]);
+  if (ctx.shard.executor->nested()) [[unlikely]]
+    ctx.shard.host().publish_peers(ctx.args[1], ctx.args[2]);
   ctx.out.integer(receivers);
 }
 void spublish(Context& ctx) {

@@ -22,9 +22,8 @@ namespace {
 // after its reply, as Redis's CLIENT_CLOSE_AFTER_COMMAND.
 void close_clients_of(Context& ctx, const acl::User* u) {
   if (ctx.client.user.get() == u) ctx.client.close_after_reply = true;
-  if (ctx.shard.close_clients) {
-    ctx.shard.close_clients([u](const ClientInfo& c) { return c.user.get() == u; }, &ctx.client);
-  }
+  ctx.shard.host().close_clients([u](const ClientInfo& c) { return c.user.get() == u; },
+                                 &ctx.client);
 }
 
 void syntax_error(Context& ctx) {

@@ -143,9 +143,7 @@ std::optional<std::string> set_maxclients(Shard& s, std::string_view v, bool app
   if (*n < 1 || *n > UINT32_MAX) {
     return std::string("argument must be between 1 and 4294967295 inclusive");
   }
-  if (s.raise_maxclients) {
-    if (auto why = s.raise_maxclients(static_cast<std::uint64_t>(*n), apply)) return why;
-  }
+  if (auto why = s.host().raise_maxclients(static_cast<std::uint64_t>(*n), apply)) return why;
   if (apply) s.config().maxclients = static_cast<int>(std::min<std::int64_t>(*n, INT32_MAX));
   return std::nullopt;
 }
