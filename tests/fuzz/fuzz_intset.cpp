@@ -4,8 +4,8 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_intset.cpp worker/containers/intset.cpp \
-//       worker/memory/heap.cpp worker/containers/canonical_int.cpp worker/memory/alloc_sampler.cpp \
-//       -lmimalloc -o fuzz_intset
+//       worker/memory/heap.cpp worker/containers/canonical_int.cpp \
+//       worker/memory/alloc_sampler.cpp -lmimalloc -o fuzz_intset
 //
 // Input: the intset bytes, as they are (seed with the DUMP bodies from test_intset.cpp).
 #include <cstddef>

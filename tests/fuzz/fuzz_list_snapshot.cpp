@@ -10,7 +10,7 @@
 //       worker/containers/listpack.cpp worker/containers/intset.cpp \
 //       worker/containers/skiplist.cpp worker/types/zset/zset.cpp worker/types/set/set.cpp \
 //       worker/types/hash/hash.cpp worker/store/record.cpp worker/store/table.cpp \
-//       worker/store/db.cpp worker/store/lru_clock.cpp \
+//       worker/store/db.cpp worker/store/db_handles.cpp worker/store/lru_clock.cpp \
 //       worker/memory/heap.cpp worker/containers/canonical_int.cpp \
 //       worker/memory/alloc_sampler.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \

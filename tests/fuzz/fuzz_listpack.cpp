@@ -4,8 +4,8 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_listpack.cpp worker/containers/listpack.cpp \
-//       worker/memory/heap.cpp worker/containers/canonical_int.cpp worker/memory/alloc_sampler.cpp \
-//       -lmimalloc -o fuzz_listpack
+//       worker/memory/heap.cpp worker/containers/canonical_int.cpp \
+//       worker/memory/alloc_sampler.cpp -lmimalloc -o fuzz_listpack
 //
 // Input: the listpack bytes, as they are (seed with any DUMP body from test_listpack.cpp).
 #include <cstddef>

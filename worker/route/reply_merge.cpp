@@ -85,7 +85,6 @@ void merge_concat(std::vector<std::string>& parts, std::string& out) {
   out = "*" + std::to_string(total) + "\r\n" + body;
 }
 
-
 // NUMSUB: [channel, count, …] from every worker, counts added position by position.
 void merge_numsub(std::vector<std::string>& parts, std::string& out) {
   if (const std::string* e = first_error(parts)) {
