@@ -28,19 +28,19 @@ struct Context {
   // randomness, a computed value) states its logical effect here; the journal records that
   // instead of the command. Views are copied.
   void log_as(std::initializer_list<std::string_view> effect) const {
-    persist::effect().assign(effect);
+    shard.effect().assign(effect);
   }
   // log_as for an effect of variable length (SPOP with a count: SREM of what was popped).
-  void log_as(std::span<const std::string_view> effect) const { persist::effect().assign(effect); }
+  void log_as(std::span<const std::string_view> effect) const { shard.effect().assign(effect); }
   // One more command of the effect (after log_as, log_begin or another log_also): the journal
   // writes them all as one all-or-nothing record.
   void log_also(std::initializer_list<std::string_view> effect) const {
-    persist::effect().add(effect);
+    shard.effect().add(effect);
   }
-  void log_also(std::span<const std::string_view> effect) const { persist::effect().add(effect); }
+  void log_also(std::span<const std::string_view> effect) const { shard.effect().add(effect); }
   // The effect is what log_also adds from here on, possibly nothing (a write the WAL need not
   // keep: a consumer's seen-time refreshed by a read that delivered nothing).
-  void log_begin() const { persist::effect().begin(); }
+  void log_begin() const { shard.effect().begin(); }
   // A keyspace notification for `key` of the client's database (Redis's notifyKeyspaceEvent),
   // for a change that does not go through a write handle. One branch when notifications are off.
   void notify(std::uint32_t cls, std::string_view event, std::string_view key) {

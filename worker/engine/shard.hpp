@@ -25,8 +25,10 @@
 #include "worker/engine/shard_host.hpp"
 #include "worker/engine/tracking.hpp"
 #include "worker/engine/watch_registry.hpp"
+#include "worker/persist/effect.hpp"
 #include "worker/store/db.hpp"
 #include "worker/store/evict.hpp"
+#include "worker/types/hash/field_expiry_index.hpp"
 
 namespace ruvio::persist {
 class Service;
@@ -171,6 +173,17 @@ class BusyService {
 
 // The Shard listens to its keyspace (store::KeyspaceListener) only while a key is watched or a
 // client blocked: otherwise the store's listener pointer is null and a write pays one test.
+// The hash family's active field expiry (worker/commands/hash/hash_ttl_commands.cpp): the
+// per-db indexes of hashes with field TTLs, and whether what the snapshot loaded at start has
+// been indexed yet.
+struct HashFieldTtls {
+  std::vector<types::hash::FieldExpiryIndex> index;
+  bool seeded = false;
+  std::vector<std::uint64_t> seed_cursor;
+  std::vector<std::string> due;   // reused per tick
+  std::vector<std::string> gone;  // reused per key
+};
+
 class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifier {
  public:
   Shard(const Config& config, int worker_id);
@@ -180,6 +193,10 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   // The server above (worker/engine/shard_host.hpp): its clients, its mesh peers. Until it is
   // set, the base class: no clients, no peers.
   ShardHost& host() { return *host_; }
+
+  // What the running write command asks the journal to record instead of its arguments
+  // (worker/persist/effect.hpp; commands set it through Context::log_as/log_also).
+  persist::Effect& effect() { return effect_; }
   void set_host(ShardHost& host) { host_ = &host; }
 
   store::Db& db(int index) { return *dbs_[static_cast<std::size_t>(index)]; }
@@ -382,6 +399,8 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   void notify(store::Db& db, std::uint32_t cls, std::string_view event,
               std::string_view key) override;
 
+  HashFieldTtls hash_field_ttls;
+
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
   // DEBUG SET-ACTIVE-EXPIRE 0 stops the timer's expiry cycle (keys still expire on access).
@@ -414,6 +433,7 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   int notify_db_ = -1;
   Config config_;
   ShardHost no_host_;
+  persist::Effect effect_;
   ShardHost* host_ = &no_host_;
   int worker_id_;
   Stats stats_;

@@ -6,9 +6,9 @@
 // creation, its claims and the group's new last ID — the journal writes several as one
 // all-or-nothing record, as it does for EXEC.
 //
-// One per process (a worker is single-threaded); the journal clears it before each write
-// command and reads it after. The argument bytes live in one reused buffer: no allocation
-// once it has grown to the largest effect seen.
+// One per shard (Shard::effect(), reached by commands through their Context); the journal
+// clears it before each write command and reads it after. The argument bytes live in one reused
+// buffer: no allocation once it has grown to the largest effect seen.
 #pragma once
 
 #include <cstddef>
@@ -90,10 +90,5 @@ class Effect {
   mutable std::vector<std::string_view> views_;
   mutable bool stale_ = true;
 };
-
-inline Effect& effect() {
-  static Effect e;
-  return e;
-}
 
 }  // namespace ruvio::persist

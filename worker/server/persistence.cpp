@@ -260,7 +260,7 @@ void Persistence::batch_command(int db, std::span<const std::string_view> args) 
 }
 
 void Persistence::log(int db, std::span<const std::string_view> args) {
-  const Effect& e = effect();
+  const Effect& e = shard_.effect();
   if (!e.is_set()) {
     if (batching_) {
       batch_command(db, args);

@@ -49,7 +49,7 @@ class Persistence final : public Service, public worker::Journal {
       return false;
     }
     mutations_before_ = shard_.mutations();
-    effect().clear();
+    shard_.effect().clear();
     return true;
   }
   // After it ran: logs its effect when it changed the keyspace.

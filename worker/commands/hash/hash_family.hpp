@@ -32,6 +32,6 @@ std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_
 // A key that arrived holding a hash (RENAME, COPY, MOVE): indexed if it has field TTLs.
 void note_hash_field_ttls(Shard& shard, int db, std::string_view key);
 // SWAPDB: the two databases' indexes swap with them.
-void swap_hash_field_ttls(int a, int b);
+void swap_hash_field_ttls(Shard& shard, int a, int b);
 
 }  // namespace ruvio::worker

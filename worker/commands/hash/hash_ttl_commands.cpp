@@ -36,22 +36,8 @@ constexpr std::int64_t kMaxAbsMs = (std::int64_t{1} << 46) - 1;
 
 enum Cond : unsigned { kNone = 0, kNX = 1, kXX = 2, kGT = 4, kLT = 8 };
 
-// The per-db indexes of hashes with field TTLs (field_expiry_index.hpp) and whether the
-// keyspace loaded at start (snapshot) has been indexed yet. A worker is one thread with one
-// Shard: process-wide, as the other sweep state.
-struct SweepState {
-  std::vector<H::FieldExpiryIndex> index;
-  bool seeded = false;
-  std::vector<std::uint64_t> seed_cursor;
-  std::vector<std::string> due;   // reused per tick
-  std::vector<std::string> gone;  // reused per key
-};
-SweepState& sweep() {
-  static SweepState s;
-  return s;
-}
-H::FieldExpiryIndex& index_of(int db) {
-  std::vector<H::FieldExpiryIndex>& v = sweep().index;
+H::FieldExpiryIndex& index_of(Shard& shard, int db) {
+  std::vector<H::FieldExpiryIndex>& v = shard.hash_field_ttls.index;
   if (v.size() <= static_cast<std::size_t>(db)) v.resize(static_cast<std::size_t>(db) + 1);
   return v[static_cast<std::size_t>(db)];
 }
@@ -167,7 +153,7 @@ void hexpire_generic(Context& ctx, bool ms, bool absolute) {
     indexed = true;
     ctx.out.integer(1);
   }
-  if (indexed && !deleted_key) index_of(ctx.client.db).note(key, at);
+  if (indexed && !deleted_key) index_of(ctx.shard, ctx.client.db).note(key, at);
   if (changed.empty()) return;
   std::vector<std::string_view> effect;
   char abuf[24], nbuf[24];
@@ -177,7 +163,7 @@ void hexpire_generic(Context& ctx, bool ms, bool absolute) {
   effect.push_back("FIELDS");
   effect.push_back(format_int64(static_cast<std::int64_t>(changed.size()), nbuf));
   effect.insert(effect.end(), changed.begin(), changed.end());
-  persist::effect().assign(effect);
+  ctx.log_as(effect);
 }
 
 void hexpire(Context& ctx) {
@@ -304,14 +290,14 @@ void note_hash_field_ttls(Shard& shard, int db, std::string_view key) {
   const store::Entry e = shard.db(db).peek(key);
   if (!e || e.type() != Type::kHash) return;
   const std::int64_t at = H::next_field_expire(static_cast<const Hash*>(e.object()));
-  if (at >= 0) index_of(db).note(key, at);
+  if (at >= 0) index_of(shard, db).note(key, at);
 }
 
-void swap_hash_field_ttls(int a, int b) {
+void swap_hash_field_ttls(Shard& shard, int a, int b) {
   // Both slots exist before either reference is taken: index_of may grow the vector, which
   // would leave the first reference dangling (a SWAPDB 0 15 as the first field-TTL touch).
-  index_of(std::max(a, b));
-  index_of(a).swap(index_of(b));
+  index_of(shard, std::max(a, b));
+  index_of(shard, a).swap(index_of(shard, b));
 }
 
 namespace {
@@ -319,7 +305,7 @@ namespace {
 // Once after start: the hashes a snapshot brought, indexed by one bounded scan per tick (WAL
 // replay and every later write index through the commands).
 void seed_step(Shard& shard, std::size_t budget) {
-  SweepState& st = sweep();
+  HashFieldTtls& st = shard.hash_field_ttls;
   st.seed_cursor.resize(static_cast<std::size_t>(shard.databases()), 0);
   bool done = true;
   for (int i = 0; i < shard.databases(); ++i) {
@@ -332,7 +318,7 @@ void seed_step(Shard& shard, std::size_t budget) {
         ++visited;
         if (e.type() != Type::kHash) return;
         const std::int64_t at = H::next_field_expire(static_cast<const Hash*>(e.object()));
-        if (at >= 0) index_of(i).note(e.key(), at);
+        if (at >= 0) index_of(shard, i).note(e.key(), at);
       });
     } while (cur != 0 && visited < budget);
     if (cur == 0) {
@@ -349,13 +335,13 @@ void seed_step(Shard& shard, std::size_t budget) {
 std::size_t hash_field_expire_step(Shard& shard, std::int64_t now_ms, std::size_t budget,
                                    Journal* journal) {
   if (!H::field_ttls_seen()) return 0;
-  SweepState& st = sweep();
+  HashFieldTtls& st = shard.hash_field_ttls;
   if (!st.seeded) seed_step(shard, budget);
   std::size_t removed = 0;
   std::string unused_reply;
   proto::ReplyWriter sink(unused_reply);
   for (int i = 0; i < shard.databases(); ++i) {
-    H::FieldExpiryIndex& idx = index_of(i);
+    H::FieldExpiryIndex& idx = index_of(shard, i);
     if (idx.next() >= now_ms) continue;
     store::Db& db = shard.db(i);
     // Bounded: `budget` keys a tick, and as many expired fields (a hash with more keeps its

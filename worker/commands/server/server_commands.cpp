@@ -87,7 +87,7 @@ void cmd_swapdb(Context& ctx) {
   }
   if (*a != *b) {
     ctx.shard.swap_db(static_cast<int>(*a), static_cast<int>(*b));
-    swap_hash_field_ttls(static_cast<int>(*a), static_cast<int>(*b));
+    swap_hash_field_ttls(ctx.shard, static_cast<int>(*a), static_cast<int>(*b));
   }
   ctx.out.ok();
 }
