@@ -17,7 +17,7 @@
 //       worker/store/alloc_sampler.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \
 //       worker/types/stream/stream_id.cpp worker/types/stream/stream_node.cpp \
-//       -I/usr/include/liblzf -llzf -lisal -lmimalloc \
+//       -I/usr/include/liblzf -llzf -lisal -lxxhash -lmimalloc \
 //       -o fuzz_restore
 //
 // Input: a payload body without footer (seed: any DUMP reply minus its last 10 bytes).
