@@ -176,3 +176,38 @@ TEST_CASE("lzf_decompress_fast gives liblzf's output and sizes, and refuses what
     }
   }
 }
+
+TEST_CASE("lzf_decompress_fast: a back reference at every distance below 33 and every length") {
+  // Hand-made streams: a literal run of `dist` bytes, then a reference `dist` back of `len`
+  // bytes (overlapping its own output when len > dist), with and without 40 literal runs
+  // after it (which put the reference in the unchecked fast loop instead of the tail).
+  const auto literal = [](std::string& z, std::string_view bytes) {
+    z.push_back(static_cast<char>(bytes.size() - 1));
+    z += bytes;
+  };
+  std::string pad(32, '\0');
+  for (std::size_t i = 0; i < pad.size(); ++i) pad[i] = static_cast<char>('A' + i);
+  for (std::size_t dist = 1; dist <= 32; ++dist) {
+    for (std::size_t len = 3; len <= 264; ++len) {
+      for (const int after : {0, 40}) {
+        std::string z;
+        literal(z, pad.substr(0, dist));
+        const std::size_t l = len - 2, d = dist - 1;
+        if (l < 7) {
+          z.push_back(static_cast<char>(l << 5 | d >> 8));
+        } else {
+          z.push_back(static_cast<char>(7 << 5 | d >> 8));
+          z.push_back(static_cast<char>(l - 7));
+        }
+        z.push_back(static_cast<char>(d & 0xff));
+        for (int k = 0; k < after; ++k) literal(z, pad);
+        const std::size_t raw = dist + len + static_cast<std::size_t>(after) * 32;
+        std::string want(raw, '\0'), got(raw, '\0');
+        REQUIRE(lzf_decompress(z.data(), static_cast<unsigned>(z.size()), want.data(),
+                               static_cast<unsigned>(raw)) == raw);
+        REQUIRE(lzf_decompress_fast(z.data(), z.size(), got.data(), raw) == raw);
+        REQUIRE_MESSAGE(got == want, "dist " << dist << " len " << len << " after " << after);
+      }
+    }
+  }
+}
