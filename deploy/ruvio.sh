@@ -23,6 +23,10 @@ PACKAGES=(
   libclang-rt-14-dev
   # LZF compression of inner list nodes (list-compress-depth, issue 9)
   liblzf-dev
+  # libraries instead of hand-written code (issue 24): CRC32C/CRC-64 (ISA-L), sd_notify,
+  # ruvioctl's HTTP and JSON, the allocation tracer's symbolizer (elfutils' libdw), the key
+  # hash (XXH3)
+  libisal-dev libsystemd-dev libcurl4-openssl-dev rapidjson-dev libdw-dev libxxhash-dev
   # scripting (issue 12): Lua 5.1 and Redis's Lua libraries, msgpack-c, nettle (SHA1)
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libmsgpack-dev nettle-dev
   # real applications the tests run (tests/integration/test_apps_*): Sidekiq 6.4 on redis-rb 4.8

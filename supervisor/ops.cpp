@@ -9,7 +9,7 @@
 #include <ctime>
 
 #include "shared/log.hpp"
-#include "shared/sd_notify.hpp"
+#include "supervisor/sd_notify.hpp"
 
 namespace ruvio::supervisor {
 namespace {

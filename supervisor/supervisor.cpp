@@ -33,10 +33,10 @@
 #include <vector>
 
 #include "shared/control.hpp"
-#include "shared/sd_notify.hpp"
 #include "shared/slots.hpp"
 #include "shared/topology.hpp"
 #include "supervisor/ops.hpp"
+#include "supervisor/sd_notify.hpp"
 
 extern char** environ;
 

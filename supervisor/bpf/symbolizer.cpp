@@ -1,171 +1,151 @@
 #include "supervisor/bpf/symbolizer.hpp"
 
 #include <cxxabi.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace ruvio::supervisor {
 namespace {
 
-std::string demangle(const std::string& name) {
+// The file's own .symtab/.dynsym only (see the header): no separate debuginfo file.
+int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word,
+                 char**) {
+  return -1;
+}
+
+const Dwfl_Callbacks kProcCallbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = no_debuginfo,
+    .section_address = nullptr,
+    .debuginfo_path = nullptr,
+};
+
+const Dwfl_Callbacks kOfflineCallbacks = {
+    .find_elf = nullptr,
+    .find_debuginfo = no_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = nullptr,
+};
+
+std::string demangle(const char* name) {
   int status = 0;
-  char* out = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
   if (status != 0 || out == nullptr) return name;
   std::string text(out);
   std::free(out);
   return text;
 }
 
-std::string basename_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+std::string basename_of(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash == nullptr ? path : slash + 1;
+}
+
+// Whether `a` is the better of two names of one address (the header's rule).
+bool better_alias(const char* a, const char* b) {
+  const bool a_reserved = a[0] == '_', b_reserved = b[0] == '_';
+  if (a_reserved != b_reserved) return b_reserved;
+  return std::strlen(a) > std::strlen(b);
+}
+
+bool is_function(const GElf_Sym& s) {
+  return GELF_ST_TYPE(s.st_info) == STT_FUNC && s.st_value != 0 && s.st_shndx != SHN_UNDEF;
 }
 
 }  // namespace
 
-bool Symbolizer::load_maps(pid_t pid) {
-  maps_.clear();
-  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
-  if (!in) return false;
-  std::string line;
-  while (std::getline(in, line)) {
-    // start-end perms offset dev inode path
-    unsigned long long start = 0, end = 0, offset = 0;
-    char perms[8] = {};
-    int path_at = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset,
-                    &path_at) < 4) {
-      continue;
-    }
-    if (perms[2] != 'x' || path_at <= 0 || static_cast<std::size_t>(path_at) >= line.size() ||
-        line[static_cast<std::size_t>(path_at)] != '/') {
-      continue;
-    }
-    maps_.push_back({start, end, offset, line.substr(static_cast<std::size_t>(path_at))});
-  }
-  return true;
+Symbolizer::~Symbolizer() {
+  if (dwfl_ != nullptr) dwfl_end(dwfl_);
 }
 
-const Symbolizer::Elf& Symbolizer::elf(const std::string& path) {
-  Elf& e = elves_[path];
-  if (e.loaded) return e;
-  e.loaded = true;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return e;
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr))) {
-    close(fd);
-    return e;
+bool Symbolizer::load_maps(pid_t pid) {
+  aliases_.clear();
+  if (dwfl_ != nullptr) dwfl_end(dwfl_);
+  dwfl_ = dwfl_begin(&kProcCallbacks);
+  if (dwfl_ == nullptr) return false;
+  dwfl_report_begin(dwfl_);
+  const int rc = dwfl_linux_proc_report(dwfl_, pid);
+  dwfl_report_end(dwfl_, nullptr, nullptr);
+  return rc == 0;
+}
+
+const std::unordered_map<std::uint64_t, std::string>& Symbolizer::aliases(Dwfl_Module* m) {
+  const auto [it, fresh] = aliases_.try_emplace(m);
+  if (!fresh) return it->second;
+  std::unordered_map<std::uint64_t, std::string> first;  // address -> one name seen
+  const int n = dwfl_module_getsymtab(m);
+  for (int i = 1; i < n; ++i) {
+    GElf_Sym sym;
+    GElf_Addr addr = 0;
+    const char* name = dwfl_module_getsym_info(m, i, &sym, &addr, nullptr, nullptr, nullptr);
+    if (name == nullptr || name[0] == '\0' || !is_function(sym)) continue;
+    const auto [seen, added] = first.try_emplace(addr, name);
+    if (added) continue;
+    auto& best = it->second.try_emplace(addr, seen->second).first->second;
+    if (better_alias(name, best.c_str())) best = name;
   }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) return e;
-  const auto* base = static_cast<const unsigned char*>(map);
-  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
-  const auto in_file = [&](std::uint64_t off, std::uint64_t len) {
-    return off <= size && len <= size - off;
-  };
-  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      !in_file(eh->e_phoff, std::uint64_t{eh->e_phnum} * sizeof(Elf64_Phdr)) ||
-      !in_file(eh->e_shoff, std::uint64_t{eh->e_shnum} * sizeof(Elf64_Shdr))) {
-    munmap(map, size);
-    return e;
-  }
-  const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + eh->e_phoff);
-  for (int i = 0; i < eh->e_phnum; ++i) {
-    if (ph[i].p_type == PT_LOAD) {
-      e.loads.emplace_back(ph[i].p_offset, ph[i].p_vaddr);
-      e.load_sizes.emplace_back(ph[i].p_offset, ph[i].p_filesz);
-    }
-  }
-  const auto* sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
-  // .symtab has the static functions too; .dynsym is what a stripped library keeps.
-  for (const std::uint32_t want : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (int i = 0; i < eh->e_shnum; ++i) {
-      if (sh[i].sh_type != want || sh[i].sh_link >= eh->e_shnum) continue;
-      const Elf64_Shdr& strtab = sh[sh[i].sh_link];
-      if (!in_file(sh[i].sh_offset, sh[i].sh_size) || !in_file(strtab.sh_offset, strtab.sh_size)) {
-        continue;
-      }
-      const auto* syms = reinterpret_cast<const Elf64_Sym*>(base + sh[i].sh_offset);
-      const std::size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
-      const char* strings = reinterpret_cast<const char*>(base + strtab.sh_offset);
-      for (std::size_t j = 0; j < n; ++j) {
-        if (ELF64_ST_TYPE(syms[j].st_info) != STT_FUNC || syms[j].st_value == 0 ||
-            syms[j].st_name >= strtab.sh_size) {
-          continue;
-        }
-        const char* name = strings + syms[j].st_name;
-        const std::size_t max = strtab.sh_size - syms[j].st_name;
-        e.symbols.push_back(
-            {syms[j].st_value, syms[j].st_size, std::string(name, strnlen(name, max))});
-      }
-    }
-    if (!e.symbols.empty()) break;
-  }
-  std::sort(e.symbols.begin(), e.symbols.end(),
-            [](const Symbol& a, const Symbol& b) { return a.addr < b.addr; });
-  munmap(map, size);
-  return e;
+  return it->second;
 }
 
 std::string Symbolizer::symbolize(std::uint64_t address) {
   char hex[32];
   std::snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(address));
-  for (const auto& m : maps_) {
-    if (address < m.start || address >= m.end) continue;
-    const std::uint64_t file_off = address - m.start + m.offset;
-    const Elf& e = elf(m.path);
-    std::uint64_t vaddr = 0;
-    bool found = false;
-    for (std::size_t i = 0; i < e.loads.size(); ++i) {
-      const auto [off, filesz] = e.load_sizes[i];
-      if (file_off >= off && file_off < off + filesz) {
-        vaddr = file_off - off + e.loads[i].second;
-        found = true;
-        break;
-      }
-    }
-    const std::string where = " (" + basename_of(m.path) + ")";
-    if (!found) return std::string(hex) + where;
-    auto it = std::upper_bound(e.symbols.begin(), e.symbols.end(), vaddr,
-                               [](std::uint64_t v, const Symbol& s) { return v < s.addr; });
-    if (it == e.symbols.begin()) return std::string(hex) + where;
-    --it;
-    if (it->size != 0 && vaddr >= it->addr + it->size) return std::string(hex) + where;
-    char off[32];
-    std::snprintf(off, sizeof(off), "+0x%llx", static_cast<unsigned long long>(vaddr - it->addr));
-    return demangle(it->name) + off + where;
-  }
-  return hex;
+  Dwfl_Module* m = dwfl_ == nullptr ? nullptr : dwfl_addrmodule(dwfl_, address);
+  if (m == nullptr) return hex;
+  const char* path = nullptr;
+  const char* name =
+      dwfl_module_info(m, nullptr, nullptr, nullptr, nullptr, nullptr, &path, nullptr);
+  const std::string where = " (" + basename_of(path != nullptr ? path : name) + ")";
+  GElf_Off off = 0;
+  GElf_Sym sym;
+  const char* fn = dwfl_module_addrinfo(m, address, &off, &sym, nullptr, nullptr, nullptr);
+  if (fn == nullptr) return hex + where;
+  const auto& alias = aliases(m);
+  if (const auto a = alias.find(address - off); a != alias.end()) fn = a->second.c_str();
+  char plus[32];
+  std::snprintf(plus, sizeof(plus), "+0x%llx", static_cast<unsigned long long>(off));
+  return demangle(fn) + plus + where;
 }
 
 std::map<std::string, std::uint64_t> Symbolizer::function_offsets(
     const std::string& path, const std::vector<std::string>& names) {
   std::map<std::string, std::uint64_t> out;
-  const Elf& e = elf(path);
-  for (const auto& sym : e.symbols) {
-    if (std::find(names.begin(), names.end(), sym.name) == names.end()) continue;
-    for (std::size_t i = 0; i < e.loads.size(); ++i) {
-      const auto [off, vaddr] = e.loads[i];
-      const auto filesz = e.load_sizes[i].second;
-      if (sym.addr >= vaddr && sym.addr < vaddr + filesz) {
-        out[sym.name] = sym.addr - vaddr + off;
-        break;
+  Dwfl* dwfl = dwfl_begin(&kOfflineCallbacks);
+  if (dwfl == nullptr) return out;
+  dwfl_report_begin(dwfl);
+  Dwfl_Module* m = dwfl_report_offline(dwfl, path.c_str(), path.c_str(), -1);
+  dwfl_report_end(dwfl, nullptr, nullptr);
+  GElf_Addr bias = 0;
+  Elf* elf = m == nullptr ? nullptr : dwfl_module_getelf(m, &bias);
+  std::size_t nph = 0;
+  if (elf != nullptr && elf_getphdrnum(elf, &nph) == 0) {
+    const int n = dwfl_module_getsymtab(m);
+    for (int i = 1; i < n; ++i) {
+      GElf_Sym sym;
+      const char* name = dwfl_module_getsym(m, i, &sym, nullptr);
+      if (name == nullptr || !is_function(sym)) continue;
+      bool wanted = false;
+      for (const auto& w : names) wanted = wanted || w == name;
+      if (!wanted) continue;
+      // The symbol's link-time address (dwfl adds the module's bias) to its file offset
+      // through the PT_LOAD segment that holds it.
+      const GElf_Addr vaddr = sym.st_value - bias;
+      for (std::size_t p = 0; p < nph; ++p) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, static_cast<int>(p), &ph) == nullptr || ph.p_type != PT_LOAD)
+          continue;
+        if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+          out[name] = vaddr - ph.p_vaddr + ph.p_offset;
+          break;
+        }
       }
     }
   }
+  dwfl_end(dwfl);
   return out;
 }
 

@@ -1,6 +1,13 @@
-// Turns user-space addresses of a live process into "function+0xoff (binary)" using
-// /proc/<pid>/maps and the ELF symbol tables (.symtab, else .dynsym) of each mapped file,
-// demangled. Symbol tables are read once per file and kept.
+// Turns user-space addresses of a live process into "function+0xoff (binary)" with elfutils'
+// libdwfl (libdw-dev): dwfl_linux_proc_report reads /proc/<pid>/maps, dwfl_addrmodule finds
+// the mapped file, dwfl_module_addrinfo the symbol (.symtab, else .dynsym), demangled here.
+// Only each file's own symbol tables are read: no separate debuginfo is searched, so no
+// lookup can go out to debuginfod from the supervisor's loop.
+//
+// Aliases: a library may export several names for one function (libmimalloc's malloc,
+// __libc_malloc and mi_malloc are one address). dwfl names the first in the table; this
+// prefers a name that is not implementation-reserved (no leading '_'), then the longest,
+// whose prefix says which implementation ran (mi_malloc over malloc).
 #pragma once
 
 #include <sys/types.h>
@@ -8,13 +15,22 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+struct Dwfl;
+struct Dwfl_Module;
 
 namespace ruvio::supervisor {
 
 class Symbolizer {
  public:
-  // Reads the process's executable mappings; call again after the process changed.
+  Symbolizer() = default;
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // Reads the process's mappings; call again after the process changed.
   bool load_maps(pid_t pid);
   std::string symbolize(std::uint64_t address);
 
@@ -24,24 +40,11 @@ class Symbolizer {
                                                         const std::vector<std::string>& names);
 
  private:
-  struct Mapping {
-    std::uint64_t start = 0, end = 0, offset = 0;
-    std::string path;
-  };
-  struct Symbol {
-    std::uint64_t addr = 0, size = 0;
-    std::string name;
-  };
-  struct Elf {
-    bool loaded = false;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> loads;       // (p_offset, p_vaddr) pairs
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> load_sizes;  // (p_offset, p_filesz)
-    std::vector<Symbol> symbols;                                      // sorted by addr
-  };
-  const Elf& elf(const std::string& path);
+  // The preferred name of each address of `m` that has more than one function symbol.
+  const std::unordered_map<std::uint64_t, std::string>& aliases(Dwfl_Module* m);
 
-  std::vector<Mapping> maps_;
-  std::map<std::string, Elf> elves_;
+  Dwfl* dwfl_ = nullptr;
+  std::map<Dwfl_Module*, std::unordered_map<std::uint64_t, std::string>> aliases_;
 };
 
 }  // namespace ruvio::supervisor

@@ -1,15 +1,11 @@
 // ruvioctl: the ops CLI (INTERFACE.md). It talks HTTP to the supervisor's admin port and
 // renders what comes back: `top` (a live per-worker table; --once prints one frame),
 // `info [--worker N]`, `alloc [--worker N] [--seconds S]`; --json prints the server's JSON
-// unchanged for scripts. A tiny blocking HTTP/1.1 client is enough: one request per
-// connection, the server closes after its response.
-#include <arpa/inet.h>
-#include <netdb.h>
+// unchanged for scripts. Each request is one blocking libcurl GET.
+#include <curl/curl.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,65 +47,51 @@ struct HttpResult {
   std::string error;  // transport error; status 0
 };
 
+std::size_t append_body(char* data, std::size_t size, std::size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
 HttpResult http_get(const Options& o, const std::string& target, int timeout_s) {
   HttpResult r;
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) {
+    r.error = "cannot start libcurl";
+    return r;
+  }
   const std::string port = std::to_string(o.port);
-  if (const int rc = getaddrinfo(o.host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    r.error = std::string("cannot resolve ") + o.host + ": " + gai_strerror(rc);
-    return r;
+  const bool v6 = o.host.find(':') != std::string::npos;
+  const std::string url = "http://" + (v6 ? "[" + o.host + "]" : o.host) + ":" + port + target;
+  char error[CURL_ERROR_SIZE] = {};
+  curl_slist* headers = nullptr;
+  if (!o.token.empty()) {
+    headers = curl_slist_append(headers, ("Authorization: Bearer " + o.token).c_str());
   }
-  int fd = -1;
-  int last_errno = 0;
-  for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
-    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    timeval tv{timeout_s, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
-    last_errno = errno;
-    close(fd);
-    fd = -1;
-  }
-  freeaddrinfo(res);
-  if (fd < 0) {
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");  // the admin port is never behind $http_proxy
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, static_cast<long>(timeout_s));
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
+  const CURLcode rc = curl_easy_perform(curl);
+  if (rc == CURLE_OK) {
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    r.status = static_cast<int>(status);
+  } else if (rc == CURLE_COULDNT_CONNECT) {
+    long os_errno = 0;
+    curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
     r.error = "cannot connect to the admin port " + o.host + ":" + port + ": " +
-              std::strerror(last_errno) + " (is ruvio running with --admin-port?)";
-    return r;
+              std::strerror(static_cast<int>(os_errno)) + " (is ruvio running with --admin-port?)";
+  } else {
+    r.error = "admin port " + o.host + ":" + port + ": " +
+              (error[0] != '\0' ? error : curl_easy_strerror(rc));
   }
-  const std::string request = "GET " + target + " HTTP/1.1\r\nHost: " + o.host +
-                              (o.token.empty() ? "" : "\r\nAuthorization: Bearer " + o.token) +
-                              "\r\nConnection: close\r\n\r\n";
-  if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
-      static_cast<ssize_t>(request.size())) {
-    r.error = std::string("cannot send the request: ") + std::strerror(errno);
-    close(fd);
-    return r;
-  }
-  std::string raw;
-  char buf[16384];
-  while (true) {
-    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      r.error = std::string("no answer from the admin port: ") + std::strerror(errno);
-      close(fd);
-      return r;
-    }
-    if (n == 0) break;
-    raw.append(buf, static_cast<std::size_t>(n));
-  }
-  close(fd);
-  const auto head_end = raw.find("\r\n\r\n");
-  if (raw.compare(0, 9, "HTTP/1.1 ") != 0 || head_end == std::string::npos) {
-    r.error = "malformed HTTP response from the admin port";
-    return r;
-  }
-  r.status = std::atoi(raw.c_str() + 9);
-  r.body = raw.substr(head_end + 4);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  if (!r.error.empty()) r.body.clear();
   return r;
 }
 
@@ -353,6 +335,7 @@ std::optional<int> to_int(const char* text, int lo, int hi) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
   Options o;
   const auto need = [&](int& i, const char* flag) -> const char* {
     if (i + 1 >= argc) {

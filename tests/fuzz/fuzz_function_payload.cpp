@@ -7,7 +7,7 @@
 //       tests/fuzz/fuzz_function_payload.cpp worker/script/function_payload.cpp \
 //       worker/persist/crc64.cpp worker/persist/rdb_io.cpp worker/persist/lzf_fast.cpp \
 //       worker/containers/canonical_int.cpp \
-//       -llzf -o fuzz_function_payload
+//       -llzf -lisal -o fuzz_function_payload
 //
 // Input: the payload bytes as FUNCTION DUMP returns them (seed with a redis-server DUMP).
 // They are tried as they are and, so that the fuzzer gets past the checksum, again as the

@@ -15,7 +15,7 @@
 //       worker/memory/alloc_sampler.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \
 //       worker/containers/stream_id.cpp worker/containers/stream_node.cpp \
-//       -I/usr/include/liblzf -llzf -lmimalloc \
+//       -I/usr/include/liblzf -llzf -lxxhash -lmimalloc \
 //       -o fuzz_list_snapshot
 //
 // Input: a snapshot body (seed: the bytes ValueOps::save writes for any list).

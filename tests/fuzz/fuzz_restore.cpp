@@ -17,7 +17,7 @@
 //       worker/memory/alloc_sampler.cpp worker/types/stream/stream.cpp \
 //       worker/types/stream/stream_codec.cpp worker/types/stream/stream_group.cpp \
 //       worker/containers/stream_id.cpp worker/containers/stream_node.cpp \
-//       -I/usr/include/liblzf -llzf -lmimalloc \
+//       -I/usr/include/liblzf -llzf -lisal -lxxhash -lmimalloc \
 //       -o fuzz_restore
 //
 // Input: a payload body without footer (seed: any DUMP reply minus its last 10 bytes).

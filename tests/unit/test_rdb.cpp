@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "tests/unit/hex_bytes.hpp"
 #include "worker/persist/crc64.hpp"
 #include "worker/persist/lzf_fast.hpp"
 #include "worker/persist/rdb_io.hpp"
@@ -20,6 +21,24 @@ TEST_CASE("crc64 is Redis's jones variant") {
   CHECK(crc64(0, "123456789") == 0xe9c6d914c4b8d9caull);
   CHECK(crc64(crc64(0, "1234"), "56789") == 0xe9c6d914c4b8d9caull);
   CHECK(crc64(0, "") == 0);
+  // The hand-written slice-by-8 code's value for 1000 bytes of i * 7 (printed before the
+  // switch to ISA-L).
+  std::string long_text(1000, 'x');
+  for (std::size_t i = 0; i < long_text.size(); ++i) long_text[i] = static_cast<char>(i * 7);
+  CHECK(crc64(0, long_text) == 0xcdcc79daf2814cabull);
+}
+
+TEST_CASE("crc64 matches the footer of redis-server 7.0.15's DUMP payloads") {
+  // DUMP of SET greeting "hello, ruvio" and of RPUSH l a b c (a listpack quicklist).
+  for (const char* h : {"000c68656c6c6f2c20727576696f0a0019fecc5762c8e705",
+                        "12010210100000000300816102816202816302ff0a00c818b90c9533529e"}) {
+    const auto b = ruvio::testing::unhex(h);
+    const std::string payload(b.begin(), b.end());
+    std::uint64_t footer = 0;
+    for (int i = 7; i >= 0; --i)
+      footer = footer << 8 | b[b.size() - 8 + static_cast<std::size_t>(i)];
+    CHECK(crc64(0, std::string_view(payload).substr(0, payload.size() - 8)) == footer);
+  }
 }
 
 TEST_CASE("crc64 slice-by-8 agrees with the bitwise definition at every length and split") {
@@ -154,6 +173,41 @@ TEST_CASE("lzf_decompress_fast gives liblzf's output and sizes, and refuses what
       const std::size_t have = lzf_decompress_fast(bad.data(), bad.size(), b.data(), room);
       CHECK(have == want);
       if (want != 0) CHECK(a.compare(0, want, b, 0, want) == 0);
+    }
+  }
+}
+
+TEST_CASE("lzf_decompress_fast: a back reference at every distance below 33 and every length") {
+  // Hand-made streams: a literal run of `dist` bytes, then a reference `dist` back of `len`
+  // bytes (overlapping its own output when len > dist), with and without 40 literal runs
+  // after it (which put the reference in the unchecked fast loop instead of the tail).
+  const auto literal = [](std::string& z, std::string_view bytes) {
+    z.push_back(static_cast<char>(bytes.size() - 1));
+    z += bytes;
+  };
+  std::string pad(32, '\0');
+  for (std::size_t i = 0; i < pad.size(); ++i) pad[i] = static_cast<char>('A' + i);
+  for (std::size_t dist = 1; dist <= 32; ++dist) {
+    for (std::size_t len = 3; len <= 264; ++len) {
+      for (const int after : {0, 40}) {
+        std::string z;
+        literal(z, pad.substr(0, dist));
+        const std::size_t l = len - 2, d = dist - 1;
+        if (l < 7) {
+          z.push_back(static_cast<char>(l << 5 | d >> 8));
+        } else {
+          z.push_back(static_cast<char>(7 << 5 | d >> 8));
+          z.push_back(static_cast<char>(l - 7));
+        }
+        z.push_back(static_cast<char>(d & 0xff));
+        for (int k = 0; k < after; ++k) literal(z, pad);
+        const std::size_t raw = dist + len + static_cast<std::size_t>(after) * 32;
+        std::string want(raw, '\0'), got(raw, '\0');
+        REQUIRE(lzf_decompress(z.data(), static_cast<unsigned>(z.size()), want.data(),
+                               static_cast<unsigned>(raw)) == raw);
+        REQUIRE(lzf_decompress_fast(z.data(), z.size(), got.data(), raw) == raw);
+        REQUIRE_MESSAGE(got == want, "dist " << dist << " len " << len << " after " << after);
+      }
     }
   }
 }

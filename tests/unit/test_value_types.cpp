@@ -119,7 +119,6 @@ const types::ValueOps kToyOps = {
       if (enc != toy_enc(static_cast<std::uint32_t>(items.size()))) return nullptr;
       return toy_make(heap, items);
     },
-    {},
     // release_some: frees blocks from the end, then the toy itself.
     [](Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
       auto* t = static_cast<Toy*>(o);

@@ -55,7 +55,7 @@ namespace ruvio::store {
 
 using HashFn = std::uint64_t (*)(std::string_view);
 
-// wyhash-style 64-bit hash of the key bytes with a per-process random seed.
+// XXH3 (libxxhash) of the key bytes with a per-process random seed (table.cpp).
 std::uint64_t hash_key(std::string_view key);
 
 template <class Traits>

@@ -1,4 +1,4 @@
-// A stream node: one listpack (worker/types/listpack) holding a run of entries. The master
+// A stream node: one listpack (worker/containers/listpack.hpp) holding a run of entries. The master
 // entry and its field deduplication are Redis 7.0's; the entries are packed tighter than
 // Redis's (its flags, ms-diff, seq-diff and lp-count elements cost 8 bytes of every small
 // entry), which is what brings 1,000,000 two-field entries under 0.8x Redis's memory.

@@ -1,67 +1,24 @@
 #include "worker/persist/crc32c.hpp"
 
-#include <array>
-#include <cstring>
+#include <isa-l/crc.h>
 
-#if defined(__x86_64__)
-#include <nmmintrin.h>
-#endif
+#include <climits>
 
 namespace ruvio::persist {
-namespace {
-
-constexpr std::uint32_t kPoly = 0x82F63B78u;  // reflected Castagnoli polynomial
-
-constexpr std::array<std::uint32_t, 256> make_table() {
-  std::array<std::uint32_t, 256> t{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ kPoly : c >> 1;
-    t[i] = c;
-  }
-  return t;
-}
-constexpr auto kTable = make_table();
-
-std::uint32_t crc_portable(std::uint32_t crc, const unsigned char* p, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) crc = kTable[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
-  return crc;
-}
-
-#if defined(__x86_64__)
-__attribute__((target("sse4.2"))) std::uint32_t crc_sse42(std::uint32_t crc, const unsigned char* p,
-                                                          std::size_t n) {
-  std::uint64_t c = crc;
-  while (n >= 8) {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    c = _mm_crc32_u64(c, v);
-    p += 8;
-    n -= 8;
-  }
-  auto c32 = static_cast<std::uint32_t>(c);
-  while (n > 0) {
-    c32 = _mm_crc32_u8(c32, *p++);
-    --n;
-  }
-  return c32;
-}
-
-bool have_sse42() {
-  static const bool yes = __builtin_cpu_supports("sse4.2");
-  return yes;
-}
-#endif
-
-}  // namespace
 
 std::uint32_t crc32c(std::uint32_t crc, const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
+  // ISA-L neither inverts the initial value nor the result (crc32_iscsi(p, n, ~0) is the
+  // standard CRC's complement); the inversions here make crc32c(crc32c(0, a), b) the CRC of
+  // a then b. It takes an int length and a non-const pointer it only reads.
+  auto* p = static_cast<unsigned char*>(const_cast<void*>(data));
   crc = ~crc;
-#if defined(__x86_64__)
-  if (have_sse42()) return ~crc_sse42(crc, p, n);
-#endif
-  return ~crc_portable(crc, p, n);
+  while (n > 0) {
+    const std::size_t step = n < INT_MAX ? n : INT_MAX;
+    crc = crc32_iscsi(p, static_cast<int>(step), crc);
+    p += step;
+    n -= step;
+  }
+  return ~crc;
 }
 
 }  // namespace ruvio::persist

@@ -7,20 +7,23 @@ namespace ruvio::persist {
 
 namespace {
 
-// A back-reference copied in 16-byte chunks through a register, each advancing by the
-// distance when that is less than 16: a chunk's first `step` bytes come from bytes already
-// final (the rest of it is rewritten by the next chunk or token), so an overlapping reference
-// (a run: distance 1) repeats its pattern correctly. Writes up to 15 bytes past `stop`.
-inline std::uint8_t* copy_reference(std::uint8_t* op, const std::uint8_t* ref, std::size_t dist,
-                                    std::uint8_t* stop) {
-  const std::size_t step = dist < 16 ? dist : 16;
-  do {
-    std::uint8_t t[16];
-    std::memcpy(t, ref, 16);
+// A back-reference copied in 16-byte chunks through a register. While the distance is below
+// 16 the chunk's source overlaps what it writes, so the pattern first doubles: copying `dist`
+// bytes from `dist` back leaves a period of 2 x dist behind op (1, 2, 4, 8, 16 for a run), and
+// from then on every chunk's 16 source bytes are final. A chunk's bytes past the pattern's
+// reach are rewritten by the next chunk or token. Writes up to 15 bytes past `stop`.
+inline std::uint8_t* copy_reference(std::uint8_t* op, std::size_t dist, std::uint8_t* stop) {
+  std::uint8_t t[16];
+  for (; dist < 16 && op < stop; dist *= 2) {
+    std::memcpy(t, op - dist, 16);
     std::memcpy(op, t, 16);
-    op += step;
-    ref += step;
-  } while (op < stop);
+    op += dist;
+  }
+  while (op < stop) {
+    std::memcpy(t, op - dist, 16);
+    std::memcpy(op, t, 16);
+    op += 16;
+  }
   return stop;
 }
 
@@ -50,7 +53,7 @@ std::size_t lzf_decompress_fast(const void* in, std::size_t in_len, void* out,
     if (len == 7) len += *ip++;
     const std::size_t dist = ((static_cast<std::size_t>(ctrl & 0x1f) << 8) | *ip++) + 1;
     if (dist > static_cast<std::size_t>(op - out_start)) return 0;
-    op = copy_reference(op, op - dist, dist, op + len + 2);
+    op = copy_reference(op, dist, op + len + 2);
   }
   // The last tokens, every bound checked.
   while (ip < in_end) {
@@ -82,7 +85,7 @@ std::size_t lzf_decompress_fast(const void* in, std::size_t in_len, void* out,
     const std::uint8_t* ref = op - dist;
     std::uint8_t* const stop = op + len;
     if (out_end - op >= static_cast<std::ptrdiff_t>(len) + 16) {
-      op = copy_reference(op, ref, dist, stop);
+      op = copy_reference(op, dist, stop);
     } else {
       while (op < stop) *op++ = *ref++;
     }

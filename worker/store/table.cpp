@@ -1,10 +1,28 @@
 // The key hash, and the keyspace's instance of the table (hashtable_impl.hpp).
+//
+// The hash is libxxhash's XXH3 (libxxhash-dev), seeded once per process from random_device so
+// that bucket placement, and with it SCAN's cursor order, cannot be predicted from outside
+// (hash flooding). It is never persisted or sent: snapshots, the WAL and DUMP hold keys; slots
+// are CRC16 (shared/slots.cpp); a SCAN cursor is only good within one process, as before.
+//
+// It replaced a hand-written wyhash copy after measuring both in the GET path, side by side,
+// on the 2-core VM shared with other builds (load average 5-12):
+//   server CPU us/GET (bench/ab_env.py gethit: 10,000 keys k:<12 digits>, 50 clients, -P 16,
+//   1,000,000 GETs per round, medians): 9 rounds wyhash 0.711 / XXH3 0.795 (median of the
+//   per-round differences +0.013); 15 rounds 0.830 / 0.820 (per-round median -0.003), with
+//   rounds spreading +-15%: equal within noise (results/2026-12-07-hash-wyhash-vs-xxh3-gethit
+//   *.json).
+//   callgrind instructions per request (bench/instructions.py, GET k / SET k abc): wyhash
+//   1022.5 / 1278.6, XXH3 1041.3 / 1298.2 (+19, +20: +1.8%, +1.5%), the same with XXH3
+//   inlined (XXH_INLINE_ALL: 1041.2 / 1297.8), so the library call costs nothing over the
+//   header (results/2026-12-07-hash-wyhash-vs-xxh3-instructions.json).
 #include "worker/store/table.hpp"
 
-#include <cstdlib>
-#include <cstring>
+#include <xxhash.h>
+
+#include <cstdint>
 #include <random>
-#include <vector>
+#include <string_view>
 
 #include "worker/containers/hashtable_impl.hpp"
 
@@ -12,65 +30,17 @@ namespace ruvio::store {
 
 namespace {
 
-__extension__ typedef unsigned __int128 u128;
-
-constexpr std::uint64_t kP0 = 0xa0761d6478bd642fULL;
-constexpr std::uint64_t kP1 = 0xe7037ed1a0b428dbULL;
-constexpr std::uint64_t kP2 = 0x8ebc6af09c88c6e3ULL;
-
-inline std::uint64_t mum(std::uint64_t a, std::uint64_t b) {
-  u128 r = static_cast<u128>(a) * b;
-  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
-}
-inline std::uint64_t r64(const std::uint8_t* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-inline std::uint64_t r32(const std::uint8_t* p) {
-  std::uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 std::uint64_t process_seed() {
   std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ kP2;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
-const std::uint64_t g_seed = mum(process_seed() ^ kP0, kP1);
+const std::uint64_t g_seed = process_seed();
 
 }  // namespace
 
 std::uint64_t hash_key(std::string_view key) {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(key.data());
-  std::size_t n = key.size();
-  std::uint64_t seed = g_seed;
-  std::uint64_t a, b;
-  if (n <= 16) {
-    if (n >= 4) {
-      std::size_t q = (n >> 3) << 2;
-      a = (r32(p) << 32) | r32(p + q);
-      b = (r32(p + n - 4) << 32) | r32(p + n - 4 - q);
-    } else if (n > 0) {
-      a = (static_cast<std::uint64_t>(p[0]) << 16) | (static_cast<std::uint64_t>(p[n >> 1]) << 8) |
-          p[n - 1];
-      b = 0;
-    } else {
-      a = b = 0;
-    }
-  } else {
-    std::size_t i = n;
-    while (i > 16) {
-      seed = mum(r64(p) ^ kP1, r64(p + 8) ^ seed);
-      p += 16;
-      i -= 16;
-    }
-    a = r64(p + i - 16);
-    b = r64(p + i - 8);
-  }
-  u128 r = static_cast<u128>(a ^ kP1) * (b ^ seed);
-  return mum(static_cast<std::uint64_t>(r) ^ kP0 ^ n, static_cast<std::uint64_t>(r >> 64) ^ kP1);
+  return XXH3_64bits_withSeed(key.data(), key.size(), g_seed);
 }
 
 template class HashTable<RecordTraits>;

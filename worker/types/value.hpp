@@ -19,10 +19,11 @@
 //   when the handle is released (worker/store/db.cpp). destroy/memory_usage/free_effort are
 //   never called on a folded object: the record owns and counts its bytes.
 //
-// One ValueOps table per type says how to destroy, copy, measure, name, snapshot and (for
-// the RDB codec of a later issue) encode an object. The keyspace never looks inside an
-// object: Record::destroy, COPY, MOVE, RENAME, MEMORY USAGE, OBJECT ENCODING, TYPE, SWAPDB,
-// FLUSH*, lazy free, snapshots and WAL replay all go through the table.
+// One ValueOps table per type says how to destroy, copy, measure, name and snapshot an
+// object (the RDB codec, worker/persist/rdb_*.cpp, switches on the type instead). The
+// keyspace never looks inside an object: Record::destroy, COPY, MOVE, RENAME, MEMORY USAGE,
+// OBJECT ENCODING, TYPE, SWAPDB, FLUSH*, lazy free, snapshots and WAL replay all go through
+// the table.
 //
 // Adding a type (worker/types/<type>/): a struct deriving from Object, its encodings, the
 // functions below, one `const ValueOps` and a register_type() call in register_builtin_types()
@@ -59,13 +60,6 @@ struct Object {
   std::uint8_t enc;
 };
 
-// The hooks the RDB codec (DUMP/RESTORE, RDB files) will call. Null until a type has them.
-struct RdbHooks {
-  std::uint8_t (*type)(const Object* o) = nullptr;  // RDB_TYPE_* of the current encoding
-  void (*encode)(const Object* o, std::string& out) = nullptr;
-  Object* (*decode)(store::Heap& heap, std::uint8_t rdb_type, std::string_view in) = nullptr;
-};
-
 struct ValueOps {
   std::string_view name;  // TYPE and SCAN TYPE: "list", "hash", ...
   types::Type type;       // the record's type bits, which WRONGTYPE checks compare
@@ -84,7 +78,6 @@ struct ValueOps {
   // bytes and its encoding byte, or returns null when they are malformed.
   void (*save)(const Object* o, std::string& out);
   Object* (*load)(store::Heap& heap, std::uint8_t enc, std::string_view bytes);
-  RdbHooks rdb;
   // Lazy free of one huge value in bounded steps (a 1M-element collection must not stall the
   // loop): frees about `budget` units of free effort of the object's insides and returns the
   // units spent; sets *done once the object itself is freed too. Null: the queue frees the

@@ -580,8 +580,9 @@ std::string_view ops_compact_blob(const Object* o) {
 }
 
 const ValueOps kHashOps = {
-    "hash",          types::Type::kHash, ops_destroy, ops_copy, ops_memory,       ops_encoding,
-    ops_free_effort, ops_save,           ops_load,    {},       ops_release_some, ops_compact_blob,
+    "hash",     types::Type::kHash, ops_destroy,      ops_copy,
+    ops_memory, ops_encoding,       ops_free_effort,  ops_save,
+    ops_load,   ops_release_some,   ops_compact_blob,
 };
 
 }  // namespace ruvio::types::hash

@@ -76,7 +76,6 @@ const ValueOps kListOps = {
     [](const Object* o) -> std::size_t { return static_cast<const ListObject*>(o)->nnodes; },
     save,
     load,
-    {},
     [](store::Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
       return Quicklist::release_some(heap, static_cast<ListObject*>(o), budget, done);
     },

@@ -486,7 +486,6 @@ const ValueOps kSetOps = {
     .load = [](store::Heap& heap, std::uint8_t enc, std::string_view bytes) -> Object* {
       return set::load(heap, enc, bytes);
     },
-    .rdb = {},
     .release_some = release_some,
     .compact_blob = [](const Object* o) -> std::string_view {
       const auto* s = static_cast<const SetObject*>(o);

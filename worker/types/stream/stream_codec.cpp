@@ -232,7 +232,6 @@ const ValueOps kStreamOps = {
     [](store::Heap& heap, std::uint8_t enc, std::string_view bytes) -> Object* {
       return enc == 0 ? stream_load(heap, bytes) : nullptr;
     },
-    {},
     release_some,
 };
 

@@ -568,7 +568,6 @@ const ValueOps kZSetOps = {
     },
     save,
     load,
-    {},
     // release_some: the skiplist node by node from its head, then the objects.
     [](store::Heap& heap, Object* o, std::size_t budget, bool* done) -> std::size_t {
       auto* z = static_cast<ZSet*>(o);
