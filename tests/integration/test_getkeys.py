@@ -154,6 +154,7 @@ class GetKeys(sidebyside.SideBySideCase):
         names = commands(self.ref.port) & commands(self.cand.port)
         self.assertGreater(len(names), 200)
         self.compare(plain_lines(names))
+        self.compare(plain_lines(names), resp=3)
 
     def test_command_info_and_docs_of_getkeysandflags(self):
         with Raw(self.ref.port) as a, Raw(self.cand.port) as b:
@@ -176,7 +177,8 @@ class GetKeys(sidebyside.SideBySideCase):
                  ("SORT", "src1", "STORE", "other"), ("SORT", "src1", "STORE", "ro1"),
                  ("SORT", "src1", "STORE", "other", "STORE", "dst1"),
                  ("SORT", "src1", "STORE", "dst1", "STORE", "other"),
-                 ("SORT", "dst1", "STORE", "dst2"), ("SORT", "ro1"), ("SORT", "ro1", "STORE", "dst1"),
+                 ("SORT", "dst1", "STORE", "dst2"), ("SORT", "ro1"),
+                 ("SORT", "ro1", "STORE", "dst1"),
                  ("SORT", "src1", "LIMIT", "0", "1", "STORE", "dst1"),
                  ("SORT", "src1", "STORE", "GET", "STORE", "dst1"),
                  ("SORT_RO", "src1"), ("SORT_RO", "dst1"), ("SORT_RO", "ro1"),
