@@ -343,11 +343,12 @@ Verdict check_selector(const Selector& s, const CommandDef& def, int id,
 
 std::optional<std::vector<KeyAndFlags>> keys_and_flags(const CommandDef& def,
                                                        std::span<const std::string_view> args) {
+  const int id = command_ids().id_of(&def);
+  if (id < 0) return std::nullopt;  // not a declared command: no key rule to follow
   std::vector<KeyAndFlags> keys;
-  const KeysFound found =
-      each_key(def, command_ids().id_of(&def), args, [&](std::size_t pos, std::uint16_t flags) {
-        keys.push_back({pos, flags});
-      });
+  const KeysFound found = each_key(def, id, args, [&](std::size_t pos, std::uint16_t flags) {
+    keys.push_back({pos, flags});
+  });
   if (found == KeysFound::kInvalid) return std::nullopt;
   return keys;
 }
