@@ -10,10 +10,12 @@ NaN, non-numbers), negative and out-of-range indexes, wrong types and bad argume
 
 Multi-key commands use the hash-tagged keys only, so a 2-worker proxy port runs them on one
 owner. Compare kinds beyond cmdgen's:
-  "zrand"  ZRANDMEMBER: same type and length; distinct replies have no duplicates; a reply
-           that holds the whole zset is compared sorted
-  "zscan"  ZSCAN from cursor 0: when both cursors come back 0 the (member, score) pairs are
-           compared as sets, otherwise only the shape (cursors differ by hash function)
+  "zrand"  ZRANDMEMBER: same type and length; every member (and score) of both replies is
+           one of the key's as redis-server's ZRANGE 0 -1 WITHSCORES reads it right after; a
+           positive count gives min(count, size) distinct members, a negative one |count|
+  "zscan"  ZSCAN from cursor 0: every (member, score) pair of both replies is one of the
+           key's (ZRANGE as above) and matches the MATCH pattern; when both cursors come back
+           0 the pairs are compared as sets (cursors differ by hash function)
 """
 
 from cmdgen import Cmd, GenBase

@@ -224,20 +224,35 @@ class RuvioProxy(CeleryCase, itest.RuvioProxyCase):
     known_client_failure = ("CROSSSLOT", KNOWN_SIZE)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class RuvioProxyOnePriority(CeleryCase, itest.RuvioProxyCase):
     """The same through the proxy with kombu's priority_steps=[0] (one list per queue, a
     documented transport option): every MULTI of the broker side then holds keys of one
     worker, and what is left is the result backend's."""
     transport_options = {"priority_steps": [0]}
 
+    # Runs in RuvioProxyOnePriorityChord, with a worker of its own: its CROSSSLOT raises out of
+    # the solo worker's task tracer and stops the class's only worker (every later test of the
+    # class would then time out).
+    test_chord = None
+
+
+class RuvioProxyOnePriorityChord(RuvioProxyOnePriority):
+    """Only the chord, through the proxy with one priority list, on a worker of its own.
+    Known limit (README, proxy port): the EXEC of Celery's on_chord_part_return MULTI
+    (RPUSH/LLEN celery-task-meta-<group>.j, GET ....t, GET ....s, EXPIRE of the three) holds
+    keys of both workers and answers -CROSSSLOT in the worker; it needs a transaction across
+    workers. The test runs and fails while the limit stands; tests/run.py counts an
+    unexpected success as a failure, so the day it passes it must lose its mark."""
+
+    @unittest.expectedFailure
     def test_chord(self):
-        # Not run here: the CROSSSLOT raises out of the solo worker's task tracer and stops
-        # the class's only worker (seen on this class: every later test then times out).
-        self.skipTest(
-            "known: EXEC of Celery's on_chord_part_return MULTI (RPUSH/LLEN "
-            "celery-task-meta-<group>.j, GET ....t, GET ....s, EXPIRE of the three: keys of "
-            "both workers) -> -CROSSSLOT in the worker")
+        CeleryCase.test_chord(self)
+
+
+# Every other test ran in RuvioProxyOnePriority: not again here (not callable: not collected).
+for _name in [n for n in dir(CeleryCase) if n.startswith("test_") and n != "test_chord"]:
+    setattr(RuvioProxyOnePriorityChord, _name, None)
+
+
+if __name__ == "__main__":
+    unittest.main()

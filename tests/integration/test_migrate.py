@@ -139,7 +139,29 @@ class MigrateProxy(Migrate):
         self.check("s", 0, 5000, "AUTH", "bad")
 
     def test_redis_to_ruvio(self):
-        pass
+        """A redis-server MIGRATEs into the proxy port: its SELECT and pipelined RESTOREs go
+        each to the key's owner (the keys live on both workers), values and TTL carried."""
+        r, ruvio = self.src[1], self.src[0]
+        self.assertEqual({harness.key_owner(k) for k in KEYS}, {0, 1})
+        fill(r)
+        want = [dd.read_key(r, k) for k in KEYS]
+        ruvio.flushall()
+        self.assertEqual(call(r, "MIGRATE", "127.0.0.1", self.cand.port, "", 0, 5000, "KEYS",
+                              *KEYS), b"OK")
+        self.assertEqual(r.dbsize(), 0)
+        self.assertEqual(ruvio.dbsize(), len(KEYS))
+        self.assertEqual([dd.read_key(ruvio, k) for k in KEYS], want)
+        self.assertTrue(95000 < ruvio.pttl("t") <= 100000, ruvio.pttl("t"))
+        self.assertEqual([ruvio.ttl(k) for k in KEYS if k != "t"], [-1] * (len(KEYS) - 1))
+        # One key at a time, COPY and REPLACE over what is there, BUSYKEY otherwise.
+        fill(r)
+        self.assertEqual(call(r, "MIGRATE", "127.0.0.1", self.cand.port, "s", 0, 5000),
+                         "error: Target instance replied with error: BUSYKEY Target key name "
+                         "already exists.")
+        r.set("s", "new")
+        self.assertEqual(call(r, "MIGRATE", "127.0.0.1", self.cand.port, "s", 0, 5000, "COPY",
+                              "REPLACE"), b"OK")
+        self.assertEqual((r.get("s"), ruvio.get("s")), (b"new", b"new"))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ through its proxy port; ProxyPubSub then places subscribers on connections accep
 each worker and checks delivery, counts and the merged PUBSUB replies across workers."""
 
 import socket
+import unittest
 
 import itest
 
@@ -413,18 +414,18 @@ class ProxyPubSub(itest.RuvioProxyCase):
         nothing_pending(self, s0)
         nothing_pending(self, s1)
 
+    # Known limit (README, proxy port): PUBLISH inside EXEC or a script runs on one worker and
+    # counts only that worker's subscribers (Redis: all of them); the other worker's get the
+    # message (the test above), uncounted. It runs, and fails while the limit stands; tests/run.py
+    # counts an unexpected success as a failure, so the day it passes it must lose this mark.
+    @unittest.expectedFailure
     def test_publish_inside_exec_counts_every_worker(self):
-        self.skipTest("known: PUBLISH inside EXEC or a script through the proxy counts only "
-                      "the subscribers of the worker running it (Redis: all of them); the "
-                      "other worker's get the message, uncounted")
-        w = self.by_worker(1)
-        s0, s1 = w[0][0], w[1][0]
-        s0.call("SUBSCRIBE", "ch")
-        s1.call("SUBSCRIBE", "ch")
-        p = self.raw()
-        p.call("MULTI")
-        p.call("PUBLISH", "ch", "x")
-        self.assertEqual(p.call("EXEC"), b"*1\r\n:2\r\n")
+        _, p0, _, _ = self.subscribed_on_both("ch")
+        self.assertEqual(p0.call("MULTI"), b"+OK\r\n")
+        self.assertEqual(p0.call("PUBLISH", "ch", "x"), b"+QUEUED\r\n")
+        replies = [p0.call("EXEC"),
+                   p0.call("EVAL", "return redis.call('publish', 'ch', 'y')", 0)]
+        self.assertEqual(replies, [b"*1\r\n:2\r\n", b":2\r\n"])
 
     def test_numpat_counts_distinct_patterns_across_workers(self):
         # Redis 7's NUMPAT is the number of distinct patterns (see the mixin's

@@ -178,7 +178,7 @@ class ServerCases:
     COMMAND_INFO_EXCEPTIONS = {
         "client": _MISSING_SUBS + "; the container also carries noscript/loading/stale",
         "cluster": _MISSING_SUBS,
-        "command": _MISSING_SUBS + " (no GETKEYSANDFLAGS)",
+        "command": _SUB_ORDER,
         "config": _SUB_ORDER, "memory": _SUB_ORDER, "object": _SUB_ORDER, "pubsub": _SUB_ORDER,
         "xgroup": _SUB_ORDER, "xinfo": _SUB_ORDER,
         "script": _SUB_ORDER, "function": _SUB_ORDER, "acl": _SUB_ORDER,

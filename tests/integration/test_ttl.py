@@ -165,6 +165,12 @@ class TTLCases:
         self.assertEqual(info(r, "keyspace")["db0"]["expires"], 0)
         self.assertEqual(int(info(r, "stats")["expired_keys"]) - before, 10000)
 
+    # Whether FLUSHALL's memory must be back with the OS (RSS) within 3 s. Ruvio's must. Redis
+    # guarantees only used_memory: its RSS is jemalloc's business (a FLUSHALL purges, yet on a
+    # fresh machine redis-server's RSS stayed at 69.9 -> 68.6 MB for 3 s after a load from
+    # 13.9 MB, where this machine sees it fall at once), so the reference checks used_memory.
+    rss_returned = True
+
     def test_flushall_returns_memory(self):
         r = self.r
         mem0 = info(r, "memory")
@@ -186,15 +192,18 @@ class TTLCases:
             grown = mem1["used_memory_rss"] - mem0["used_memory_rss"]
             return m["used_memory_rss"] < mem1["used_memory_rss"] - grown // 2 and m
 
-        m = itest.wait_for(rss_fell, timeout=3, interval=0.1)
         self.assertLess(mem2["used_memory"], mem0["used_memory"] + 5 * 1024 * 1024,
                         (mem0["used_memory"], mem1["used_memory"], mem2["used_memory"]))
+        self.assertEqual(r.dbsize(), 0)
+        if not self.rss_returned:
+            return
+        m = itest.wait_for(rss_fell, timeout=3, interval=0.1)
         self.assertTrue(m, (mem0["used_memory_rss"], mem1["used_memory_rss"],
                             info(r, "memory")["used_memory_rss"]))
 
 
 class RedisReference(TTLCases, itest.RedisCase):
-    pass
+    rss_returned = False
 
 
 class Ruvio(TTLCases, itest.RuvioCase):

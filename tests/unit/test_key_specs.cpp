@@ -91,11 +91,13 @@ TEST_CASE("for_each_key: EVAL's numkeys (begin_search index 2, keynum 0 1 1)") {
   CHECK(w.found == KeysFound::kOk);
   CHECK(w.keys == Keys{"a", "b"});
 
+  // numkeys 0: an invalid spec, as in Redis (no keys; COMMAND GETKEYS answers an empty list
+  // for EVAL, which may run without keys).
   w = walk(eval, {"EVAL", "s", "0"});
-  CHECK(w.found == KeysFound::kOk);
+  CHECK(w.found == KeysFound::kInvalid);
   CHECK(w.keys.empty());
   w = walk(eval, {"EVAL", "s", "0", "a"});
-  CHECK(w.found == KeysFound::kOk);
+  CHECK(w.found == KeysFound::kInvalid);
   CHECK(w.keys.empty());
 
   // Malformed numkeys: no keys; the command's handler answers Redis's error ("Number of keys
@@ -120,9 +122,9 @@ TEST_CASE("for_each_key: ZUNIONSTORE's two specs (destination, then keynum)") {
   CHECK(w.found == KeysFound::kInvalid);
   w = walk(z, {"ZUNIONSTORE", "d", "5", "a"});
   CHECK(w.found == KeysFound::kInvalid);
+  // Redis: no keys at all (COMMAND GETKEYS answers "Invalid arguments"), not d alone.
   w = walk(z, {"ZUNIONSTORE", "d", "0", "a"});
-  CHECK(w.found == KeysFound::kOk);
-  CHECK(w.keys == Keys{"d"});
+  CHECK(w.found == KeysFound::kInvalid);
 }
 
 TEST_CASE("for_each_key: XREAD's STREAMS keyword (startfrom 1, range -1 step 1 limit 2)") {
@@ -154,6 +156,37 @@ TEST_CASE("for_each_key: MIGRATE's incomplete KEYS spec and SORT's unknown STORE
   w = walk(s, {"SORT", "k", "STORE", "d"});
   CHECK(w.found == KeysFound::kIncomplete);
   CHECK(w.keys == Keys{"k"});
+}
+
+TEST_CASE("for_each_key: SORT's own finder (Redis's sortGetKeys) gives the last STORE key") {
+  const CommandDef& s = *command_table().find("sort");
+  auto w = walk(s, {"SORT", "k", "STORE", "d"});
+  CHECK(w.found == KeysFound::kIncomplete);
+  CHECK(w.keys == Keys{"k", "d"});
+  CHECK(walk(s, {"sort", "k", "store", "a", "STORE", "b", "store", "d"}).keys == Keys{"k", "d"});
+  CHECK(walk(s, {"sort", "k", "by", "store", "limit", "store", "x", "store", "d"}).keys ==
+        Keys{"k", "d"});
+  // A STORE's key is read as the next word, as Redis's finder reads it.
+  CHECK(walk(s, {"sort", "k", "store", "get", "store", "x"}).keys == Keys{"k", "get"});
+  CHECK(walk(s, {"sort", "k", "store"}).keys == Keys{"k"});
+  CHECK(walk(s, {"sort", "k", "limit", "0"}).keys == Keys{"k"});
+  CHECK(walk(*command_table().find("sort_ro"), {"sort_ro", "k", "store", "d"}).keys == Keys{"k"});
+}
+
+TEST_CASE("for_each_key: MIGRATE's own finder (Redis's migrateGetKeys)") {
+  const CommandDef& m = *command_table().find("migrate");
+  auto w = walk(m, {"MIGRATE", "h", "1", "k", "0", "5", "COPY"});
+  CHECK(w.found == KeysFound::kOk);
+  CHECK(w.keys == Keys{"k"});
+  CHECK(walk(m, {"MIGRATE", "h", "1", "", "0", "5", "KEYS", "a", "b"}).keys == Keys{"a", "b"});
+  // AUTH2's two arguments are skipped: a user named KEYS is no keyword.
+  CHECK(walk(m, {"migrate", "h", "1", "", "0", "5", "auth2", "keys", "p", "keys", "b"}).keys ==
+        Keys{"b"});
+  CHECK(walk(m, {"migrate", "h", "1", "", "0", "5", "auth", "keys", "keys", "b"}).keys ==
+        Keys{"b"});
+  CHECK(walk(m, {"migrate", "h", "1", "k", "0", "5", "keys", "b"}).found == KeysFound::kInvalid);
+  // KEYS last: Redis's spec walk does not find it (its search starts one before the end).
+  CHECK(walk(m, {"migrate", "h", "1", "", "0", "5", "keys"}).keys == Keys{""});
 }
 
 TEST_CASE("for_each_key: ranges, subcommands, NOT_KEY specs") {

@@ -46,7 +46,7 @@ std::vector<ChannelArgs>& channel_kinds() {
 
 // Commands whose key flags only their getkeys procedure knows (decided once per id, so a
 // check compares no names).
-enum class KeyRule : std::uint8_t { kSpecs, kSet, kBitfield, kSort, kSortRo };
+enum class KeyRule : std::uint8_t { kSpecs, kSet, kBitfield };
 
 std::vector<KeyRule>& key_rules() {
   static std::vector<KeyRule> rules;
@@ -254,20 +254,20 @@ std::string describe_selector(const Selector& s) {
 }
 
 // The key positions and their flags as Redis's getKeysFromCommandWithSpecs finds them: the
-// declarations' specs, with the flags the getkeys procedures refine (SET … GET, BITFIELD) and
-// SORT's STORE key, which no spec can find.
+// declarations' specs (SORT's STORE key from its own finder, sort_getkeys), with the flags the
+// getkeys procedures refine (SET … GET, BITFIELD).
 template <class F>
-void each_key(const CommandDef& def, int id, std::span<const std::string_view> args, F&& fn) {
+KeysFound each_key(const CommandDef& def, int id, std::span<const std::string_view> args, F&& fn) {
   const KeyRule rule = key_rules()[static_cast<std::size_t>(id)];
   if (rule == KeyRule::kSpecs) {
-    for_each_key(def, args, [&](std::size_t pos, const KeySpec& spec) { fn(pos, spec.flags); });
-    return;
+    return for_each_key(def, args,
+                        [&](std::size_t pos, const KeySpec& spec) { fn(pos, spec.flags); });
   }
   if (rule == KeyRule::kSet) {
     bool get = false;
     for (std::size_t i = 3; i < args.size(); ++i) get |= ieq(args[i], "get");
     fn(1, get ? (kKeyRW | kKeyAccess | kKeyUpdate) : (kKeyOW | kKeyUpdate));
-    return;
+    return KeysFound::kOk;
   }
   if (rule == KeyRule::kBitfield) {
     bool ro = true;
@@ -283,26 +283,8 @@ void each_key(const CommandDef& def, int id, std::span<const std::string_view> a
       }
     }
     if (args.size() > 1) fn(1, ro ? (kKeyRO | kKeyAccess) : (kKeyRW | kKeyAccess | kKeyUpdate));
-    return;
   }
-  {  // SORT, SORT_RO
-    if (args.size() > 1) fn(1, kKeyRO | kKeyAccess);
-    if (rule == KeyRule::kSort) {
-      std::size_t store = 0;
-      for (std::size_t i = 2; i < args.size(); ++i) {
-        const std::size_t rem = args.size() - i - 1;
-        if (ieq(args[i], "limit") && rem >= 2) {
-          i += 2;
-        } else if ((ieq(args[i], "get") || ieq(args[i], "by")) && rem >= 1) {
-          i += 1;
-        } else if (ieq(args[i], "store") && rem >= 1) {
-          store = i + 1;
-          i += 1;
-        }
-      }
-      if (store != 0) fn(store, kKeyOW | kKeyUpdate);
-    }
-  }
+  return KeysFound::kOk;
 }
 
 bool key_ok(const Selector& s, std::string_view key, std::uint16_t spec_flags) {
@@ -358,6 +340,18 @@ Verdict check_selector(const Selector& s, const CommandDef& def, int id,
 }
 
 }  // namespace
+
+std::optional<std::vector<KeyAndFlags>> keys_and_flags(const CommandDef& def,
+                                                       std::span<const std::string_view> args) {
+  const int id = command_ids().id_of(&def);
+  if (id < 0) return std::nullopt;  // not a declared command: no key rule to follow
+  std::vector<KeyAndFlags> keys;
+  const KeysFound found = each_key(def, id, args, [&](std::size_t pos, std::uint16_t flags) {
+    keys.push_back({pos, flags});
+  });
+  if (found == KeysFound::kInvalid) return std::nullopt;
+  return keys;
+}
 
 std::uint32_t category_flag(std::string_view name) {
   for (std::size_t j = 0; j < kCategories.size(); ++j) {
@@ -439,8 +433,6 @@ const CommandIds& command_ids() {
       const std::string_view n = t.defs[id]->name;
       if (n == "set") rules[id] = KeyRule::kSet;
       if (n == "bitfield") rules[id] = KeyRule::kBitfield;
-      if (n == "sort") rules[id] = KeyRule::kSort;
-      if (n == "sort_ro") rules[id] = KeyRule::kSortRo;
     }
     return t;
   }();

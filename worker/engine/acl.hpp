@@ -146,6 +146,16 @@ Verdict check(const User& u, const CommandDef& def, std::span<const std::string_
 // SORT's BY/GET patterns: some selector runs the command with read access to every key.
 bool full_key_access(const User& u, const CommandDef& def, std::span<const std::string_view> args);
 
+// The keys of `args` and their flags as Redis's getKeysFromCommandWithSpecs finds them: the key
+// specs' (SORT's own finder's), refined where Redis's getkeys procedures refine them (SET … GET,
+// BITFIELD), as the key permission check sees them; nullopt when the specs cannot be followed.
+struct KeyAndFlags {
+  std::size_t pos;
+  std::uint16_t flags;  // KeyFlag
+};
+std::optional<std::vector<KeyAndFlags>> keys_and_flags(const CommandDef& def,
+                                                       std::span<const std::string_view> args);
+
 // ACL LOG entries (newest first), grouped as Redis does.
 enum class LogContext : std::uint8_t { kToplevel, kMulti, kLua };
 struct LogEntry {

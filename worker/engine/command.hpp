@@ -225,6 +225,13 @@ Routing routing_of(const CommandDef& def);
 
 using Handler = void (*)(Context&);
 
+enum class KeysFound : std::uint8_t;
+struct KeyVisitor;
+// A command's own key finder (Redis's getkeys_proc) for a key no spec can find (SORT's
+// STORE): every key finder (for_each_key) asks it instead of the specs.
+using GetKeys = KeysFound (*)(const CommandDef& def, std::span<const std::string_view> args,
+                              KeyVisitor visit);
+
 struct CommandDef {
   std::string_view name;  // lower case
   int arity;              // Redis arity: exact n, or -n for "at least n" (name counts)
@@ -238,6 +245,7 @@ struct CommandDef {
   std::string_view acl;  // space-separated ACL categories without '@': "write string fast"
   std::span<const CommandDef> subcommands = {};  // CLIENT, CONFIG, OBJECT, COMMAND, MEMORY
   Routing routing = {};
+  GetKeys getkeys = nullptr;
   // Dense index of this command or subcommand, given by the CommandTable at start: INFO
   // commandstats counts in a flat array by it (no name lookup per command).
   mutable std::uint16_t id = 0;
@@ -254,12 +262,13 @@ struct CommandDef {
 
 enum class KeysFound : std::uint8_t {
   kOk,
-  // A spec could not be followed (numkeys not a number, negative or past the end, a range out
-  // of bounds): as Redis's getKeysUsingKeySpecs, the keys visited so far do not count and the
-  // command's own handler will answer the syntax/arity error.
+  // A spec could not be followed (numkeys not a number, 0, negative or past the end, a range
+  // out of bounds): as Redis's getKeysUsingKeySpecs, the keys visited so far do not count and
+  // the command's own handler will answer the syntax/arity error.
   kInvalid,
-  // An INCOMPLETE spec was walked (MIGRATE … KEYS) or an unknown one skipped (SORT's STORE):
-  // the keys visited are keys, but more may hide behind arguments only the handler parses.
+  // An INCOMPLETE spec was walked or an unknown one skipped (of a command without its own
+  // finder), or SORT's BY/GET keys: the keys visited are keys, but more may hide behind
+  // arguments only the handler parses.
   kIncomplete,
 };
 

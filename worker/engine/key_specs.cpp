@@ -1,5 +1,6 @@
 // for_each_key and the legacy range: Redis 7.0's getKeysUsingKeySpecs and
-// populateCommandLegacyRangeSpec (src/db.c, src/server.c) over CommandDecl::keys.
+// populateCommandLegacyRangeSpec (src/db.c, src/server.c) over CommandDecl::keys; a command
+// with a getkeys procedure (SORT) finds its keys itself, as Redis falls back to its proc.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -58,6 +59,7 @@ std::string_view tip_name(Tip tip) {
 
 KeysFound walk_keys(const CommandDef& def, std::span<const std::string_view> args,
                     std::uint8_t options, KeyVisitor visit) {
+  if (def.getkeys != nullptr) return def.getkeys(def, args, visit);
   const long argc = static_cast<long>(args.size());
   bool incomplete = false;
   for (const KeySpec& spec : def.decl->keys) {
@@ -97,10 +99,10 @@ KeysFound walk_keys(const CommandDef& def, std::span<const std::string_view> arg
       const long idx = first + spec.find.a;
       const auto numkeys =
           idx < argc ? parse_int64(args[static_cast<std::size_t>(idx)]) : std::nullopt;
-      if (!numkeys || *numkeys < 0 || *numkeys > argc) return KeysFound::kInvalid;
+      // numkeys 0 is an invalid spec too, as in Redis (last < first): no key of the command
+      // counts (ZUNIONSTORE d 0 a has none, not d), and EVAL s 0 has no keys.
+      if (!numkeys || *numkeys <= 0 || *numkeys > argc) return KeysFound::kInvalid;
       first += spec.find.b;
-      // numkeys 0 is no keys (getKeysFromCommand's answer), not a malformed spec.
-      if (*numkeys == 0) continue;
       last = first + static_cast<long>(*numkeys) - 1;
     }
     if (last >= argc || last < first || first >= argc || step <= 0) return KeysFound::kInvalid;

@@ -289,6 +289,34 @@ void cmd_migrate(Context& ctx) {
   }
 }
 
+// Redis 7.0's migrateGetKeys: the key argument, or with KEYS (the key argument empty) every
+// argument after it, the options before KEYS skipped with their arguments (AUTH 1, AUTH2 2).
+// The KEYS spec is INCOMPLETE (a password may read "KEYS"), so no spec walk can tell; but
+// Redis walks the specs first, and when its keyword search (from the next-to-last argument
+// back) finds no KEYS, the key argument alone is its answer (MIGRATE … "" 0 5 KEYS: "").
+KeysFound migrate_getkeys(const CommandDef& def, std::span<const std::string_view> args,
+                          KeyVisitor visit) {
+  bool keyword = false;
+  for (std::size_t i = 1; i + 1 < args.size(); ++i) keyword |= iequals(args[i], "keys");
+  std::size_t first = 3, num = 1;
+  for (std::size_t i = 6; keyword && i < args.size(); ++i) {
+    if (iequals(args[i], "keys")) {
+      if (!args[3].empty()) return KeysFound::kInvalid;  // the handler answers the error
+      first = i + 1;
+      num = args.size() - first;
+      break;
+    }
+    if (iequals(args[i], "auth")) {
+      i += 1;
+    } else if (iequals(args[i], "auth2")) {
+      i += 2;
+    }
+  }
+  if (first + num > args.size()) return KeysFound::kInvalid;
+  for (std::size_t i = first; i < first + num; ++i) visit.fn(visit.context, i, def.decl->keys[0]);
+  return KeysFound::kOk;
+}
+
 // clang-format off
 const CommandDef kDumpCommands[] = {
     {"dump", 2, kReadonly, &decl::dump, cmd_dump, "generic",
@@ -299,7 +327,8 @@ const CommandDef kDumpCommands[] = {
      "2.6.0", "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).", "keyspace write slow dangerous"},
     {"migrate", -6, kWrite, &decl::migrate, cmd_migrate, "generic",
      "Atomically transfer a key from a Redis instance to another one.",
-     "2.6.0", "This command actually executes a DUMP+DEL in the source instance, and a RESTORE in the target instance. See the pages of these commands for time complexity. Also an O(N) data transfer between the two instances is performed.", "keyspace write slow dangerous"},
+     "2.6.0", "This command actually executes a DUMP+DEL in the source instance, and a RESTORE in the target instance. See the pages of these commands for time complexity. Also an O(N) data transfer between the two instances is performed.", "keyspace write slow dangerous",
+     {}, {}, migrate_getkeys},
 };
 // clang-format on
 

@@ -12,12 +12,14 @@
 // the bytes of the elements; ALPHA compares as strcoll in the C locale (bytes up to a NUL), or
 // whole bytes when STOREing; ALPHA BY puts missing weights first.
 //
-// Ownership: the handler runs on the worker that owns the sorted key. A BY or GET pattern, or
-// the STORE destination (whose key spec Redis declares incomplete, so the router never sees
-// it), may name a key another worker owns; that key cannot be read or written here, so the
-// command answers an error naming it before anything is replied or written. Keys under the
-// sorted key's hash tag always live here. On the direct (cluster) ports BY and GET are refused
-// as Redis Cluster refuses them.
+// Ownership: the handler runs on the worker that owns the sorted key. A BY or GET pattern may
+// name a key another worker owns; that key cannot be read or written here, so the command
+// answers an error naming it before anything is replied or written (so does a STORE
+// destination there, which the key finders refuse first: sort_getkeys gives the router, the
+// transactions, scripts, ACL and the cluster check the STORE key, as Redis's sortGetKeys
+// does, and a SORT … STORE across owners is -CROSSSLOT). Keys under the sorted key's hash tag
+// always live here. On the direct (cluster) ports BY and GET are refused as Redis Cluster
+// refuses them.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -411,13 +413,37 @@ void cmd_sort_ro(Context& ctx) {
   sort_generic(ctx, true);
 }
 
+// Redis 7.0's sortGetKeys: the sorted key and the destination of the last STORE, which no key
+// spec can find (STORE may come anywhere; MIGRATE's migrate_getkeys is the other such finder).
+// Words are skipped as Redis skips them: LIMIT with two arguments, GET and BY with one, anything
+// else alone, so a STORE's key is itself read as the next word (SORT k STORE GET STORE x stores
+// into "GET", as Redis's finder says).
+KeysFound sort_getkeys(const CommandDef& def, std::span<const std::string_view> args,
+                       KeyVisitor visit) {
+  if (args.size() < 2) return KeysFound::kInvalid;
+  std::size_t store = 0;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    if (iequals(args[i], "limit")) {
+      i += 2;
+    } else if (iequals(args[i], "get") || iequals(args[i], "by")) {
+      i += 1;
+    } else if (iequals(args[i], "store") && i + 1 < args.size()) {
+      store = i + 1;
+    }
+  }
+  visit.fn(visit.context, 1, def.decl->keys[0]);
+  if (store != 0) visit.fn(visit.context, store, def.decl->keys[2]);
+  // The keys BY and GET patterns name come from the sorted data: still unknown here.
+  return KeysFound::kIncomplete;
+}
+
 constexpr std::string_view kSortComplexity =
     "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
     "number of returned elements. When the elements are not sorted, complexity is O(N).";
 
 // clang-format off
 const CommandDef kSortCommands[] = {
-    {"sort", -2, kWrite | kDenyOom, &decl::sort, cmd_sort, "generic", "Sort the elements in a list, set or sorted set", "1.0.0", kSortComplexity, "write set sortedset list slow dangerous"},
+    {"sort", -2, kWrite | kDenyOom, &decl::sort, cmd_sort, "generic", "Sort the elements in a list, set or sorted set", "1.0.0", kSortComplexity, "write set sortedset list slow dangerous", {}, {}, sort_getkeys},
     {"sort_ro", -2, kReadonly, &decl::sort_ro, cmd_sort_ro, "generic", "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0", kSortComplexity, "read set sortedset list slow dangerous"},
 };
 // clang-format on

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shared/glob.hpp"
+#include "worker/engine/acl.hpp"
 #include "worker/commands/server/server_family.hpp"
 #include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
@@ -413,9 +414,11 @@ void command_list(Context& ctx) {
   for (const std::string& n : names) ctx.out.bulk(n);
 }
 
-// Redis 7.0's commandGetKeys over the key specs (Ruvio has no getkeys procs: an unknown or
-// incomplete spec yields the keys the other specs find).
-void command_getkeys(Context& ctx) {
+// Redis 7.0's getKeysSubcommandImpl: the keys of a full command line as the key specs (and
+// SORT's own finder) find them, with their flags for GETKEYSANDFLAGS (as the ACL key check sees
+// them).
+namespace {
+void getkeys_impl(Context& ctx, bool with_flags) {
   const std::span<const std::string_view> line = ctx.args.subspan(2);
   const CommandDef* def = command_table().find(line[0]);
   if (def != nullptr && !def->subcommands.empty() && line.size() >= 2) {
@@ -436,10 +439,8 @@ void command_getkeys(Context& ctx) {
     ctx.out.error("ERR Invalid number of arguments specified for command");
     return;
   }
-  std::vector<std::string_view> keys;
-  const KeysFound found =
-      for_each_key(*def, line, [&](std::size_t pos, const KeySpec&) { keys.push_back(line[pos]); });
-  if (found == KeysFound::kInvalid || keys.empty()) {
+  const auto keys = acl::keys_and_flags(*def, line);
+  if (!keys || keys->empty()) {
     if (def->flags & kNoMandatoryKeys) {
       ctx.out.array(0);
     } else {
@@ -447,8 +448,25 @@ void command_getkeys(Context& ctx) {
     }
     return;
   }
-  ctx.out.array(keys.size());
-  for (std::string_view k : keys) ctx.out.bulk(k);
+  ctx.out.array(keys->size());
+  for (const acl::KeyAndFlags& k : *keys) {
+    if (!with_flags) {
+      ctx.out.bulk(line[k.pos]);
+      continue;
+    }
+    ctx.out.array(2);
+    ctx.out.bulk(line[k.pos]);
+    reply_flags(ctx.out, k.flags, kKeyFlagNames);
+  }
+}
+}  // namespace
+
+void command_getkeys(Context& ctx) {
+  getkeys_impl(ctx, false);
+}
+
+void command_getkeysandflags(Context& ctx) {
+  getkeys_impl(ctx, true);
 }
 
 void command_help(Context& ctx) {

@@ -42,6 +42,8 @@ inline constexpr CommandDecl command_list{.tips = command_list_tips, .args = com
 
 inline constexpr CommandDecl command_getkeys{};
 
+inline constexpr CommandDecl command_getkeysandflags{};
+
 inline constexpr CommandDecl command_help{};
 
 inline constexpr History config_get_history[] = {

@@ -23,6 +23,7 @@ void command_info(Context& ctx);
 void command_docs(Context& ctx);
 void command_list(Context& ctx);
 void command_getkeys(Context& ctx);
+void command_getkeysandflags(Context& ctx);
 void command_help(Context& ctx);
 
 // config_commands.cpp
