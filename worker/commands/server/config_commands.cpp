@@ -14,7 +14,6 @@
 #include "worker/engine/common.hpp"
 #include "worker/engine/executor.hpp"
 #include "worker/engine/subcommand.hpp"
-#include "worker/types/set/set.hpp"
 
 namespace ruvio::worker::srvfam {
 namespace {
@@ -199,20 +198,6 @@ std::optional<std::string> set_acllog_max_len(Shard& s, std::string_view v, bool
   return std::nullopt;
 }
 
-// Redis's size_t configs (createSizeTConfig, 0..LONG_MAX) held by a value type's limits.
-template <std::size_t types::SetLimits::*F>
-std::string get_set_limit(Shard&) {
-  return std::to_string(types::set_limits().*F);
-}
-template <std::size_t types::SetLimits::*F>
-std::optional<std::string> set_set_limit(Shard&, std::string_view v, bool apply) {
-  const auto n = parse_int64(v);
-  if (!n) return std::string("argument couldn't be parsed into an integer");
-  if (*n < 0) return std::string("argument must be between 0 and 9223372036854775807 inclusive");
-  if (apply) types::set_limits().*F = static_cast<std::size_t>(*n);
-  return std::nullopt;
-}
-
 // createSizeTConfig(…, MEMORY_CONFIG): a size with optional units (hash-max-listpack-value).
 template <std::size_t Config::*F>
 std::optional<std::string> set_memory_size(Shard& s, std::string_view v, bool apply) {
@@ -366,12 +351,12 @@ const Param kParams[] = {
      set_int<&Config::list_max_listpack_size, INT32_MIN>},
     {"list-compress-depth", get_int<&Config::list_compress_depth>,
      set_int<&Config::list_compress_depth, 0>},
-    {"set-max-intset-entries", get_set_limit<&types::SetLimits::max_intset_entries>,
-     set_set_limit<&types::SetLimits::max_intset_entries>},
-    {"set-max-listpack-entries", get_set_limit<&types::SetLimits::max_listpack_entries>,
-     set_set_limit<&types::SetLimits::max_listpack_entries>},
-    {"set-max-listpack-value", get_set_limit<&types::SetLimits::max_listpack_value>,
-     set_set_limit<&types::SetLimits::max_listpack_value>},
+    {"set-max-intset-entries", get_size<&Config::set_max_intset_entries>,
+     set_size<&Config::set_max_intset_entries>},
+    {"set-max-listpack-entries", get_size<&Config::set_max_listpack_entries>,
+     set_size<&Config::set_max_listpack_entries>},
+    {"set-max-listpack-value", get_size<&Config::set_max_listpack_value>,
+     set_size<&Config::set_max_listpack_value>},
     {"zset-max-listpack-entries", get_size<&Config::zset_max_listpack_entries>,
      set_size<&Config::zset_max_listpack_entries>},
     {"zset-max-listpack-value", get_size<&Config::zset_max_listpack_value>,
