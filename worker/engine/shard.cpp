@@ -27,6 +27,7 @@ Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(
   apply_notify();
   // Redis's order: requirepass, then the config file's `user` lines, then the aclfile.
   acl_.set_default_password(config_.requirepass);
+  acl_.log_max_len = static_cast<std::size_t>(config_.acllog_max_len);
   acl_error_ = acl_.load_at_startup(config_.acl_users, config_.aclfile);
 }
 
