@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "shared/config.hpp"
 #include "shared/config_table.hpp"
@@ -131,4 +132,18 @@ TEST_CASE("config table: CONFIG SET's reasons are Redis 7.0's") {
   CHECK(set("zset-max-ziplist-value", "1kb") == "OK");
   CHECK(c.zset_max_listpack_value == 1024);
   CHECK(set("acllog-max-len", "abc") == "argument couldn't be parsed into an integer");
+}
+
+TEST_CASE("config table: the flags read aliases and the memory rows' units") {
+  std::vector<std::string> args = {"ruvio", "--hash-max-ziplist-value",  "1kb", "--lua-time-limit",
+                                   "100",   "--zset-max-listpack-value", "2kb"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  Config c;
+  REQUIRE_FALSE(parse_config(static_cast<int>(args.size()), argv.data(), c));
+  CHECK(c.hash_max_listpack_value == 1024);
+  CHECK(c.busy_reply_threshold == 100);
+  CHECK(c.zset_max_listpack_value == 2048);
+  CHECK(c.databases == 16);  // untouched rows keep their defaults
 }
