@@ -1,7 +1,9 @@
 // The runtime configuration: every `ruvio` flag of INTERFACE.md, also accepted as a
 // `key value` line of a Redis-style config file. The supervisor parses it once and hands
 // the parsed struct to each worker over the control channel (cereal), so the worker never
-// parses flags of its own.
+// parses flags of its own. Each parameter's name, type, bounds and default are declared once,
+// in shared/config_params.cpp (config_table.hpp): a default-constructed Config holds those
+// defaults; the members below carry no defaults of their own, save those resolved from others.
 #pragma once
 
 #include <cstddef>
@@ -32,97 +34,102 @@ enum class ClientClass : std::uint8_t { kNormal = 0, kReplica = 1, kPubsub = 2 }
 inline constexpr std::size_t kClientClasses = 3;
 
 struct Config {
+  Config();  // every parameter at its table default (config_codec.cpp)
+
   std::string config_file;
-  std::string bind = "127.0.0.1";
-  int port = 6379;
+  std::string bind;
+  int port{};
   int workers = 1;              // resolved: never 0 / "auto" after parsing
   std::vector<int> cpus;        // resolved: one per worker
   int worker_base_port = 6380;  // resolved: port+1 unless given; 0 = none
   int admin_port = 16379;       // resolved: port+10000 unless given; 0 = none
-  std::string dir = "./data";
-  Durability durability = Durability::kEverysec;
-  int sync_interval_ms = 1000;
-  std::uint64_t wal_snapshot_bytes = 64ull << 20;  // automatic snapshot past this much WAL
-  std::uint64_t wal_segment_bytes = 64ull << 20;   // preallocation unit of WAL segments
-  bool ignore_corrupt_snapshot = false;            // start from the WAL alone
-  std::uint64_t maxmemory = 0;
-  std::string maxmemory_policy = "noeviction";
+  std::string dir;
+  Durability durability{};
+  int sync_interval_ms{};
+  std::uint64_t wal_snapshot_bytes{};  // automatic snapshot past this much WAL
+  std::uint64_t wal_segment_bytes{};   // preallocation unit of WAL segments
+  bool ignore_corrupt_snapshot{};      // start from the WAL alone
+  std::uint64_t maxmemory{};
+  std::string maxmemory_policy;
   std::string requirepass;
-  int databases = 16;
-  std::string log_level = "info";
-  bool alloc_trace = true;
+  int databases{};
+  std::string log_level;
+  bool alloc_trace{};
   std::string cluster_config;  // --cluster-config FILE; empty = topology of the local workers
   // Redis 7.0's lazyfree-lazy-* (all "no"): which deletions hand large values to the lazy
   // free queue instead of freeing them on the spot (UNLINK and FLUSH* ASYNC always do).
-  bool lazyfree_lazy_eviction = false;
-  bool lazyfree_lazy_expire = false;
-  bool lazyfree_lazy_server_del = false;
-  bool lazyfree_lazy_user_del = false;
-  bool lazyfree_lazy_user_flush = false;
+  bool lazyfree_lazy_eviction{};
+  bool lazyfree_lazy_expire{};
+  bool lazyfree_lazy_server_del{};
+  bool lazyfree_lazy_user_del{};
+  bool lazyfree_lazy_user_flush{};
   // zset-max-listpack-entries / -value (zset-max-ziplist-* are aliases).
-  std::size_t zset_max_listpack_entries = 128;
-  std::size_t zset_max_listpack_value = 64;
+  std::size_t zset_max_listpack_entries{};
+  std::size_t zset_max_listpack_value{};
   // Set encodings' thresholds (Redis 7.2's names; CONFIG SET changes them at run time).
-  std::uint64_t set_max_intset_entries = 512;
-  std::uint64_t set_max_listpack_entries = 128;
-  std::uint64_t set_max_listpack_value = 64;
+  std::uint64_t set_max_intset_entries{};
+  std::uint64_t set_max_listpack_entries{};
+  std::uint64_t set_max_listpack_value{};
   // Redis's hash-max-listpack-entries / -value (redis.conf's 128 / 64; *-ziplist-* aliases):
   // a hash stays a listpack up to this many fields, each field and value up to this many bytes.
-  std::size_t hash_max_listpack_entries = 128;
-  std::size_t hash_max_listpack_value = 64;
+  std::size_t hash_max_listpack_entries{};
+  std::size_t hash_max_listpack_value{};
   // Redis's list-max-listpack-size (alias list-max-ziplist-size) and list-compress-depth.
-  int list_max_listpack_size = -2;
-  int list_compress_depth = 0;
+  int list_max_listpack_size{};
+  int list_compress_depth{};
   // hll-sparse-max-bytes: a HyperLogLog stays sparse up to this many bytes (header included).
-  std::size_t hll_sparse_max_bytes = 3000;
+  std::size_t hll_sparse_max_bytes{};
   // Redis's stream-node-max-bytes / -entries: when a stream opens a new node (0: no limit).
-  std::size_t stream_node_max_bytes = 4096;
-  std::size_t stream_node_max_entries = 100;
+  std::size_t stream_node_max_bytes{};
+  std::size_t stream_node_max_entries{};
   // busy-reply-threshold (alias lua-time-limit), ms: past it a running script lets other
   // clients in, to be answered -BUSY (SCRIPT KILL and SHUTDOWN NOSAVE run); 0 = never.
-  int busy_reply_threshold = 5000;
-  // Client limits (Redis 7.0's defaults). Output buffer limits per ClientClass.
-  ClientBufferLimit obuf_limits[kClientClasses] = {
-      {0, 0, 0}, {256ull << 20, 64ull << 20, 60}, {32ull << 20, 8ull << 20, 60}};
-  std::uint64_t client_query_buffer_limit = 1ull << 30;
-  std::uint64_t proto_max_bulk_len = 512ull << 20;
-  int maxclients = 10000;
-  int timeout = 0;  // idle seconds before a normal client is closed; 0 = never
-  int tcp_keepalive = 300;
+  int busy_reply_threshold{};
+  // Client limits. Output buffer limits per ClientClass.
+  ClientBufferLimit obuf_limits[kClientClasses];
+  std::uint64_t client_query_buffer_limit{};
+  std::uint64_t proto_max_bulk_len{};
+  int maxclients{};
+  int timeout{};  // idle seconds before a normal client is closed; 0 = never
+  int tcp_keepalive{};
   // ACL: the users file (Redis's aclfile), the config file's `user` lines (each: the name,
   // then its rules), protected-mode, and the admin HTTP port's bearer token (empty: none).
   std::string aclfile;
   std::vector<std::vector<std::string>> acl_users;
-  bool protected_mode = true;
+  bool protected_mode{};
   std::string admin_token;
   // slowlog-log-slower-than (µs; < 0 off, 0 every command), slowlog-max-len, and
   // latency-monitor-threshold (ms; 0 off): Redis 7.0's defaults.
-  std::int64_t slowlog_log_slower_than = 10000;
-  std::uint64_t slowlog_max_len = 128;
-  std::int64_t latency_monitor_threshold = 0;
+  std::int64_t slowlog_log_slower_than{};
+  std::uint64_t slowlog_max_len{};
+  std::int64_t latency_monitor_threshold{};
   // latency-tracking (per-command latency histograms) and the percentiles INFO latencystats
   // shows (latency-tracking-info-percentiles "50 99 99.9").
-  bool latency_tracking = true;
-  std::vector<double> latency_tracking_percentiles = {50.0, 99.0, 99.9};
+  bool latency_tracking{};
+  std::vector<double> latency_tracking_percentiles;
   // Eviction (maxmemory-samples, maxmemory-eviction-tenacity 0..100, lfu-log-factor,
   // lfu-decay-time in minutes: Redis's defaults).
-  int maxmemory_samples = 5;
-  int maxmemory_eviction_tenacity = 10;
-  int lfu_log_factor = 10;
-  int lfu_decay_time = 1;
+  int maxmemory_samples{};
+  int maxmemory_eviction_tenacity{};
+  int lfu_log_factor{};
+  int lfu_decay_time{};
   // enable-debug-command no|yes|local (Redis 7's default no: DEBUG is refused; local: only
   // from a loopback connection). Immutable at run time, as in Redis.
-  std::string enable_debug_command = "no";
+  std::string enable_debug_command;
   // sanitize-dump-payload no|yes|clients: accepted for Redis's sake; RESTORE always checks
   // payloads deeply here (no behaves as yes: persist/rdb_value.hpp says why).
-  std::string sanitize_dump_payload = "no";
+  std::string sanitize_dump_payload;
   // notify-keyspace-events as NotifyClass bits (shared/notify_flags.hpp); 0 = off, Redis's default.
-  std::uint32_t notify_keyspace_events = 0;
+  std::uint32_t notify_keyspace_events{};
   // tracking-table-max-keys: keys the client-side caching table remembers (0 = no limit).
-  std::uint64_t tracking_table_max_keys = 1000000;
+  std::uint64_t tracking_table_max_keys{};
   // maxmemory-clients as Redis keeps it: bytes, or minus a percentage of maxmemory ("10%" is
   // -10); 0 = no client eviction. Split over the workers as maxmemory is.
-  std::int64_t maxmemory_clients = 0;
+  std::int64_t maxmemory_clients{};
+  // CONFIG SET only: acllog-max-len (entries ACL LOG keeps) and save, kept so that scripts
+  // that switch RDB saving off (`CONFIG SET save ""`) keep working; nothing snapshots on it.
+  std::uint64_t acllog_max_len{};
+  std::string save;
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -140,7 +147,7 @@ struct Config {
        slowlog_max_len, latency_monitor_threshold, latency_tracking, latency_tracking_percentiles,
        maxmemory_samples, maxmemory_eviction_tenacity, lfu_log_factor, lfu_decay_time,
        enable_debug_command, sanitize_dump_payload, notify_keyspace_events, tracking_table_max_keys,
-       maxmemory_clients);
+       maxmemory_clients, acllog_max_len, save);
   }
 };
 
@@ -159,9 +166,6 @@ inline constexpr int kMaxWorkers = 255;
 // Parses argv (and the --config file it names; flags win over the file). On error returns
 // the message; the caller prints it and exits 2.
 std::optional<ConfigError> parse_config(int argc, char** argv, Config& out);
-
-// Every option name kOptions declares (flags and config-file keys).
-std::vector<std::string> option_names();
 
 // latency-tracking-info-percentiles: blank-separated numbers in [0, 100]; the reason
 // (Redis's text) when the list is not acceptable.

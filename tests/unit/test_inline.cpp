@@ -234,7 +234,7 @@ TEST_CASE("inline: a no-op write changes nothing; set_object folds a small value
     CHECK(types::is_folded(before));
     auto* s = h.mut_as<types::SetObject>();
     CHECK_FALSE(types::is_folded(s));
-    CHECK(types::set::add(h.heap(), s, "c"));
+    CHECK(types::set::add(h.heap(), s, "c", types::SetLimits{}));
     h.changed();
     CHECK(types::set::size(static_cast<const types::SetObject*>(h.peek())) == 3);
   }
@@ -298,7 +298,8 @@ TEST_CASE("inline: a handle opened with the record's own key bytes outlives the 
     const std::string_view k = b.db().peek("s").key();  // bytes inside the record
     store::WriteHandle h = b.db().open(k, types::Type::kSet, kNow);
     auto* s = h.mut_as<types::SetObject>();
-    for (int i = 2; i < 40; ++i) CHECK(types::set::add(h.heap(), s, std::to_string(i)));
+    for (int i = 2; i < 40; ++i)
+      CHECK(types::set::add(h.heap(), s, std::to_string(i), types::SetLimits{}));
     h.changed();  // folded into a record of a larger bin: the old one (and `k`) is freed
   }
   CHECK(b.shard.watch_dirty(watcher));  // release() named the key after the rebuild

@@ -38,9 +38,10 @@ void fill_hash(Db& db, std::string_view key, int n) {
 
 void fill_set(Db& db, std::string_view key, int n) {
   store::WriteHandle w = db.open(key, types::Type::kSet, kNow);
-  w.set(types::set::create(w.heap(), "member:0", static_cast<std::size_t>(n)));
+  w.set(types::set::create(w.heap(), "member:0", static_cast<std::size_t>(n), types::SetLimits{}));
   for (int i = 0; i < n; ++i)
-    types::set::add(w.heap(), w.as<types::SetObject>(), "member:" + std::to_string(i));
+    types::set::add(w.heap(), w.as<types::SetObject>(), "member:" + std::to_string(i),
+                    types::SetLimits{});
   REQUIRE((n <= 128 || w.peek()->enc == types::kSetHashtable));
 }
 

@@ -19,6 +19,8 @@ namespace types = ruvio::types;
 
 namespace {
 
+const types::SetLimits kLim{};  // Redis's defaults: 512 / 128 / 64
+
 std::set<std::string> members(const SetObject* s) {
   std::set<std::string> out;
   types::Listpack::IntBuf buf;
@@ -32,24 +34,24 @@ std::string enc(const SetObject* s) {
 
 // Adds "prefix0".."prefix{n-1}" (or the integers 0..n-1 when prefix is empty).
 void fill(Heap& h, SetObject* s, std::size_t n, const std::string& prefix = "") {
-  for (std::size_t i = 0; i < n; ++i) CHECK(set::add(h, s, prefix + std::to_string(i)));
+  for (std::size_t i = 0; i < n; ++i) CHECK(set::add(h, s, prefix + std::to_string(i), kLim));
 }
 
 }  // namespace
 
 TEST_CASE("set: create picks the encoding from the first member and the size hint") {
   Heap h;
-  SetObject* a = set::create(h, "1", 1);
+  SetObject* a = set::create(h, "1", 1, kLim);
   CHECK(enc(a) == "intset");
-  SetObject* b = set::create(h, "x", 1);
+  SetObject* b = set::create(h, "x", 1, kLim);
   CHECK(enc(b) == "listpack");
-  SetObject* c = set::create(h, "1", 513);
+  SetObject* c = set::create(h, "1", 513, kLim);
   CHECK(enc(c) == "hashtable");  // too many for an intset and for a listpack
-  SetObject* d = set::create(h, "x", 129);
+  SetObject* d = set::create(h, "x", 129, kLim);
   CHECK(enc(d) == "hashtable");
-  SetObject* e = set::create(h, "007", 1);  // not canonical: a string
+  SetObject* e = set::create(h, "007", 1, kLim);  // not canonical: a string
   CHECK(enc(e) == "listpack");
-  SetObject* f = set::create(h, "1", 512);
+  SetObject* f = set::create(h, "1", 512, kLim);
   CHECK(enc(f) == "intset");
   for (SetObject* s : {a, b, c, d, e, f}) {
     CHECK(set::size(s) == 0);
@@ -60,12 +62,12 @@ TEST_CASE("set: create picks the encoding from the first member and the size hin
 
 TEST_CASE("set: intset to hashtable past set-max-intset-entries, never back") {
   Heap h;
-  SetObject* s = set::create(h, "0", 1);
+  SetObject* s = set::create(h, "0", 1, kLim);
   fill(h, s, 512);
   CHECK(enc(s) == "intset");
   CHECK(set::size(s) == 512);
-  CHECK_FALSE(set::add(h, s, "511"));
-  CHECK(set::add(h, s, "512"));
+  CHECK_FALSE(set::add(h, s, "511", kLim));
+  CHECK(set::add(h, s, "512", kLim));
   CHECK(enc(s) == "hashtable");
   CHECK(set::size(s) == 513);
   CHECK(set::contains(s, "0"));
@@ -79,25 +81,25 @@ TEST_CASE("set: intset to hashtable past set-max-intset-entries, never back") {
 
 TEST_CASE("set: intset + string converts to listpack when it fits, else hashtable") {
   Heap h;
-  SetObject* s = set::create(h, "0", 1);
+  SetObject* s = set::create(h, "0", 1, kLim);
   fill(h, s, 127);
-  CHECK(set::add(h, s, "a"));  // 127 < 128 entries
+  CHECK(set::add(h, s, "a", kLim));  // 127 < 128 entries
   CHECK(enc(s) == "listpack");
   CHECK(set::size(s) == 128);
   CHECK(set::contains(s, "5"));
-  CHECK(set::add(h, s, "b"));  // the 129th
+  CHECK(set::add(h, s, "b", kLim));  // the 129th
   CHECK(enc(s) == "hashtable");
   set::destroy(h, s);
 
-  s = set::create(h, "0", 1);
+  s = set::create(h, "0", 1, kLim);
   fill(h, s, 128);
-  CHECK(set::add(h, s, "a"));  // 128 integers already: no room in a listpack
+  CHECK(set::add(h, s, "a", kLim));  // 128 integers already: no room in a listpack
   CHECK(enc(s) == "hashtable");
   set::destroy(h, s);
 
-  s = set::create(h, "0", 1);
-  CHECK(set::add(h, s, "1"));
-  CHECK(set::add(h, s, std::string(65, 'x')));  // longer than set-max-listpack-value
+  s = set::create(h, "0", 1, kLim);
+  CHECK(set::add(h, s, "1", kLim));
+  CHECK(set::add(h, s, std::string(65, 'x'), kLim));  // longer than set-max-listpack-value
   CHECK(enc(s) == "hashtable");
   set::destroy(h, s);
   CHECK(h.used == 0);
@@ -105,28 +107,28 @@ TEST_CASE("set: intset + string converts to listpack when it fits, else hashtabl
 
 TEST_CASE("set: listpack boundaries (entries 128, value 64, huge member)") {
   Heap h;
-  SetObject* s = set::create(h, "m", 1);
+  SetObject* s = set::create(h, "m", 1, kLim);
   CHECK(enc(s) == "listpack");
-  CHECK(set::add(h, s, std::string(64, 'v')));  // exactly the value limit
+  CHECK(set::add(h, s, std::string(64, 'v'), kLim));  // exactly the value limit
   CHECK(enc(s) == "listpack");
   fill(h, s, 126, "m");
   CHECK(set::size(s) == 127);
-  CHECK(set::add(h, s, "1"));  // integers stay integers inside the listpack
+  CHECK(set::add(h, s, "1", kLim));  // integers stay integers inside the listpack
   CHECK(set::size(s) == 128);
   CHECK(enc(s) == "listpack");
-  CHECK_FALSE(set::add(h, s, "1"));
-  CHECK(set::add(h, s, "last"));
+  CHECK_FALSE(set::add(h, s, "1", kLim));
+  CHECK(set::add(h, s, "last", kLim));
   CHECK(enc(s) == "hashtable");
   CHECK(set::size(s) == 129);
   const std::string huge(1 << 20, 'h');
-  CHECK(set::add(h, s, huge));
+  CHECK(set::add(h, s, huge, kLim));
   CHECK(set::contains(s, huge));
   CHECK(set::remove(h, s, huge));
   CHECK_FALSE(set::contains(s, huge));
   set::destroy(h, s);
 
-  s = set::create(h, "m", 1);
-  CHECK(set::add(h, s, std::string(65, 'v')));
+  s = set::create(h, "m", 1, kLim);
+  CHECK(set::add(h, s, std::string(65, 'v'), kLim));
   CHECK(enc(s) == "hashtable");
   set::destroy(h, s);
   CHECK(h.used == 0);
@@ -134,7 +136,7 @@ TEST_CASE("set: listpack boundaries (entries 128, value 64, huge member)") {
 
 TEST_CASE("set: empty strings, binary and integer-looking members") {
   Heap h;
-  SetObject* s = set::create(h, "", 1);
+  SetObject* s = set::create(h, "", 1, kLim);
   const std::vector<std::string> ms = {"",
                                        std::string("\0\xff", 2),
                                        "-0",
@@ -143,7 +145,7 @@ TEST_CASE("set: empty strings, binary and integer-looking members") {
                                        "1",
                                        "-9223372036854775808",
                                        "9223372036854775808"};
-  for (const auto& m : ms) CHECK(set::add(h, s, m));
+  for (const auto& m : ms) CHECK(set::add(h, s, m, kLim));
   for (const auto& m : ms) CHECK(set::contains(s, m));
   CHECK(set::size(s) == ms.size());
   CHECK(members(s) == std::set<std::string>(ms.begin(), ms.end()));
@@ -154,9 +156,9 @@ TEST_CASE("set: empty strings, binary and integer-looking members") {
 TEST_CASE("set: memory usage is what the heap counts, in every encoding") {
   for (const std::string& prefix : std::vector<std::string>{"", "member:", std::string(70, 'x')}) {
     Heap h;
-    SetObject* s = set::create(h, prefix + "0", 1);
+    SetObject* s = set::create(h, prefix + "0", 1, kLim);
     for (int i = 0; i < 700; ++i) {
-      set::add(h, s, prefix + std::to_string(i));
+      set::add(h, s, prefix + std::to_string(i), kLim);
       if (i % 50 == 0) CHECK(set::memory_usage(s) == h.used);
     }
     for (int i = 0; i < 700; i += 2) set::remove(h, s, prefix + std::to_string(i));
@@ -170,7 +172,7 @@ TEST_CASE("set: copy and snapshot round trips keep members and encoding") {
   for (std::size_t n : {1u, 5u, 200u, 600u}) {
     for (const std::string& prefix : std::vector<std::string>{"", "s"}) {
       Heap h;
-      SetObject* s = set::create(h, prefix + "0", 1);
+      SetObject* s = set::create(h, prefix + "0", 1, kLim);
       fill(h, s, n, prefix);
       SetObject* c = set::clone(h, s);
       CHECK(members(c) == members(s));
@@ -202,7 +204,7 @@ TEST_CASE("set: random members come from the set, every member eventually") {
   for (const std::string& prefix : std::vector<std::string>{"", "s"}) {
     for (std::size_t n : {1u, 3u, 100u, 1000u}) {
       Heap h;
-      SetObject* s = set::create(h, prefix + "0", 1);
+      SetObject* s = set::create(h, prefix + "0", 1, kLim);
       fill(h, s, n, prefix);
       const auto all = members(s);
       std::set<std::string> seen;
@@ -220,7 +222,7 @@ TEST_CASE("set: random members come from the set, every member eventually") {
 
 TEST_CASE("set: scan of a hashtable set returns every member") {
   Heap h;
-  SetObject* s = set::create(h, "m", 1);
+  SetObject* s = set::create(h, "m", 1, kLim);
   fill(h, s, 1000, "m");
   REQUIRE(enc(s) == "hashtable");
   std::set<std::string> got;
@@ -236,7 +238,7 @@ TEST_CASE("set: scan of a hashtable set returns every member") {
 TEST_CASE("set: model check against std::set across every conversion") {
   std::mt19937_64 rng(42);
   Heap h;
-  SetObject* s = set::create(h, "1", 1);
+  SetObject* s = set::create(h, "1", 1, kLim);
   std::set<std::string> model;
   for (int step = 0; step < 20000; ++step) {
     const int r = static_cast<int>(rng() % 100);
@@ -245,7 +247,7 @@ TEST_CASE("set: model check against std::set across every conversion") {
     if (rng() % 3 == 0) {
       CHECK(set::remove(h, s, m) == (model.erase(m) == 1));
     } else {
-      CHECK(set::add(h, s, m) == model.insert(m).second);
+      CHECK(set::add(h, s, m, kLim) == model.insert(m).second);
     }
     if (step % 1000 == 0) {
       CHECK(members(s) == model);
@@ -260,7 +262,7 @@ TEST_CASE("set: model check against std::set across every conversion") {
 
 TEST_CASE("set: a hashtable set moved to another heap keeps both heaps exact") {
   Heap a, b;
-  SetObject* s = set::create(a, "m", 1);
+  SetObject* s = set::create(a, "m", 1, kLim);
   fill(a, s, 300, "m");
   REQUIRE(enc(s) == "hashtable");
   a.transfer(b, set::memory_usage(s));  // what Db::move_to does

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 
-#include "worker/types/set/set.hpp"
 #include "worker/types/value.hpp"
 
 namespace ruvio::worker {
@@ -26,12 +25,9 @@ Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(
   apply_lazyfree();
   apply_maxmemory_policy();
   apply_notify();
-  types::SetLimits& sets = types::set_limits();
-  sets.max_intset_entries = config_.set_max_intset_entries;
-  sets.max_listpack_entries = config_.set_max_listpack_entries;
-  sets.max_listpack_value = config_.set_max_listpack_value;
   // Redis's order: requirepass, then the config file's `user` lines, then the aclfile.
   acl_.set_default_password(config_.requirepass);
+  acl_.log_max_len = static_cast<std::size_t>(config_.acllog_max_len);
   acl_error_ = acl_.load_at_startup(config_.acl_users, config_.aclfile);
 }
 

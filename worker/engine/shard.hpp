@@ -215,6 +215,9 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   }
 
   Config& config() { return config_; }
+  // The parameters CONFIG SET changed since start (the table's names, first change first):
+  // CONFIG REWRITE appends them, a restarted peer is told them again.
+  std::vector<std::string_view> config_changed;
   // Hands the lazyfree-lazy-expire / -server-del settings of config() to the databases (the
   // deletions they decide themselves); DEL and FLUSH* read config() directly.
   void apply_lazyfree() {

@@ -209,11 +209,11 @@ types::Object* build_list_nodes(store::Heap& heap, const std::vector<std::string
   return o;
 }
 
-types::Object* build_set(store::Heap& heap, const Elems& elems) {
+types::Object* build_set(store::Heap& heap, const Elems& elems, const BuildLimits& lim) {
   if (elems.empty()) return nullptr;
-  types::SetObject* s = types::set::create(heap, elems[0], elems.size());
+  types::SetObject* s = types::set::create(heap, elems[0], elems.size(), lim.set);
   for (const std::string& e : elems) {
-    if (!types::set::add(heap, s, e)) {  // a duplicate member
+    if (!types::set::add(heap, s, e, lim.set)) {  // a duplicate member
       types::set::destroy(heap, s);
       return nullptr;
     }
@@ -374,13 +374,13 @@ class Loader {
         return build_list(heap_, el, lim_);
       case kSet:
         if (!count(n, 1) || !strings(n, el)) return nullptr;
-        return build_set(heap_, el);
+        return build_set(heap_, el, lim_);
       case kSetIntset: {
         std::string blob;
         if (!r_.string(blob) || !types::Intset::validate(bytes_of(blob))) return nullptr;
         const types::Intset is(reinterpret_cast<std::uint8_t*>(blob.data()));
         for (std::size_t i = 0; i < is.size(); ++i) el.push_back(std::to_string(is.get(i)));
-        return build_set(heap_, el);
+        return build_set(heap_, el, lim_);
       }
       case kZSet:
       case kZSet2: {
@@ -433,6 +433,7 @@ BuildLimits build_limits(const Config& c) {
   BuildLimits lim;
   lim.hash = {c.hash_max_listpack_entries, c.hash_max_listpack_value};
   lim.zset = {c.zset_max_listpack_entries, c.zset_max_listpack_value};
+  lim.set = {c.set_max_intset_entries, c.set_max_listpack_entries, c.set_max_listpack_value};
   lim.list_fill = c.list_max_listpack_size;
   lim.list_depth = c.list_compress_depth;
   return lim;

@@ -36,14 +36,16 @@
 #include "shared/config.hpp"
 #include "worker/store/db.hpp"
 #include "worker/types/hash/hash.hpp"
+#include "worker/types/set/set.hpp"
 #include "worker/types/zset/zset.hpp"
 
 namespace ruvio::persist::rdb {
 
-// The thresholds a decoded value is built under (set thresholds are global: set_limits()).
+// The thresholds a decoded value is built under.
 struct BuildLimits {
   types::hash::Limits hash;
   types::ZSetLimits zset;
+  types::SetLimits set;
   int list_fill = -2;  // list-max-listpack-size
   int list_depth = 0;  // list-compress-depth
 };

@@ -22,14 +22,14 @@ namespace ruvio::worker {
 void Server::on_mesh_link_up(int peer) {
   if (shard_.monitors.has_local()) router_.monitor_announce(true);
   shard_.tracking.peer_up(peer);
-  const std::vector<std::string>& changed = srvfam::changed_params();
+  const std::vector<std::string_view>& changed = shard_.config_changed;
   if (!changed.empty()) {
     // One CONFIG SET of every changed parameter's value now (all-or-nothing there, as here).
     std::vector<std::string> pairs;
     pairs.reserve(2 * changed.size());
-    for (const std::string& name : changed) {
+    for (const std::string_view name : changed) {
       if (std::optional<std::string> v = srvfam::settable_value(shard_, name)) {
-        pairs.push_back(name);
+        pairs.emplace_back(name);
         pairs.push_back(std::move(*v));
       }
     }

@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "shared/config_table.hpp"
 #include "worker/commands/server/server_family.hpp"
 #include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
@@ -107,6 +108,11 @@ class Text {
   std::string& s_;
 };
 
+// An INFO field that shows a parameter: its CONFIG GET text, from the parameter table.
+std::string config_text(Shard& shard, std::string_view name) {
+  return param_get(*find_param(name, kConfig), shard.config());
+}
+
 // Redis's bytesToHuman.
 std::string human(std::uint64_t n) {
   char buf[64];
@@ -182,7 +188,7 @@ void server_section(Text& t, Shard& shard) {
   t.field("uptime_in_seconds", uptime);
   t.field("uptime_in_days", uptime / 86400);
   t.field("hz", 10);
-  t.field("configured_hz", 10);
+  t.field("configured_hz", config_text(shard, "hz"));
   t.field("lru_clock", (shard.now_ms() / 1000) & ((1 << 24) - 1));
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -196,7 +202,7 @@ void clients_section(Text& t, Shard& shard) {
   t.header("Clients");
   t.field_u("connected_clients", shard.connected_clients);
   t.field("cluster_connections", 0);
-  t.field("maxclients", shard.config().maxclients);
+  t.field("maxclients", config_text(shard, "maxclients"));
   t.field("client_recent_max_input_buffer", 0);
   t.field_u("client_recent_max_output_buffer", shard.client_recent_max_output);
   t.field_u("blocked_clients", shard.blocked_clients);
@@ -260,7 +266,7 @@ void memory_section(Text& t, Shard& shard) {
   t.field("used_memory_scripts_human", human(scripts_mem + fn_mem));
   t.field_u("maxmemory", maxmemory);
   t.field("maxmemory_human", human(maxmemory));
-  t.field("maxmemory_policy", shard.config().maxmemory_policy);
+  t.field("maxmemory_policy", config_text(shard, "maxmemory-policy"));
   t.field_f("allocator_frag_ratio", static_cast<double>(rss) / static_cast<double>(used));
   t.field_u("allocator_frag_bytes", rss > used ? rss - used : 0);
   t.field_f("allocator_rss_ratio", 1.0);
@@ -322,7 +328,7 @@ void persistence_section(Text& t, Shard& shard) {
   t.field("rdb_last_cow_size", 0);
   t.field("rdb_last_load_keys_expired", 0);
   t.field("rdb_last_load_keys_loaded", 0);
-  t.field("aof_enabled", shard.config().durability == Durability::kMemory ? 0 : 1);
+  t.field("aof_enabled", config_text(shard, "appendonly") == "yes" ? "1" : "0");
   t.field("aof_rewrite_in_progress", 0);
   t.field("aof_rewrite_scheduled", 0);
   t.field("aof_last_rewrite_time_sec", -1);

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "shared/glob.hpp"
-#include "worker/engine/acl.hpp"
 #include "worker/commands/server/server_family.hpp"
+#include "worker/engine/acl.hpp"
 #include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/subcommand.hpp"

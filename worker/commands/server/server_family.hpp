@@ -32,10 +32,9 @@ void config_get(Context& ctx);
 void config_set(Context& ctx);
 void config_resetstat(Context& ctx);
 void config_rewrite(Context& ctx);  // config_rewrite.cpp
-// The current value of a parameter CONFIG SET can change (nullopt: none such), and the
-// names CONFIG SET changed since start, for CONFIG REWRITE.
+// The current value of a parameter CONFIG SET can change (nullopt: none such), for CONFIG
+// REWRITE and a restarted peer (the names changed since start: Shard::config_changed).
 std::optional<std::string> settable_value(Shard& shard, std::string_view name);
-const std::vector<std::string>& changed_params();
 void config_help(Context& ctx);
 
 }  // namespace ruvio::worker::srvfam

@@ -32,6 +32,12 @@ namespace set = types::set;
 
 constexpr std::string_view kPositive = "ERR value is out of range, must be positive";
 
+// The encoding thresholds of this shard's configuration (CONFIG SET set-max-*).
+types::SetLimits limits(const Context& ctx) {
+  const Config& c = ctx.shard.config();
+  return {c.set_max_intset_entries, c.set_max_listpack_entries, c.set_max_listpack_value};
+}
+
 std::mt19937_64& rng() {
   static std::mt19937_64 r{std::random_device{}()};
   return r;
@@ -65,12 +71,14 @@ bool parse_positive(Context& ctx, std::string_view s, std::int64_t& out) {
 }
 
 void cmd_sadd(Context& ctx) {
+  const types::SetLimits lim = limits(ctx);
   store::WriteHandle h;
   if (!open_or_reply(ctx, ctx.args[1], Type::kSet, IfMissing::kNothing, h)) return;
-  if (!h) h.set(set::create(h.heap(), ctx.args[2], ctx.argc() - 2));
+  if (!h) h.set(set::create(h.heap(), ctx.args[2], ctx.argc() - 2, lim));
   auto* s = h.mut_as<SetObject>();
   std::int64_t added = 0;
-  for (std::size_t i = 2; i < ctx.argc(); ++i) added += set::add(h.heap(), s, ctx.args[i]) ? 1 : 0;
+  for (std::size_t i = 2; i < ctx.argc(); ++i)
+    added += set::add(h.heap(), s, ctx.args[i], lim) ? 1 : 0;
   if (added) h.changed();
   ctx.out.integer(added);
 }
@@ -210,6 +218,7 @@ void spop_count(Context& ctx) {
   popped.clear();
   const std::size_t remaining = size - static_cast<std::size_t>(count);
   types::Listpack::IntBuf buf;
+  const types::SetLimits lim = limits(ctx);
   if (remaining * 5 > static_cast<std::size_t>(count)) {
     for (std::int64_t i = 0; i < count; ++i) {
       popped.emplace_back(set::random(s, rng()).text(buf));
@@ -221,8 +230,8 @@ void spop_count(Context& ctx) {
     SetObject* keep = nullptr;
     for (std::size_t i = 0; i < remaining; ++i) {
       const std::string m(set::random(s, rng()).text(buf));
-      if (keep == nullptr) keep = set::create(h.heap(), m, remaining);
-      set::add(h.heap(), keep, m);
+      if (keep == nullptr) keep = set::create(h.heap(), m, remaining, lim);
+      set::add(h.heap(), keep, m, lim);
       set::remove(h.heap(), s, m);
     }
     set::for_each(s, [&](const SetElem& e) { popped.emplace_back(e.text(buf)); });
@@ -294,9 +303,10 @@ void cmd_smove(Context& ctx) {
   }
   store::WriteHandle h = ctx.db().open(dst, Type::kSet, ctx.now_ms());
   h.notify_as(kNotifySet, "sadd");
-  if (!h) h.set(set::create(h.heap(), member, 1));
+  const types::SetLimits lim = limits(ctx);
+  if (!h) h.set(set::create(h.heap(), member, 1, lim));
   auto* d = h.mut_as<SetObject>();
-  if (set::add(h.heap(), d, member)) h.changed();
+  if (set::add(h.heap(), d, member, lim)) h.changed();
   ctx.out.integer(1);
 }
 
@@ -379,9 +389,10 @@ void sinter_generic(Context& ctx, std::size_t from, std::size_t n, std::string_v
     return;
   }
   store::Heap& heap = ctx.db().heap();
-  SetObject* result = set::create(heap, "0", 0);
+  const types::SetLimits lim = limits(ctx);
+  SetObject* result = set::create(heap, "0", 0, lim);
   types::Listpack::IntBuf buf;
-  for (const SetElem& e : hits) set::add(heap, result, e.text(buf));
+  for (const SetElem& e : hits) set::add(heap, result, e.text(buf), lim);
   store_result(ctx, dst, result);
 }
 
@@ -404,11 +415,12 @@ void sunion_diff(Context& ctx, std::size_t from, std::size_t n, std::string_view
   static std::vector<const SetObject*> sets;
   if (!gather(ctx, from, n, sets)) return;
   store::Heap& heap = ctx.db().heap();
-  SetObject* result = set::create(heap, "0", 0);  // an empty intset, as createIntsetObject
+  const types::SetLimits lim = limits(ctx);
+  SetObject* result = set::create(heap, "0", 0, lim);  // an empty intset, as createIntsetObject
   types::Listpack::IntBuf buf;
   if (op == Op::kUnion) {
     for (const SetObject* s : sets) {
-      if (s) set::for_each(s, [&](const SetElem& e) { set::add(heap, result, e.text(buf)); });
+      if (s) set::for_each(s, [&](const SetElem& e) { set::add(heap, result, e.text(buf), lim); });
     }
   } else if (sets[0] && !diff_by_lookup(sets)) {
     // Redis's DIFF algorithm 2: add the first set, remove the others. The members it added
@@ -419,7 +431,7 @@ void sunion_diff(Context& ctx, std::size_t from, std::size_t n, std::string_view
       if (!sets[j]) continue;
       set::for_each(sets[j], [&](const SetElem& e) {
         if (j == 0) {
-          card += set::add(heap, result, e.text(buf)) ? 1 : 0;
+          card += set::add(heap, result, e.text(buf), lim) ? 1 : 0;
         } else {
           card -= set::remove(heap, result, e.text(buf)) ? 1 : 0;
         }
@@ -432,7 +444,7 @@ void sunion_diff(Context& ctx, std::size_t from, std::size_t n, std::string_view
         if (!sets[j]) continue;
         if (sets[j] == sets[0] || member_of(sets[j], e)) return;
       }
-      set::add(heap, result, e.text(buf));
+      set::add(heap, result, e.text(buf), lim);
     });
   }
   if (store) {

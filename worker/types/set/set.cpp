@@ -152,18 +152,13 @@ std::string_view SetElem::text(Listpack::IntBuf& buf) const {
   return {buf.data() + at, buf.size() - at};
 }
 
-SetLimits& set_limits() {
-  static SetLimits limits;
-  return limits;
-}
-
 namespace set {
 
-SetObject* create(store::Heap& heap, std::string_view first, std::size_t size_hint) {
+SetObject* create(store::Heap& heap, std::string_view first, std::size_t size_hint,
+                  const SetLimits& lim) {
   auto* s = static_cast<SetObject*>(heap.alloc(sizeof(SetObject)));
   s->type_id = kTypeSet;
   std::memset(s->pad, 0, sizeof s->pad);
-  const SetLimits& lim = set_limits();
   if (Listpack::Elem(first).is_int() && size_hint <= lim.max_intset_entries) {
     s->enc = kSetIntset;
     s->data = Intset::create(heap).blob();
@@ -241,8 +236,7 @@ bool contains(const SetObject* s, std::string_view member) {
   }
 }
 
-bool add(store::Heap& heap, SetObject* s, std::string_view member) {
-  const SetLimits& lim = set_limits();
+bool add(store::Heap& heap, SetObject* s, std::string_view member, const SetLimits& lim) {
   if (s->enc == kSetIntset) {
     const Listpack::Elem e(member);
     Intset is = intset_of(s);

@@ -48,14 +48,13 @@ namespace ruvio::types {
 
 enum SetEnc : std::uint8_t { kSetIntset = 0, kSetListpack = 1, kSetHashtable = 2 };
 
-// set-max-intset-entries, set-max-listpack-entries, set-max-listpack-value (CONFIG SET). One
-// worker per process, so one copy per shard.
+// set-max-intset-entries, set-max-listpack-entries, set-max-listpack-value: the caller passes
+// its shard's configuration (as ZSetLimits and hash::Limits), there is no process-wide copy.
 struct SetLimits {
   std::size_t max_intset_entries = 512;
   std::size_t max_listpack_entries = 128;
   std::size_t max_listpack_value = 64;
 };
-SetLimits& set_limits();
 
 struct SetMember;
 struct SetMemberTraits {
@@ -96,14 +95,15 @@ extern const ValueOps kSetOps;
 namespace set {
 
 // A new empty set for a first member `first` and about `size_hint` members (setTypeCreate).
-SetObject* create(store::Heap& heap, std::string_view first, std::size_t size_hint);
+SetObject* create(store::Heap& heap, std::string_view first, std::size_t size_hint,
+                  const SetLimits& lim);
 void destroy(store::Heap& heap, SetObject* s);
 SetObject* clone(store::Heap& heap, const SetObject* s);
 
 std::size_t size(const SetObject* s);
 bool contains(const SetObject* s, std::string_view member);
 // False when already a member. May convert the encoding.
-bool add(store::Heap& heap, SetObject* s, std::string_view member);
+bool add(store::Heap& heap, SetObject* s, std::string_view member, const SetLimits& lim);
 // False when not a member. Never converts.
 bool remove(store::Heap& heap, SetObject* s, std::string_view member);
 std::string_view encoding_name(const SetObject* s);
