@@ -13,6 +13,9 @@ sorted inside the script (in RESP3 the {set=} table's members too).
 
 import random
 
+LIBRARY = "diff"
+FUNCTION = "f"
+
 TAGS = ["{s1}", "{s2}"]
 NAMES = ["a", "b", "c", "d"]
 VALUES = ["1", "2", "10", "-3", "x", "hello", "", "3.5", "007", "9223372036854775807",
@@ -143,3 +146,11 @@ class ScriptGenerator:
         keys = [tag + n for n in NAMES]
         argv = [self.pick(VALUES), self.pick(MEMBERS)]
         return self.script(), len(keys), keys, argv
+
+
+def as_library(script):
+    """`script` as function f of library `diff`: KEYS and ARGV become its parameters, so the
+    same body runs by FCALL with the same keys and arguments (its line 1 is the library's
+    line 3)."""
+    return (f"#!lua name={LIBRARY}\nredis.register_function('{FUNCTION}', "
+            f"function(KEYS, ARGV)\n{script}\nend)")

@@ -42,6 +42,69 @@ class BusyCases(BusyServer):
             self.assertEqual(c.call("SCRIPT", "KILL"),
                              b"-NOTBUSY No scripts in execution right now.\r\n")
 
+    def test_kills_in_sequence(self):
+        """Issue 25's sequence on one server and two connections kept open (a runs the
+        scripts, b polls and kills): a read-only endless script killed by SCRIPT KILL, a
+        pcall loop around redis.call('ping') killed, then a pipeline of FUNCTION LOAD
+        REPLACE, FCALL test 0 and PING with FUNCTION KILL from b. Redis answers the library
+        name, the kill error and PONG in that order, b sees -BUSY meanwhile. A reply made in
+        the loop turn the script started in (b's PING read just before a's script) waited for
+        the end of that turn, that is for ever: b never got to send its kill."""
+        a = itest.Raw(self.server.port, timeout=10)
+        b = itest.Raw(self.server.port, timeout=10)
+        self.addCleanup(a.close)
+        self.addCleanup(b.close)
+        busy_f = BUSY.replace(b"SCRIPT KILL", b"FUNCTION KILL")
+        killed = b"-ERR Script killed by user with SCRIPT KILL... script: "
+
+        def poll_busy(text):
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                reply = b.call("PING")
+                if reply == text:
+                    return
+                self.assertEqual(reply, b"+PONG\r\n")
+            self.fail("never busy")
+
+        for body, line in (("#!lua flags=no-writes\nwhile true do end", 2),
+                           ("local f = function() while 1 do redis.call('ping') end end "
+                            "while 1 do pcall(f) end", 1),
+                           ("while true do pcall(redis.call, 'ping') end", 1)):
+            a.send(itest.encode("EVAL", body, "0"))
+            poll_busy(BUSY)
+            self.assertEqual(b.call("SCRIPT", "KILL"), b"+OK\r\n")
+            sha = hashlib.sha1(body.encode()).hexdigest().encode()
+            self.assertEqual(a.reply(), killed + sha + b", on @user_script:%d.\r\n" % line)
+        lib = ("#!lua name=test\nredis.register_function('test', function() "
+               "while true do redis.call('ping') end end)")
+        a.send(itest.encode("FUNCTION", "LOAD", "REPLACE", lib) +
+               itest.encode("FCALL", "test", "0") + itest.encode("PING"))
+        poll_busy(busy_f)
+        self.assertEqual(b.call("FUNCTION", "KILL"), b"+OK\r\n")
+        self.assertEqual([a.reply() for _ in range(3)],
+                         [b"$4\r\ntest\r\n", killed + b"test, on @user_function:2.\r\n",
+                          b"+PONG\r\n"])
+        # b's command and a's script read in one loop turn (both wait behind c's script,
+        # which holds the server 300 ms under the threshold): b's reply still comes.
+        hold = ("local function ms() local t = redis.call('time') return t[1] * 1000 + "
+                "t[2] / 1000 end local t0 = ms() while ms() - t0 < 300 do end return 1")
+        c, d = itest.Raw(self.server.port, timeout=10), itest.Raw(self.server.port, timeout=10)
+        self.addCleanup(c.close)
+        self.addCleanup(d.close)
+        self.assertEqual(c.call("CONFIG", "SET", "busy-reply-threshold", "100000"), b"+OK\r\n")
+        c.send(itest.encode("EVAL", hold, "0"))
+        time.sleep(0.1)
+        for conn, cmd in ((d, ("CONFIG", "SET", "busy-reply-threshold", "200")), (b, ("PING",)),
+                          (a, ("EVAL", LOOP, "0"))):
+            conn.send(itest.encode(*cmd))
+            time.sleep(0.01)
+        self.assertEqual(b.reply(), b"+PONG\r\n")
+        self.assertEqual((c.reply(), d.reply()), (b":1\r\n", b"+OK\r\n"))
+        poll_busy(BUSY)
+        self.assertEqual(b.call("SCRIPT", "KILL"), b"+OK\r\n")
+        self.assertTrue(a.reply().startswith(killed))
+        self.assertEqual(b.call("PING"), b"+PONG\r\n")
+
     def test_unkillable_then_shutdown_nosave(self):
         t, result = self.start_script(WRITE_LOOP)
         with itest.Raw(self.server.port) as c:

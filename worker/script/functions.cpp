@@ -121,7 +121,7 @@ std::string lower(std::string_view s) {
 
 Functions::Functions(Engine& engine) : engine_(engine) {
   lua_ = luaL_newstate();
-  globals_ref_ = install_api(lua_, &engine_);
+  globals_ref_ = install_api(lua_, &engine_, false);
   engine_.attach(lua_);
   lua_pushlightuserdata(lua_, this);
   lua_setfield(lua_, LUA_REGISTRYINDEX, kFunctionsKey);
@@ -141,7 +141,7 @@ void Functions::flush() {
   live_ = Registry{};
   lua_close(lua_);
   lua_ = luaL_newstate();
-  globals_ref_ = install_api(lua_, &engine_);
+  globals_ref_ = install_api(lua_, &engine_, false);
   engine_.attach(lua_);
   lua_pushlightuserdata(lua_, this);
   lua_setfield(lua_, LUA_REGISTRYINDEX, kFunctionsKey);

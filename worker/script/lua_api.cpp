@@ -77,11 +77,16 @@ int generic_call(lua_State* lua, bool raise_error) {
     return raise_error ? lua_error(lua) : 1;
   }
   if (!command_args(lua, g_args, g_numbers)) {
+    lua_settop(lua, 0);
     push_error_table(lua, "Lua redis lib command arguments must be strings or integers");
     return raise_error ? lua_error(lua) : 1;
   }
   bool failed;
-  if (!e.call(g_args)) {
+  const bool ran = e.call(g_args);
+  // As Redis: the arguments leave the stack before the reply is pushed, so a call with as
+  // many arguments as the stack holds (unpack of 7,999) still has room for its reply.
+  lua_settop(lua, 0);
+  if (!ran) {
     push_error_table(lua, e.error());
     lua_pushstring(lua, "ignore_error_stats_update");
     lua_pushboolean(lua, 1);
@@ -219,14 +224,18 @@ int redis_acl_check_cmd(lua_State* lua) {
     return raise(lua, "Please specify at least one argument for this redis lib call");
   }
   if (!command_args(lua, g_args, g_numbers)) {
+    lua_settop(lua, 0);
     return raise(lua, "Lua redis lib command arguments must be strings or integers");
   }
   const CommandDef* def = command_table().find(g_args[0]);
   if (def != nullptr && !def->subcommands.empty() && g_args.size() >= 2) {
     def = CommandTable::find_sub(*def, g_args[1]);
   }
+  const bool allowed = def != nullptr && engine_of(lua).may_run(*def, g_args);
+  lua_settop(lua, 0);
   if (def == nullptr) return raise(lua, "Invalid command passed to redis.acl_check_cmd()");
-  lua_pushboolean(lua, 1);  // the default user may run every command
+  // As Redis: the caller's permissions, no arity check, nothing logged.
+  lua_pushboolean(lua, allowed ? 1 : 0);
   return 1;
 }
 
@@ -280,6 +289,10 @@ int readonly_table(lua_State* lua) {
 }
 
 constexpr const char* kProtectedKey = "__ruvio_readonly_metatables";
+// What getmetatable answers for a read-only proxy (the proxy → its face; none: nil) and for
+// a string (kStringFaceKey).
+constexpr const char* kFacesKey = "__ruvio_metatable_faces";
+constexpr const char* kStringFaceKey = "__ruvio_string_metatable_face";
 
 // True when the table at `idx` is one of the read-only proxies (its metatable is registered).
 bool is_protected(lua_State* lua, int idx) {
@@ -292,23 +305,127 @@ bool is_protected(lua_State* lua, int idx) {
   return yes;
 }
 
-// setmetatable and rawset refuse the read-only tables, as Redis's patched VM does; the error
-// carries no position there (it is raised inside the C function), so none here either.
-int guarded(lua_State* lua) {
-  if (is_protected(lua, 1)) {
-    lua_pushstring(lua, "Attempt to modify a readonly table");
-    return lua_error(lua);
-  }
+// The wrappers' common end: the wrapped original (upvalue 1) called with the arguments on
+// the stack, all its results returned.
+int call_original(lua_State* lua) {
   lua_pushvalue(lua, lua_upvalueindex(1));
   lua_insert(lua, 1);
   lua_call(lua, lua_gettop(lua) - 1, LUA_MULTRET);
   return lua_gettop(lua);
 }
 
-void guard_global(lua_State* lua, const char* name) {
-  lua_getglobal(lua, name);
-  lua_pushcclosure(lua, guarded, 1);
-  lua_setglobal(lua, name);
+// setmetatable, rawset and table.insert refuse the read-only tables, as Redis's patched VM
+// does; the error carries no position there (it is raised inside the C function), so none
+// here either.
+int guarded(lua_State* lua) {
+  if (is_protected(lua, 1)) {
+    lua_pushstring(lua, "Attempt to modify a readonly table");
+    return lua_error(lua);
+  }
+  return call_original(lua);
+}
+
+// next, rawget and table.foreach read a read-only proxy's table, as Redis's read-only tables
+// read as any table (pairs(_G) lists the globals). Only what the real table holds comes out,
+// never the real table itself.
+int see_through(lua_State* lua) {
+  if (is_protected(lua, 1)) {
+    lua_getmetatable(lua, 1);
+    lua_getfield(lua, -1, "__index");
+    lua_replace(lua, 1);
+    lua_pop(lua, 1);
+  }
+  return call_original(lua);
+}
+
+// pairs as Lua's own (luaB_pairs), its iterator the see-through next, its state the proxy.
+int pairs_through(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  lua_pushvalue(lua, lua_upvalueindex(1));
+  lua_pushvalue(lua, 1);
+  lua_pushnil(lua);
+  return 3;
+}
+
+// getmetatable: a proxy shows its face (nil for the library tables, which have no metatable
+// in Redis; a read-only view of the globals' metatable for _G), a string the read-only view
+// of the string metatable (Redis protects the basic types' metatables).
+int getmetatable_face(lua_State* lua) {
+  luaL_checkany(lua, 1);
+  if (lua_type(lua, 1) == LUA_TSTRING) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, kStringFaceKey);
+    return 1;
+  }
+  if (is_protected(lua, 1)) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, kFacesKey);
+    lua_pushvalue(lua, 1);
+    lua_rawget(lua, -2);
+    return 1;
+  }
+  return call_original(lua);
+}
+
+// Replaces `fn` in the table at the top (a global or a library's field) by `wrapper` with
+// the original as its upvalue.
+void wrap_field(lua_State* lua, const char* fn, lua_CFunction wrapper) {
+  lua_getfield(lua, -1, fn);
+  lua_pushcclosure(lua, wrapper, 1);
+  lua_setfield(lua, -2, fn);
+}
+
+// A chunk is always text, as in Redis's Lua (its parser never undumps): a precompiled chunk
+// (LUA_SIGNATURE) gets a leading space, so Lua's own parser refuses it with Redis's error
+// ("unexpected symbol near 'char(27)'") under the chunk's own name.
+bool binary_chunk(lua_State* lua, int idx) {
+  std::size_t len = 0;
+  const char* s = lua_type(lua, idx) == LUA_TSTRING ? lua_tolstring(lua, idx, &len) : nullptr;
+  return s != nullptr && len > 0 && s[0] == LUA_SIGNATURE[0];
+}
+
+int loadstring_text(lua_State* lua) {
+  if (binary_chunk(lua, 1)) {
+    if (lua_isnoneornil(lua, 2)) {  // the default name stays the chunk itself
+      lua_settop(lua, 1);
+      lua_pushvalue(lua, 1);
+    }
+    lua_pushstring(lua, " ");
+    lua_pushvalue(lua, 1);
+    lua_concat(lua, 2);
+    lua_replace(lua, 1);
+  }
+  return call_original(lua);
+}
+
+// load's reader, between Lua's load and the script's reader (upvalue 1): its first piece,
+// when binary, comes after a space (upvalue 2 holds it meanwhile; upvalue 3: first piece
+// seen).
+int text_piece(lua_State* lua) {
+  if (!lua_isnil(lua, lua_upvalueindex(2))) {
+    lua_pushvalue(lua, lua_upvalueindex(2));
+    lua_pushnil(lua);
+    lua_replace(lua, lua_upvalueindex(2));
+    return 1;
+  }
+  lua_pushvalue(lua, lua_upvalueindex(1));
+  lua_call(lua, 0, 1);
+  if (lua_toboolean(lua, lua_upvalueindex(3))) return 1;
+  lua_pushboolean(lua, 1);
+  lua_replace(lua, lua_upvalueindex(3));
+  if (!binary_chunk(lua, -1)) return 1;
+  lua_replace(lua, lua_upvalueindex(2));
+  lua_pushstring(lua, " ");
+  return 1;
+}
+
+int load_text(lua_State* lua) {
+  if (lua_type(lua, 1) == LUA_TFUNCTION) {
+    lua_pushvalue(lua, 1);
+    lua_pushnil(lua);
+    lua_pushboolean(lua, 0);
+    lua_pushcclosure(lua, text_piece, 3);
+    lua_replace(lua, 1);
+  }
+  return call_original(lua);
 }
 
 // Makes a metatable for a read-only proxy over the table at the top (left in place) and
@@ -319,17 +436,8 @@ void push_readonly_metatable(lua_State* lua) {
   lua_setfield(lua, -2, "__index");
   lua_pushcfunction(lua, readonly_table);
   lua_setfield(lua, -2, "__newindex");
-  // getmetatable must not hand the metatable itself out: changing its __newindex would
-  // unlock the table.
-  lua_newtable(lua);  // what getmetatable answers: a read-only view of the metatable
-  lua_newtable(lua);
-  lua_pushvalue(lua, -3);
-  lua_setfield(lua, -2, "__index");
-  lua_pushcfunction(lua, readonly_table);
-  lua_setfield(lua, -2, "__newindex");
+  // Lua's own getmetatable/setmetatable would stop at this (ours never reach it).
   lua_pushboolean(lua, 0);
-  lua_setfield(lua, -2, "__metatable");
-  lua_setmetatable(lua, -2);
   lua_setfield(lua, -2, "__metatable");
   lua_getfield(lua, LUA_REGISTRYINDEX, kProtectedKey);
   lua_pushvalue(lua, -2);
@@ -367,6 +475,15 @@ void open_lib(lua_State* lua, const char* name, lua_CFunction open) {
   }
 }
 
+// Replaces the table on top of the stack by a read-only proxy over it.
+void to_readonly_proxy(lua_State* lua) {
+  push_readonly_metatable(lua);
+  lua_newtable(lua);
+  lua_insert(lua, -2);
+  lua_setmetatable(lua, -2);
+  lua_remove(lua, -2);
+}
+
 // Replaces global `name` (a table) by an empty proxy that reads through to it and refuses
 // writes: Redis 7's read-only library tables.
 void protect_table(lua_State* lua, const char* name) {
@@ -375,12 +492,18 @@ void protect_table(lua_State* lua, const char* name) {
     lua_pop(lua, 1);
     return;
   }
-  push_readonly_metatable(lua);
-  lua_newtable(lua);  // the proxy
-  lua_insert(lua, -2);
-  lua_setmetatable(lua, -2);
+  to_readonly_proxy(lua);
   lua_setglobal(lua, name);
-  lua_pop(lua, 1);
+}
+
+// Registers the table on top (popped) as what getmetatable shows for the proxy at `proxy`.
+void set_face(lua_State* lua, int proxy) {
+  proxy = proxy < 0 ? lua_gettop(lua) + proxy + 1 : proxy;
+  lua_getfield(lua, LUA_REGISTRYINDEX, kFacesKey);
+  lua_pushvalue(lua, proxy);
+  lua_pushvalue(lua, -3);
+  lua_rawset(lua, -3);
+  lua_pop(lua, 2);
 }
 
 // The error handler every script runs under (as Redis 7's __redis__err__handler): a plain
@@ -411,15 +534,6 @@ int redis_register_function(lua_State* lua) {
   std::string err;
   if (!f->register_function(lua, err)) return raise(lua, err);
   return 0;
-}
-
-// Replaces the table on top of the stack by a read-only proxy over it.
-void to_readonly_proxy(lua_State* lua) {
-  push_readonly_metatable(lua);
-  lua_newtable(lua);
-  lua_insert(lua, -2);
-  lua_setmetatable(lua, -2);
-  lua_remove(lua, -2);
 }
 
 }  // namespace
@@ -464,7 +578,7 @@ void set_globals_view(lua_State* lua, int ref) {
   lua_pop(lua, 1);
 }
 
-int install_api(lua_State* lua, Engine* engine) {
+int install_api(lua_State* lua, Engine* engine, bool eval) {
   open_lib(lua, "", luaopen_base);
   open_lib(lua, LUA_TABLIBNAME, luaopen_table);
   open_lib(lua, LUA_STRLIBNAME, luaopen_string);
@@ -474,8 +588,10 @@ int install_api(lua_State* lua, Engine* engine) {
   open_lib(lua, "struct", open_struct);
   open_lib(lua, "cmsgpack", open_cmsgpack);
   open_lib(lua, "bit", luaopen_bit);
-  // Redis 7.0's Lua has no newproxy either.
-  for (const char* denied : {"dofile", "loadfile", "print", "newproxy"}) {
+  // Redis's deny list, and what 7.0.15 (as Debian ships it, with the 2025 Lua fixes) also
+  // leaves out: getfenv/setfenv would reach the real globals (a C function's environment,
+  // a function's own) and newproxy makes userdata with metatables.
+  for (const char* denied : {"dofile", "loadfile", "print", "newproxy", "getfenv", "setfenv"}) {
     lua_pushnil(lua);
     lua_setglobal(lua, denied);
   }
@@ -507,9 +623,11 @@ int install_api(lua_State* lua, Engine* engine) {
   set_number(lua, "REPL_REPLICA", kReplReplica);
   set_number(lua, "REPL_ALL", kReplAof | kReplReplica);
   set_fn(lua, "acl_check_cmd", redis_acl_check_cmd, engine);
-  set_fn(lua, "breakpoint", redis_false, nullptr);  // no debugger session: always false
-  set_fn(lua, "debug", redis_nothing, nullptr);
-  set_fn(lua, "replicate_commands", redis_true, nullptr);
+  if (eval) {  // EVAL's own (eval.c); functions have none of them
+    set_fn(lua, "breakpoint", redis_false, nullptr);  // no debugger session: always false
+    set_fn(lua, "debug", redis_nothing, nullptr);
+    set_fn(lua, "replicate_commands", redis_true, nullptr);
+  }
   lua_setglobal(lua, "redis");
 
   lua_getglobal(lua, "math");
@@ -519,38 +637,61 @@ int install_api(lua_State* lua, Engine* engine) {
 
   luaL_loadbuffer(lua, kHandlerCode, std::strlen(kHandlerCode), "@err_handler_def");
   lua_call(lua, 0, 1);
-  lua_pushvalue(lua, -1);
+  // EVAL's handler is a global too; a function's is only in the registry, as Redis's.
+  if (eval) {
+    lua_pushvalue(lua, -1);
+    lua_setglobal(lua, kHandlerKey);
+  }
   lua_setfield(lua, LUA_REGISTRYINDEX, kHandlerKey);
-  lua_setglobal(lua, kHandlerKey);
   lua_pushnil(lua);
   lua_setglobal(lua, "debug");  // only the handler keeps it
 
   lua_newtable(lua);
   lua_setfield(lua, LUA_REGISTRYINDEX, kProtectedKey);
-  guard_global(lua, "setmetatable");
-  guard_global(lua, "rawset");
+  lua_newtable(lua);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kFacesKey);
+  lua_pushvalue(lua, LUA_GLOBALSINDEX);
+  wrap_field(lua, "setmetatable", guarded);
+  wrap_field(lua, "rawset", guarded);
+  wrap_field(lua, "rawget", see_through);
+  wrap_field(lua, "next", see_through);
+  lua_getfield(lua, -1, "next");
+  lua_pushcclosure(lua, pairs_through, 1);
+  lua_setfield(lua, -2, "pairs");
+  wrap_field(lua, "getmetatable", getmetatable_face);
+  wrap_field(lua, "loadstring", loadstring_text);
+  wrap_field(lua, "load", load_text);
+  lua_getfield(lua, -1, "table");
+  wrap_field(lua, "insert", guarded);
+  wrap_field(lua, "foreach", see_through);
+  lua_pop(lua, 2);
   for (const char* lib :
        {"string", "math", "table", "cjson", "bit", "struct", "cmsgpack", "coroutine", "redis"}) {
     protect_table(lua, lib);
   }
-  // Strings index the proxy too, so ("x").upper reads string.upper and nothing writes to
-  // the real table through getmetatable("").__index.
+  // Strings index the proxy too, so ("x").upper reads string.upper; getmetatable("") shows
+  // a read-only view of their metatable.
   lua_pushstring(lua, "");
   lua_getmetatable(lua, -1);
   lua_getglobal(lua, "string");
   lua_setfield(lua, -2, "__index");
-  lua_pop(lua, 2);
+  to_readonly_proxy(lua);
+  lua_setfield(lua, LUA_REGISTRYINDEX, kStringFaceKey);
+  lua_pop(lua, 1);
   // The real globals: a miss is an error. The thread's globals become an empty proxy over
-  // them that refuses writes, so `x = 1`, `_G.x = 1` and loadstring'd code all hit it.
+  // them that refuses writes, so `x = 1`, `_G.x = 1` and loadstring'd code all hit it;
+  // getmetatable(_G) shows a read-only view of the real globals' metatable.
   lua_pushvalue(lua, LUA_GLOBALSINDEX);
   lua_newtable(lua);
   lua_pushcfunction(lua, nonexistent_global);
   lua_setfield(lua, -2, "__index");
-  lua_setmetatable(lua, -2);
-  push_readonly_metatable(lua);
-  lua_newtable(lua);  // the proxy
-  lua_insert(lua, -2);
-  lua_setmetatable(lua, -2);
+  lua_pushvalue(lua, -1);
+  lua_setmetatable(lua, -3);
+  to_readonly_proxy(lua);  // real, the face
+  lua_pushvalue(lua, -2);
+  to_readonly_proxy(lua);  // real, face, the globals proxy
+  lua_insert(lua, -2);     // real, proxy, face
+  set_face(lua, -2);       // real, proxy
   lua_pushstring(lua, "_G");
   lua_pushvalue(lua, -2);
   lua_rawset(lua, -4);  // real._G = proxy

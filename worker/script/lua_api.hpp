@@ -16,7 +16,7 @@ class Functions;
 // Loads the libraries and the API on `lua` (functions that need the engine carry it as an
 // upvalue) and locks the globals. Returns the registry reference of the real globals table,
 // where the engine sets KEYS and ARGV.
-int install_api(lua_State* lua, Engine* engine);
+int install_api(lua_State* lua, Engine* engine, bool eval);
 
 // FUNCTION LOAD's sandbox on a state install_api set up: the load-time globals table
 // (functions.hpp says what it holds), as a registry reference.

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "worker/script/lua_api.hpp"
 
@@ -390,10 +391,14 @@ int open_cmsgpack(lua_State* lua) {
                                   {"unpack_limit", unpack_limit},
                                   {nullptr, nullptr}};
   luaL_register(lua, "cmsgpack", kFns);
-  lua_pushstring(lua, "lua-cmsgpack");
-  lua_setfield(lua, -2, "_NAME");
-  lua_pushstring(lua, "0.4.0");
-  lua_setfield(lua, -2, "_VERSION");
+  // The library's fields as Redis's lua_cmsgpack.c sets them.
+  for (auto [field, text] :
+       {std::pair{"_NAME", "cmsgpack"}, std::pair{"_VERSION", "lua-cmsgpack 0.4.0"},
+        std::pair{"_COPYRIGHT", "Copyright (C) 2012, Salvatore Sanfilippo"},
+        std::pair{"_DESCRIPTION", "MessagePack C implementation for Lua"}}) {
+    lua_pushstring(lua, text);
+    lua_setfield(lua, -2, field);
+  }
   return 1;
 }
 

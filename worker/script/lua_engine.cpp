@@ -50,6 +50,25 @@ bool arity_ok(int arity, std::size_t argc) {
   return arity >= 0 ? n == arity : n >= -arity;
 }
 
+// Redis 7.0's no-script commands that Ruvio does not have (replication, modules, cluster
+// reset): a script calling one gets Redis's refusal, after Redis's arity check, not the
+// unknown-command error.
+constexpr std::pair<std::string_view, int> kForeignNoScript[] = {
+    {"cluster|reset", -2}, {"failover", -1},      {"module|list", 2},
+    {"module|load", -3},   {"module|loadex", -3}, {"module|unload", 3},
+    {"psync", -3},         {"replconf", -1},      {"sync", 1},
+};
+
+// The arity of `args` as one of kForeignNoScript, or 0 when it is none of them.
+int foreign_noscript_arity(std::span<const std::string_view> args) {
+  const std::string name = lower(args[0]);
+  const std::string sub = args.size() >= 2 ? name + "|" + lower(args[1]) : std::string();
+  for (auto [full, arity] : kForeignNoScript) {
+    if (full == name || (!sub.empty() && full == sub)) return arity;
+  }
+  return 0;
+}
+
 // The shebang's flags (Redis's evalExtractShebangFlags); false with the error written.
 bool shebang_flags(std::string_view body, std::uint32_t& flags, std::size_t& skip,
                    proto::ReplyWriter& out) {
@@ -142,7 +161,7 @@ Engine::~Engine() {
 
 void Engine::open() {
   lua_ = luaL_newstate();
-  globals_ref_ = install_api(lua_, this);
+  globals_ref_ = install_api(lua_, this, true);
   attach(lua_);
 }
 
@@ -447,13 +466,22 @@ void Engine::run(Context& ctx, lua_State* lua, int nargs, std::uint32_t flags, b
   lua_pop(lua, 1);  // the error handler
 }
 
+bool Engine::may_run(const CommandDef& def, std::span<const std::string_view> args) const {
+  return client_.user == nullptr || !client_.user->restricted ||
+         acl::check(*client_.user, def, args).denied == acl::Denied::kOk;
+}
+
 bool Engine::call(std::span<const std::string_view> args) {
   const CommandDef* def = command_table().find(args[0]);
   if (def != nullptr && !def->subcommands.empty() && args.size() >= 2) {
     def = CommandTable::find_sub(*def, args[1]);
   }
   if (def == nullptr) {
-    error_ = "Unknown Redis command called from script";
+    const int arity = foreign_noscript_arity(args);
+    error_ = arity == 0 ? "Unknown Redis command called from script"
+             : !arity_ok(arity, args.size())
+                 ? "Wrong number of args calling Redis command from script"
+                 : "This Redis command is not allowed from script";
     return false;
   }
   if (!arity_ok(def->arity, args.size())) {

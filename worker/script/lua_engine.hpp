@@ -1,16 +1,19 @@
 // The Lua engine of one worker (one interpreter per worker, as Redis has one per process).
 //
 // It holds the Lua 5.1 state with Redis's libraries (base, table, string, math, cjson, bit,
-// cmsgpack, struct; no os/io/loadfile/dofile/print), the script cache (SHA1 → compiled
-// function + shebang flags) and runs EVAL-family calls. A script's redis.call goes through
-// the worker's Executor with a client of the engine's own (Redis's "fake client"), so a
+// cmsgpack, struct; no os/io/loadfile/dofile/print/getfenv/setfenv/newproxy/debug, and
+// loadstring/load refuse precompiled chunks as Redis's Lua does), the script cache
+// (SHA1 → compiled function + shebang flags) and runs EVAL-family calls. A script's redis.call goes
+// through the worker's Executor with a client of the engine's own (Redis's "fake client"), so a
 // command from a script is checked, run and journaled exactly as one from a connection.
 //
 // Globals are protected as Redis 7 does: reading a global that does not exist and writing any
 // global or any library table are errors with Redis's texts. Debian's stock Lua has no
 // read-only tables (Redis patches its own copy), so the thread's globals are an empty proxy
 // whose __index is the real table and whose __newindex refuses; each library table is
-// proxied the same way.
+// proxied the same way. rawset/setmetatable/table.insert refuse the proxies, next/pairs/
+// rawget read through them, and getmetatable shows Redis's metatables (none for a library,
+// read-only views for _G and strings), never a proxy's own.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@ namespace ruvio::worker {
 
 class Executor;
 struct Context;
+struct CommandDef;
 
 namespace script {
 
@@ -99,6 +103,8 @@ class Engine : public ScriptState {
   // script may not run it (the texts are Redis's).
   bool call(std::span<const std::string_view> args);
   const std::string& reply() const { return reply_; }
+  // redis.acl_check_cmd: true when the running script's caller may run `def` with `args`.
+  bool may_run(const CommandDef& def, std::span<const std::string_view> args) const;
   const std::string& error() const { return error_; }
   void set_resp(int resp) { client_.resp = resp; }
   int resp() const { return client_.resp; }

@@ -546,6 +546,7 @@ void Server::serve_while_busy(const ClientInfo* running) {
     shard_.shutdown_requested = true;
     return;
   }
+  flush_dirty_while_busy(running);
   // Requests forwarded by the other workers (a SCRIPT KILL sent to a client of theirs).
   router_.serve_while_busy(running);
   if (listening_) {
@@ -562,6 +563,30 @@ void Server::serve_while_busy(const ClientInfo* running) {
     const bool had_output = c->output_pending();
     if (c->read_while_busy() && !had_output) c->flush();
   }
+}
+
+// Replies this turn made before the script started (another client's command read in the
+// same turn) leave now, as Redis writes pending replies while a script runs: that client may
+// be the one to send SCRIPT KILL, and it waited for the end of the turn, that is for ever.
+// The turn's records reach the journal first; the script's own batch is not in it yet.
+void Server::flush_dirty_while_busy(const ClientInfo* running) {
+  if (dirty_head_ == nullptr) return;
+  if (persistence_) persistence_->on_turn();
+  Connection* list = dirty_head_;
+  dirty_head_ = nullptr;
+  Connection* caller = nullptr;
+  while (list != nullptr) {
+    Connection* c = list;
+    list = c->next_dirty;
+    c->next_dirty = nullptr;
+    c->dirty = false;
+    if (&c->info() == running) {
+      caller = c;  // its replies wait for the script's, in order
+      continue;
+    }
+    c->flush();
+  }
+  if (caller != nullptr) mark_dirty(caller);
 }
 
 void Server::on_check(uv_check_t* h) {

@@ -69,6 +69,8 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
 
   // BusyService: one non-blocking pass over the other connections while a script is busy.
   void serve_while_busy(const ClientInfo* running) override;
+  // serve_while_busy's first step: the turn's replies so far leave, journal first.
+  void flush_dirty_while_busy(const ClientInfo* running);
   // An answer from a peer for a client's reserved reply slot.
   void deliver(const MeshWaiter& waiter, std::string_view reply) override;
   void mark_mesh_dirty() override { mesh_dirty_ = true; }

@@ -503,6 +503,11 @@ void xread_generic(Context& ctx, bool group_cmd) {
     const std::size_t more = argc - i - 1;
     const std::string_view o = ctx.args[i];
     if (iequals(o, "block") && more != 0) {
+      if (ctx.client.script) {  // as Redis: no sense in blocking a script, the name as typed
+        ctx.out.error("ERR " + std::string(ctx.args[0]) +
+                      " command is not allowed with BLOCK option from scripts");
+        return;
+      }
       ++i;
       const auto v = parse_int64(ctx.args[i]);
       if (!v) {
