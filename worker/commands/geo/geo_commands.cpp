@@ -290,6 +290,7 @@ struct SearchArgs {
   geo::Shape shape;
   bool has_store = false;  // STORE, STOREDIST or GEOSEARCHSTORE: `store` is the destination
   std::string_view store;
+  std::string_view store_event = "georadiusstore";  // GEOSEARCHSTORE's: "geosearchstore"
   bool storedist = false;
   bool withdist = false, withhash = false, withcoord = false;
   bool any = false;
@@ -429,8 +430,7 @@ void store_results(Context& ctx, const SearchArgs& a, const std::vector<geo::Geo
     types::zset_add(db.heap(), out, score, member, 0, &f, nullptr, lim);
   }
   db.set_object(a.store, out, store::SetOptions{});
-  ctx.notify(kNotifyZset,
-             ctx.command->name == "geosearchstore" ? "geosearchstore" : "georadiusstore", a.store);
+  ctx.notify(kNotifyZset, a.store_event, a.store);
   ctx.out.integer(static_cast<std::int64_t>(n));
 }
 
@@ -475,6 +475,7 @@ void search_generic(Context& ctx, std::size_t src, unsigned flags) {
     base = 3;
     a.has_store = true;
     a.store = ctx.args[1];
+    a.store_event = "geosearchstore";
   }
   if (!parse_search(ctx, z, base, flags, a)) return;
 
