@@ -386,21 +386,10 @@ int CommandIds::id_of(const CommandDef* def) const {
 const CommandIds& command_ids() {
   static const CommandIds ids = [] {
     CommandIds t;
-    auto cats_of = [](std::string_view acl) {
-      std::uint32_t m = 0;
-      std::size_t i = 0;
-      while (i < acl.size()) {
-        std::size_t j = acl.find(' ', i);
-        if (j == std::string_view::npos) j = acl.size();
-        m |= category_flag(acl.substr(i, j - i));
-        i = j + 1;
-      }
-      return m;
-    };
     auto add = [&](const CommandDef* def, int parent, std::string name) {
       const int id = static_cast<int>(t.defs.size());
       t.defs.push_back(def);
-      t.cats.push_back(cats_of(def->acl));
+      t.cats.push_back(def->decl->acl);
       t.parent.push_back(parent);
       t.subs.emplace_back();
       t.fullname.push_back(std::move(name));
