@@ -44,15 +44,15 @@ const CommandDef kClientSubs[] = {
 };
 const CommandDef kStrings[] = {
     {&decl::get, nullptr},
-    {&decl::set, nullptr},
+    {.decl = &decl::set, .handler = nullptr, .acl_args = AclArgs::kSetKeys},
     {&decl::mset, nullptr},
 };
 const CommandDef kOthers[] = {
     {&decl::select, nullptr},
-    {&decl::publish, nullptr},
-    {&decl::subscribe, nullptr},
+    {.decl = &decl::publish, .handler = nullptr, .acl_args = AclArgs::kFirstChannel},
+    {.decl = &decl::subscribe, .handler = nullptr, .acl_args = AclArgs::kAllChannels},
     {&decl::eval, nullptr},
-    {&decl::sort, nullptr},
+    {.decl = &decl::sort, .handler = nullptr, .acl_args = AclArgs::kSortKeys},
     {.decl = &decl::config, .handler = nullptr, .subcommands = kConfigSubs},
     {.decl = &decl::client, .handler = nullptr, .subcommands = kClientSubs},
 };

@@ -102,4 +102,9 @@ TEST_CASE("the traits and flags of a few rows") {
   CHECK(t.find("xread")->blocking != nullptr);
   CHECK(t.find("xreadgroup")->blocking != nullptr);
   CHECK(t.find("get")->blocking == nullptr);
+  CHECK(t.find("ssubscribe")->acl_args == AclArgs::kAllChannels);
+  CHECK(t.find("psubscribe")->acl_args == AclArgs::kAllPatterns);
+  CHECK(t.find("spublish")->acl_args == AclArgs::kFirstChannel);
+  CHECK(t.find("sort")->acl_args == AclArgs::kSortKeys);
+  CHECK(t.find("get")->acl_args == AclArgs::kSpecs);
 }

@@ -281,6 +281,20 @@ using Handler = void (*)(Context&);
 
 struct BlockingSpec;  // worker/engine/blocking.hpp
 
+// What the ACL engine reads from a command's arguments besides its key specs: which are
+// channels (Redis's ACLSelectorCheckCmd list), or key flags that only the command's getkeys
+// procedure knows (Redis's setGetKeys, bitfieldGetKeys, sortGetKeys).
+enum class AclArgs : std::uint8_t {
+  kSpecs,         // the key specs alone, no channels
+  kFirstChannel,  // PUBLISH, SPUBLISH: the first argument is a channel
+  kAllChannels,   // SUBSCRIBE, SSUBSCRIBE: every argument is a channel
+  kAllPatterns,   // PSUBSCRIBE: every argument a pattern, matched literally
+  kSetKeys,       // SET: the key is also read with GET
+  kBitfieldKeys,  // BITFIELD: only GET/OVERFLOW operations make a read
+  kSortKeys,      // SORT: the source read, and STORE's key, which no spec finds
+  kSortRoKeys,    // SORT_RO: the source read
+};
+
 // One row of a family's table: the declaration, the handler and Ruvio's own traits, nothing
 // Redis declares. name, arity and flags are the decl's, copied into the row by their default
 // initializers for the hot path (a row never states them: test_command_decls.cpp checks).
@@ -292,6 +306,7 @@ struct CommandDef {
   std::span<const CommandDef> subcommands = {};  // CLIENT, CONFIG, OBJECT, COMMAND, MEMORY
   // A blocking command's timeout, value type and argument checks (BLPOP … XREADGROUP).
   const BlockingSpec* blocking = nullptr;
+  AclArgs acl_args = AclArgs::kSpecs;
 
   // Derived from decl and traits; not to be stated in a row.
   std::string_view name = decl->name;

@@ -453,8 +453,12 @@ void bitfield_ro(Context& ctx) {
 // ---------------------------------------------------------------------------------------
 
 const CommandDef kBitmapCommands[] = {
-    {&decl::setbit, setbit},           {&decl::getbit, getbit}, {&decl::bitcount, bitcount},
-    {&decl::bitpos, bitpos},           {&decl::bitop, bitop},   {&decl::bitfield, bitfield_cmd},
+    {&decl::setbit, setbit},
+    {&decl::getbit, getbit},
+    {&decl::bitcount, bitcount},
+    {&decl::bitpos, bitpos},
+    {&decl::bitop, bitop},
+    {.decl = &decl::bitfield, .handler = bitfield_cmd, .acl_args = AclArgs::kBitfieldKeys},
     {&decl::bitfield_ro, bitfield_ro},
 };
 

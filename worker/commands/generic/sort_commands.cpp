@@ -412,8 +412,8 @@ void cmd_sort_ro(Context& ctx) {
 }
 
 const CommandDef kSortCommands[] = {
-    {&decl::sort, cmd_sort},
-    {&decl::sort_ro, cmd_sort_ro},
+    {.decl = &decl::sort, .handler = cmd_sort, .acl_args = AclArgs::kSortKeys},
+    {.decl = &decl::sort_ro, .handler = cmd_sort_ro, .acl_args = AclArgs::kSortRoKeys},
 };
 
 }  // namespace

@@ -751,7 +751,7 @@ void lcs(Context& ctx) {
 
 const CommandDef kStringCommands[] = {
     {&decl::get, get},
-    {&decl::set, set},
+    {.decl = &decl::set, .handler = set, .acl_args = AclArgs::kSetKeys},
     {&decl::setnx, setnx},
     {&decl::setex, setex},
     {&decl::psetex, psetex},
