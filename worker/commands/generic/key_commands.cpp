@@ -448,17 +448,26 @@ using keyfam::cmd_pexpiretime;
 using keyfam::cmd_pttl;
 using keyfam::cmd_ttl;
 
+// clang-format off
 const CommandDef kObjectSubs[] = {
-    {&decl::object_encoding, obj_encoding}, {&decl::object_freq, obj_freq},
-    {&decl::object_idletime, obj_idletime}, {&decl::object_refcount, obj_refcount},
+    {&decl::object_encoding, obj_encoding},
+    {&decl::object_freq, obj_freq},
+    {&decl::object_idletime, obj_idletime},
+    {&decl::object_refcount, obj_refcount},
     {&decl::object_help, obj_help},
 };
+// clang-format on
 
+// clang-format off
 const CommandDef kMemorySubs[] = {
-    {&decl::memory_usage, mem_usage},   {&decl::memory_stats, mem_stats},
-    {&decl::memory_doctor, mem_doctor}, {&decl::memory_malloc_stats, mem_malloc_stats},
-    {&decl::memory_purge, mem_purge},   {&decl::memory_help, mem_help},
+    {&decl::memory_usage, mem_usage},
+    {&decl::memory_stats, mem_stats},
+    {&decl::memory_doctor, mem_doctor},
+    {&decl::memory_malloc_stats, mem_malloc_stats},
+    {&decl::memory_purge, mem_purge},
+    {&decl::memory_help, mem_help},
 };
+// clang-format on
 
 const CommandDef kKeyCommands[] = {
     {&decl::del, cmd_del},

@@ -351,10 +351,15 @@ void pfselftest(Context& ctx) {
   ctx.out.ok();
 }
 
+// clang-format off
 const CommandDef kHllCommands[] = {
-    {&decl::pfadd, pfadd},     {&decl::pfcount, pfcount},       {&decl::pfmerge, pfmerge},
-    {&decl::pfdebug, pfdebug}, {&decl::pfselftest, pfselftest},
+    {&decl::pfadd, pfadd},
+    {&decl::pfcount, pfcount},
+    {&decl::pfmerge, pfmerge},
+    {&decl::pfdebug, pfdebug},
+    {&decl::pfselftest, pfselftest},
 };
+// clang-format on
 
 }  // namespace
 

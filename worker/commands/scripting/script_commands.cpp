@@ -112,11 +112,16 @@ void script_help(Context& ctx) {
        "    Load a script into the scripts cache without executing it."});
 }
 
+// clang-format off
 const CommandDef kScriptSubs[] = {
-    {&decl::script_debug, script_debug}, {&decl::script_exists, script_exists},
-    {&decl::script_flush, script_flush}, {&decl::script_help, script_help},
-    {&decl::script_kill, script_kill},   {&decl::script_load, script_load},
+    {&decl::script_debug, script_debug},
+    {&decl::script_exists, script_exists},
+    {&decl::script_flush, script_flush},
+    {&decl::script_help, script_help},
+    {&decl::script_kill, script_kill},
+    {&decl::script_load, script_load},
 };
+// clang-format on
 
 void cmd_script(Context& ctx) {
   dispatch_subcommand(ctx, *ctx.command);

@@ -131,11 +131,16 @@ void cmd_shutdown(Context& ctx) {
   ctx.shard.shutdown_requested = true;
 }
 
+// clang-format off
 const CommandDef kCommandSubs[] = {
-    {&decl::command_count, command_count},     {&decl::command_info, command_info},
-    {&decl::command_docs, command_docs},       {&decl::command_list, command_list},
-    {&decl::command_getkeys, command_getkeys}, {&decl::command_help, command_help},
+    {&decl::command_count, command_count},
+    {&decl::command_info, command_info},
+    {&decl::command_docs, command_docs},
+    {&decl::command_list, command_list},
+    {&decl::command_getkeys, command_getkeys},
+    {&decl::command_help, command_help},
 };
+// clang-format on
 
 const CommandDef kConfigSubs[] = {
     {&decl::config_get, config_get},
