@@ -23,7 +23,6 @@
 #include "shared/slots.hpp"
 #include "worker/commands/cluster/cluster_decls.hpp"
 #include "worker/engine/cluster_check.hpp"
-#include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/engine/subcommand.hpp"
@@ -298,7 +297,7 @@ void cluster_ok(Context& ctx) {
 }
 
 void cmd_cluster(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("cluster"));
+  dispatch_subcommand(ctx, *ctx.command);
 }
 
 const CommandDef kClusterSubs[] = {

@@ -15,7 +15,6 @@
 #include "worker/commands/generic/key_family.hpp"
 #include "worker/commands/hash/hash_family.hpp"
 #include "worker/engine/command.hpp"
-#include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/engine/scan_options.hpp"
@@ -337,7 +336,7 @@ void obj_help(Context& ctx) {
 }
 
 void cmd_object(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("object"));
+  dispatch_subcommand(ctx, *ctx.command);
 }
 
 // ---- MEMORY ---------------------------------------------------------------------------
@@ -435,7 +434,7 @@ void mem_help(Context& ctx) {
 }
 
 void cmd_memory(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("memory"));
+  dispatch_subcommand(ctx, *ctx.command);
 }
 
 using keyfam::cmd_expire;

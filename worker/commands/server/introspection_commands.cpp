@@ -311,7 +311,7 @@ bool has_category(const CommandDef& def, std::string_view cat) {
 
 void cmd_command(Context& ctx) {
   if (ctx.argc() > 1) {
-    dispatch_subcommand(ctx, *command_table().find("command"));
+    dispatch_subcommand(ctx, *ctx.command);
     return;
   }
   const auto& all = command_table().all();
