@@ -8,9 +8,11 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "worker/engine/blocking.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_stats.hpp"
 #include "worker/engine/command_table.hpp"
 
 using namespace ruvio::worker;
@@ -107,4 +109,22 @@ TEST_CASE("the traits and flags of a few rows") {
   CHECK(t.find("spublish")->acl_args == AclArgs::kFirstChannel);
   CHECK(t.find("sort")->acl_args == AclArgs::kSortKeys);
   CHECK(t.find("get")->acl_args == AclArgs::kSpecs);
+  CHECK((t.find("auth")->redact == &redact_auth));
+  CHECK((t.find("get")->redact == nullptr));
+}
+
+TEST_CASE("SLOWLOG and MONITOR redact what the row that ran says") {
+  const CommandTable& t = command_table();
+  std::vector<std::size_t> pos;
+  const std::vector<std::string_view> auth = {"AUTH", "user", "pass"};
+  CHECK(redacted_args(t.find("auth"), auth, pos));
+  CHECK(pos == std::vector<std::size_t>{1, 2});
+  pos.clear();
+  const std::vector<std::string_view> config = {"CONFIG", "SET", "requirepass", "x", "port", "1"};
+  CHECK(redacted_args(t.find("config"), config, pos));  // CONFIG SET's row decides
+  CHECK(pos == std::vector<std::size_t>{3});
+  pos.clear();
+  const std::vector<std::string_view> get = {"GET", "requirepass"};
+  CHECK_FALSE(redacted_args(t.find("get"), get, pos));
+  CHECK_FALSE(redacted_args(nullptr, auth, pos));
 }

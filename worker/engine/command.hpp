@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace ruvio::worker {
 
@@ -281,6 +282,11 @@ using Handler = void (*)(Context&);
 
 struct BlockingSpec;  // worker/engine/blocking.hpp
 
+// Which arguments SLOWLOG and MONITOR show as "(redacted)" (Redis's redactClientCommandArgument,
+// called by AUTH, HELLO, MIGRATE and CONFIG SET): their positions appended to `positions`.
+using Redact = void (*)(std::span<const std::string_view> args,
+                        std::vector<std::size_t>& positions);
+
 // What the ACL engine reads from a command's arguments besides its key specs: which are
 // channels (Redis's ACLSelectorCheckCmd list), or key flags that only the command's getkeys
 // procedure knows (Redis's setGetKeys, bitfieldGetKeys, sortGetKeys).
@@ -307,6 +313,7 @@ struct CommandDef {
   // A blocking command's timeout, value type and argument checks (BLPOP … XREADGROUP).
   const BlockingSpec* blocking = nullptr;
   AclArgs acl_args = AclArgs::kSpecs;
+  Redact redact = nullptr;  // passwords in the arguments (command_stats.hpp's redact_*)
 
   // Derived from decl and traits; not to be stated in a row.
   std::string_view name = decl->name;

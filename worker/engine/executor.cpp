@@ -125,7 +125,7 @@ void Executor::account_slow(const CommandDef& def, ClientInfo& client,
   const Config& config = shard_.config();
   if (!(def.flags & kSkipSlowlog) && usec >= config.slowlog_log_slower_than &&
       config.slowlog_log_slower_than >= 0) {
-    slowlog_.maybe_add(config.slowlog_log_slower_than, config.slowlog_max_len, args, usec,
+    slowlog_.maybe_add(config.slowlog_log_slower_than, config.slowlog_max_len, def, args, usec,
                        client.addr, client.name);
   }
   // The event is named after the command that ran (a container's subcommand), as real_cmd.

@@ -10,6 +10,7 @@
 #include "worker/commands/connection/connection_decls.hpp"
 #include "worker/engine/acl_check.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_stats.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 
@@ -193,8 +194,8 @@ const CommandDef kConnectionCommands[] = {
     {.decl = &decl::ping, .handler = ping, .traits = kSubscribedOk, .routing = {Where::kHere}},
     {&decl::echo, echo},
     {.decl = &decl::quit, .handler = quit, .traits = kSubscribedOk | kTxImmediate},
-    {&decl::auth, auth},
-    {&decl::hello, hello},
+    {.decl = &decl::auth, .handler = auth, .redact = redact_auth},
+    {.decl = &decl::hello, .handler = hello, .redact = redact_hello},
     {&decl::select, select},
     {.decl = &decl::reset, .handler = reset, .traits = kSubscribedOk | kTxImmediate | kTxUnwatch},
     {.decl = &decl::client, .handler = nullptr, .subcommands = client_subcommands()},

@@ -7,6 +7,7 @@
 #include "worker/commands/generic/dump_decls.hpp"
 #include "worker/commands/generic/migrate_link.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_stats.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/persist/rdb_value.hpp"
@@ -292,7 +293,7 @@ void cmd_migrate(Context& ctx) {
 const CommandDef kDumpCommands[] = {
     {&decl::dump, cmd_dump},
     {&decl::restore, cmd_restore},
-    {&decl::migrate, cmd_migrate},
+    {.decl = &decl::migrate, .handler = cmd_migrate, .redact = redact_migrate},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "worker/commands/server/server_decls.hpp"
 #include "worker/commands/server/server_family.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_stats.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/persist/service.hpp"
@@ -144,7 +145,7 @@ const CommandDef kCommandSubs[] = {
 
 const CommandDef kConfigSubs[] = {
     {&decl::config_get, config_get},
-    {&decl::config_set, config_set},
+    {.decl = &decl::config_set, .handler = config_set, .redact = redact_config_set},
     {.decl = &decl::config_resetstat,
      .handler = config_resetstat,
      .routing = {Where::kAllWorkers, Merge::kFirstError}},
