@@ -6,8 +6,9 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_acl_rules.cpp worker/engine/acl.cpp worker/engine/acl_users.cpp \
-//       worker/engine/command_table.cpp worker/engine/key_specs.cpp \
-//       worker/engine/common.cpp shared/glob.cpp -lnettle -o fuzz_acl_rules
+//       worker/engine/command_table.cpp worker/commands/command_table.cpp \
+//       worker/engine/key_specs.cpp worker/engine/common.cpp shared/glob.cpp -lnettle \
+//       -o fuzz_acl_rules
 //
 // Input: byte 0 picks the form (even: SETUSER rules, odd: an aclfile); the rest is split on
 // '\n' into words (SETUSER) or taken as the file's text. The command table here is a small one
@@ -34,29 +35,26 @@ namespace ruvio::worker {
 namespace {
 
 const CommandDef kConfigSubs[] = {
-    {"config|get", -3, 0, &decl::config_get, nullptr, "server", "", "", "", "admin slow dangerous"},
-    {"config|set", -4, 0, &decl::config_set, nullptr, "server", "", "", "", "admin slow dangerous"},
+    {&decl::config_get, nullptr},
+    {&decl::config_set, nullptr},
 };
 const CommandDef kClientSubs[] = {
-    {"client|list", -2, 0, &decl::client_list, nullptr, "connection", "", "", "",
-     "admin slow dangerous connection"},
-    {"client|kill", -3, 0, &decl::client_kill, nullptr, "connection", "", "", "",
-     "admin slow dangerous connection"},
+    {&decl::client_list, nullptr},
+    {&decl::client_kill, nullptr},
 };
 const CommandDef kStrings[] = {
-    {"get", 2, 0, &decl::get, nullptr, "string", "", "", "", "read string fast"},
-    {"set", -3, 0, &decl::set, nullptr, "string", "", "", "", "write string slow"},
-    {"mset", -3, 0, &decl::mset, nullptr, "string", "", "", "", "write string slow"},
+    {&decl::get, nullptr},
+    {.decl = &decl::set, .handler = nullptr, .acl_args = AclArgs::kSetKeys},
+    {&decl::mset, nullptr},
 };
 const CommandDef kOthers[] = {
-    {"select", 2, 0, &decl::select, nullptr, "connection", "", "", "", "fast connection"},
-    {"publish", 3, 0, &decl::publish, nullptr, "pubsub", "", "", "", "pubsub fast"},
-    {"subscribe", -2, 0, &decl::subscribe, nullptr, "pubsub", "", "", "", "pubsub slow"},
-    {"eval", -3, 0, &decl::eval, nullptr, "scripting", "", "", "", "slow scripting"},
-    {"sort", -2, 0, &decl::sort, nullptr, "generic", "", "", "",
-     "write set sortedset list slow dangerous"},
-    {"config", -2, 0, &decl::config_get, nullptr, "server", "", "", "", "slow", kConfigSubs},
-    {"client", -2, 0, &decl::client_list, nullptr, "connection", "", "", "", "slow", kClientSubs},
+    {&decl::select, nullptr},
+    {.decl = &decl::publish, .handler = nullptr, .acl_args = AclArgs::kFirstChannel},
+    {.decl = &decl::subscribe, .handler = nullptr, .acl_args = AclArgs::kAllChannels},
+    {&decl::eval, nullptr},
+    {&decl::sort, nullptr},
+    {.decl = &decl::config, .handler = nullptr, .subcommands = kConfigSubs},
+    {.decl = &decl::client, .handler = nullptr, .subcommands = kClientSubs},
 };
 
 }  // namespace

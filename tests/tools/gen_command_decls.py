@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Writes worker/commands/<group>/<family>_decls.hpp, beside the family's table in
-<family>_commands.cpp: the key specs, tips and docs (history, arguments, doc flags) of every
-command a family file declares, taken from a running redis-server 7.0's own COMMAND INFO /
-COMMAND DOCS over RESP3.
+<family>_commands.cpp: everything Redis declares about every command a family file declares
+(name, arity, command flags, ACL categories, group, summary, since, complexity, doc flags,
+deprecation, history, key specs, tips, arguments, subcommands), taken from a running
+redis-server 7.0's own COMMAND INFO / COMMAND DOCS over RESP3. A table row then states only
+its decl, its handler and Ruvio's own traits.
 
 A dev-time tool; its output is committed and reviewed like code. Run from the repository root:
 
@@ -10,10 +12,12 @@ A dev-time tool; its output is committed and reviewed like code. Run from the re
     /usr/bin/python3 tests/tools/gen_command_decls.py --port 7391
     clang-format -i worker/commands/*/*_decls.hpp
 
-It finds a family's commands by reading the rows `{"name", arity, ...` of the declaration
-tables in worker/commands/<family>_commands.cpp, so a new command gets its declaration data
-by adding its row and re-running this script. Ruvio-only commands (unknown to redis-server)
-are skipped: their CommandDecl is written by hand.
+It finds a family's commands by reading the `&decl::<name>` of the rows in
+worker/commands/<group>/<family>_commands.cpp (a subcommand's "container|sub" is spelled
+container_sub), so a new command gets its declaration data by adding its row
+`{&decl::name, handler}` and re-running this script. Ruvio-only commands (unknown to
+redis-server) are skipped: their CommandDecl is written by hand, every field, in a file whose
+first line starts with "// Written by hand" (which this script never overwrites).
 """
 
 import argparse
@@ -101,6 +105,28 @@ ARG_TYPES = {"string": "kString", "integer": "kInteger", "double": "kDouble", "k
 ARG_FLAGS = {"optional": "kArgOptional", "multiple": "kArgMultiple",
              "multiple_token": "kArgMultipleToken"}
 DOC_FLAGS = {"deprecated": "kDocDeprecated", "syscmd": "kDocSyscmd"}
+# COMMAND INFO's flag words (movablekeys is derived from the key specs, never declared).
+COMMAND_FLAGS = {"write": "kWrite", "readonly": "kReadonly", "denyoom": "kDenyOom",
+                 "admin": "kAdmin", "pubsub": "kPubsub", "noscript": "kNoScript",
+                 "blocking": "kBlocking", "loading": "kLoading", "stale": "kStale",
+                 "skip_monitor": "kSkipMonitor", "skip_slowlog": "kSkipSlowlog",
+                 "fast": "kFast", "no_auth": "kNoAuth", "no_mandatory_keys": "kNoMandatoryKeys",
+                 "no_async_loading": "kNoAsyncLoading", "no_multi": "kNoMulti",
+                 "allow_busy": "kAllowBusy", "movablekeys": None}
+# In CommandFlag's order (command.hpp), so that a decl's flags read the same way everywhere.
+FLAG_ORDER = ["kWrite", "kReadonly", "kFast", "kAdmin", "kPubsub", "kNoScript", "kLoading",
+              "kStale", "kNoAuth", "kDenyOom", "kBlocking", "kSkipMonitor", "kSkipSlowlog",
+              "kSentinel", "kNoMulti", "kMayReplicate", "kAllowBusy", "kNoAsyncLoading",
+              "kNoMandatoryKeys"]
+# Flags Redis declares but 7.0's COMMAND INFO hides (addReplyFlagsForCommand: may_replicate,
+# sentinel, only_sentinel, protected), as far as Ruvio acts on them: MAY_REPLICATE makes
+# CLIENT PAUSE WRITE hold PUBLISH and SPUBLISH (src/commands/publish.json, spublish.json).
+HIDDEN_FLAGS = {"publish": ["kMayReplicate"], "spublish": ["kMayReplicate"]}
+# Redis's ACLCommandCategories, in its order: AclCategory's bits.
+ACL_CATEGORIES = ["keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
+                  "bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
+                  "blocking", "dangerous", "connection", "transaction", "scripting"]
+
 TIPS = {
     "nondeterministic_output": "Tip::kNondeterministicOutput",
     "nondeterministic_output_order": "Tip::kNondeterministicOutputOrder",
@@ -117,6 +143,26 @@ TIPS = {
     "response_policy:agg_sum": "Tip::kResponseAggSum",
     "response_policy:special": "Tip::kResponseSpecial",
 }
+
+
+def command_flags(name, values):
+    names = set(HIDDEN_FLAGS.get(name, []))
+    for v in values:
+        if v[1] not in COMMAND_FLAGS:
+            raise RuntimeError("unknown command flag %s of %s" % (v[1], name))
+        if COMMAND_FLAGS[v[1]]:
+            names.add(COMMAND_FLAGS[v[1]])
+    return " | ".join(f for f in FLAG_ORDER if f in names) or "0"
+
+
+def acl_categories(name, values):
+    cats = [v[1] for v in values]
+    for c in cats:
+        if not c.startswith("@") or c[1:] not in ACL_CATEGORIES:
+            raise RuntimeError("unknown ACL category %s of %s" % (c, name))
+    if [c[1:] for c in cats] != [c for c in ACL_CATEGORIES if "@" + c in cats]:
+        raise RuntimeError("ACL categories of %s not in ACLCommandCategories' order" % name)
+    return " | ".join("kCat" + c[1:].capitalize() for c in cats) or "0"
 
 
 def flags_expr(values, table):
@@ -182,11 +228,19 @@ class Emitter:
         self.lines.append("};")
         return base
 
-    def command(self, name, info, docs):
+    def command(self, name, info, docs, subcommands=()):
+        """Defines the CommandDecl of `name`; `subcommands`: the idents of its subcommands'
+        decls, already defined, in Redis's order."""
         i = ident(name)
         info_items = info[1]
         tips, specs = info_items[7], info_items[8]
-        fields = []
+        d = as_map(docs)
+        fields = [".name = " + cstr(name), ".arity = %d" % info_items[1][1],
+                  ".flags = " + command_flags(name, info_items[2][1]),
+                  ".acl = " + acl_categories(name, info_items[6][1])]
+        for f in ("group", "summary", "since", "complexity"):
+            if f in d:
+                fields.append(".%s = %s" % (f, cstr(d[f][1])))
         if specs[1]:
             self.lines.append("inline constexpr KeySpec %s_keys[] = {" % i)
             self.lines += ["    " + key_spec(s) + "," for s in specs[1]]
@@ -196,7 +250,6 @@ class Emitter:
             self.lines.append("inline constexpr Tip %s_tips[] = {%s};" %
                               (i, ", ".join(TIPS[t[1]] for t in tips[1])))
             fields.append(".tips = %s_tips" % i)
-        d = as_map(docs)
         known = {"summary", "since", "group", "complexity", "doc_flags", "deprecated_since",
                  "replaced_by", "history", "arguments", "subcommands"}
         extra = set(d) - known
@@ -215,13 +268,41 @@ class Emitter:
             fields.append(".history = %s_history" % i)
         if "arguments" in d:
             fields.append(".args = " + self.args(i + "_args", d["arguments"]))
+        if subcommands:
+            self.lines.append("inline constexpr const CommandDecl* %s_subs[] = {%s};" %
+                              (i, ", ".join("&" + s for s in subcommands)))
+            fields.append(".subcommands = %s_subs" % i)
         self.lines.append("inline constexpr CommandDecl %s{%s};" % (i, ", ".join(fields)))
         self.lines.append("")
 
 
-def family_commands(path):
-    text = open(path).read()
-    return re.findall(r'\{"([a-z][a-z_|-]*)",\s*-?\d+,', text)
+def family_commands(path, names):
+    """The Redis names of the decls the rows of `path` point at, in order (`names`: ident ->
+    Redis name); Ruvio-only ones are reported and skipped."""
+    out = []
+    for i in re.findall(r"&decl::([a-z0-9_]+)\b", open(path).read()):
+        if i not in names:
+            print("skipped (not a Redis command): " + i, file=sys.stderr)
+        elif names[i] not in out:
+            out.append(names[i])
+    return out
+
+
+def all_names(r):
+    """ident -> Redis name of every command and subcommand redis-server has."""
+    names = {}
+
+    def add(entry):
+        name = entry[1][0][1]
+        if ident(name) in names:
+            raise RuntimeError("%s and %s have the same ident" % (name, names[ident(name)]))
+        names[ident(name)] = name
+        for sub in entry[1][9][1]:
+            add(sub)
+
+    for entry in r.call("COMMAND", "INFO")[1]:
+        add(entry)
+    return names
 
 
 def main():
@@ -234,22 +315,49 @@ def main():
     if hello["version"][1] != "7.0.15":
         sys.exit("redis-server 7.0.15 expected (COMMAND INFO/DOCS are compared with it), got "
                  + hello["version"][1])
-    for path in sorted(glob.glob(os.path.join(opts.root, "worker/commands/*/*_commands.cpp"))):
+    names = all_names(r)
+    paths = sorted(glob.glob(os.path.join(opts.root, "worker/commands/*/*_commands.cpp")))
+    families = {path: family_commands(path, names) for path in paths}
+    # A container's decl lists its subcommands' decls, so it is written where they are (CLIENT:
+    # its row is in connection_commands.cpp, its subcommands' in client_commands.cpp).
+    home = {}
+    for path, ns in families.items():
+        for n in ns:
+            home.setdefault(n.split("|")[0] if "|" in n else n, path)
+    for path, ns in families.items():
+        for n in ns:
+            if "|" in n:
+                home[n.split("|")[0]] = path
+    for path in paths:
         family = os.path.basename(path)[: -len("_commands.cpp")]
-        names = family_commands(path)
-        if not names:
+        todo = [n for n in families[path] if "|" in n or home[n] == path]
+        todo += [n for p, ns in families.items() if p != path
+                 for n in ns if "|" not in n and home[n] == path]
+        if not todo:
             continue
         em = Emitter()
-        for name in names:
+        done = set()
+
+        def emit(name):
+            if name in done:
+                return
+            done.add(name)
             info = r.call("COMMAND", "INFO", name)[1][0]
-            if info[1] is None:
-                print("skipped (not a Redis command): " + name, file=sys.stderr)
-                continue
             docs = dict(r.call("COMMAND", "DOCS", name)[1])[name]
-            em.command(name, info, docs)
+            subs = []
+            if "subcommands" in as_map(docs):
+                for sub, _ in as_map(docs)["subcommands"][1]:
+                    if sub in families[path]:
+                        emit(sub)
+                        subs.append(ident(sub))
+            em.command(name, info, docs, subs)
+
+        for name in todo:
+            emit(name)
         guard = "// Generated by tests/tools/gen_command_decls.py from redis-server 7.0.15's\n" \
-                "// COMMAND INFO / COMMAND DOCS: key specs, tips and docs of the %s family.\n" \
-                "// Edit by re-running the script (see its header), not by hand.\n" % family
+                "// COMMAND INFO / COMMAND DOCS: what Redis declares about the commands of the\n" \
+                "// %s family. Edit by re-running the script (see its header), not by hand.\n" \
+                % family
         text = guard + "#pragma once\n\n#include \"worker/engine/command.hpp\"\n\n" \
             "namespace ruvio::worker::decl {\n\n" + "\n".join(em.lines) + \
             "\n}  // namespace ruvio::worker::decl\n"

@@ -4,6 +4,7 @@
 // legacy (first, last, step) derived from them.
 #include <doctest/doctest.h>
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,11 +21,15 @@ struct Walk {
   std::vector<std::string> keys;
 };
 
+// A row for `decl` declared with `arity` and `flags` (deques: the rows point at their decls).
 const CommandDef& def_with(const CommandDecl& decl, int arity, std::uint32_t flags = 0) {
-  static std::vector<CommandDef> defs;
-  defs.reserve(64);
-  defs.push_back(CommandDef{"x", arity, flags, &decl, nullptr, "", "", "", "", ""});
-  return defs.back();
+  static std::deque<CommandDecl> decls;
+  static std::deque<CommandDef> defs;
+  CommandDecl& d = decls.emplace_back(decl);
+  d.name = "x";
+  d.arity = arity;
+  d.flags = flags;
+  return defs.emplace_back(CommandDef{&d, nullptr});
 }
 
 Walk walk(const CommandDef& def, std::vector<std::string_view> args, std::uint8_t options = 0) {

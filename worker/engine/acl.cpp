@@ -36,23 +36,6 @@ std::size_t ptr_hash(const CommandDef* p) {
       (reinterpret_cast<std::uintptr_t>(p) >> 3) * 0x9E3779B97F4A7C15ull >> 20);
 }
 
-// Which arguments of a command are channels (ACLSelectorCheckCmd's list).
-enum class ChannelArgs : std::uint8_t { kNone, kFirst, kAll, kAllLiteral };
-
-std::vector<ChannelArgs>& channel_kinds() {
-  static std::vector<ChannelArgs> kinds;
-  return kinds;
-}
-
-// Commands whose key flags only their getkeys procedure knows (decided once per id, so a
-// check compares no names).
-enum class KeyRule : std::uint8_t { kSpecs, kSet, kBitfield };
-
-std::vector<KeyRule>& key_rules() {
-  static std::vector<KeyRule> rules;
-  return rules;
-}
-
 // ACLLookupCommand: "name" or "container|sub", case-insensitive.
 int lookup(std::string_view name) {
   const CommandIds& ids = command_ids();
@@ -257,19 +240,19 @@ std::string describe_selector(const Selector& s) {
 // declarations' specs (SORT's STORE key from its own finder, sort_getkeys), with the flags the
 // getkeys procedures refine (SET … GET, BITFIELD).
 template <class F>
-KeysFound each_key(const CommandDef& def, int id, std::span<const std::string_view> args, F&& fn) {
-  const KeyRule rule = key_rules()[static_cast<std::size_t>(id)];
-  if (rule == KeyRule::kSpecs) {
+KeysFound each_key(const CommandDef& def, std::span<const std::string_view> args, F&& fn) {
+  const AclArgs rule = def.acl_args;
+  if (rule != AclArgs::kSetKeys && rule != AclArgs::kBitfieldKeys) {
     return for_each_key(def, args,
                         [&](std::size_t pos, const KeySpec& spec) { fn(pos, spec.flags); });
   }
-  if (rule == KeyRule::kSet) {
+  if (rule == AclArgs::kSetKeys) {
     bool get = false;
     for (std::size_t i = 3; i < args.size(); ++i) get |= ieq(args[i], "get");
     fn(1, get ? (kKeyRW | kKeyAccess | kKeyUpdate) : (kKeyOW | kKeyUpdate));
     return KeysFound::kOk;
   }
-  if (rule == KeyRule::kBitfield) {
+  if (rule == AclArgs::kBitfieldKeys) {
     bool ro = true;
     for (std::size_t i = 2; i < args.size(); ++i) {
       const std::size_t rem = args.size() - i - 1;
@@ -319,18 +302,19 @@ Verdict check_selector(const Selector& s, const CommandDef& def, int id,
   }
   if (!(s.flags & kAllKeys)) {
     Verdict v;
-    each_key(def, id, args, [&](std::size_t pos, std::uint16_t flags) {
+    each_key(def, args, [&](std::size_t pos, std::uint16_t flags) {
       if (v.denied == Denied::kOk && !key_ok(s, args[pos], flags)) v = {Denied::kKey, pos};
     });
     if (v.denied != Denied::kOk) return v;
   }
   if (!(s.flags & kAllChannels)) {
-    const ChannelArgs kind = channel_kinds()[static_cast<std::size_t>(id)];
-    if (kind != ChannelArgs::kNone) {
+    const AclArgs kind = def.acl_args;
+    if (kind == AclArgs::kFirstChannel || kind == AclArgs::kAllChannels ||
+        kind == AclArgs::kAllPatterns) {
       const std::size_t end =
-          kind == ChannelArgs::kFirst ? std::min<std::size_t>(2, args.size()) : args.size();
+          kind == AclArgs::kFirstChannel ? std::min<std::size_t>(2, args.size()) : args.size();
       for (std::size_t j = 1; j < end; ++j) {
-        if (!channel_ok(s, args[j], kind == ChannelArgs::kAllLiteral)) {
+        if (!channel_ok(s, args[j], kind == AclArgs::kAllPatterns)) {
           return {Denied::kChannel, j};
         }
       }
@@ -346,7 +330,7 @@ std::optional<std::vector<KeyAndFlags>> keys_and_flags(const CommandDef& def,
   const int id = command_ids().id_of(&def);
   if (id < 0) return std::nullopt;  // not a declared command: no key rule to follow
   std::vector<KeyAndFlags> keys;
-  const KeysFound found = each_key(def, id, args, [&](std::size_t pos, std::uint16_t flags) {
+  const KeysFound found = each_key(def, args, [&](std::size_t pos, std::uint16_t flags) {
     keys.push_back({pos, flags});
   });
   if (found == KeysFound::kInvalid) return std::nullopt;
@@ -380,21 +364,10 @@ int CommandIds::id_of(const CommandDef* def) const {
 const CommandIds& command_ids() {
   static const CommandIds ids = [] {
     CommandIds t;
-    auto cats_of = [](std::string_view acl) {
-      std::uint32_t m = 0;
-      std::size_t i = 0;
-      while (i < acl.size()) {
-        std::size_t j = acl.find(' ', i);
-        if (j == std::string_view::npos) j = acl.size();
-        m |= category_flag(acl.substr(i, j - i));
-        i = j + 1;
-      }
-      return m;
-    };
     auto add = [&](const CommandDef* def, int parent, std::string name) {
       const int id = static_cast<int>(t.defs.size());
       t.defs.push_back(def);
-      t.cats.push_back(cats_of(def->acl));
+      t.cats.push_back(def->decl->acl);
       t.parent.push_back(parent);
       t.subs.emplace_back();
       t.fullname.push_back(std::move(name));
@@ -418,21 +391,6 @@ const CommandIds& command_ids() {
       while (t.slots_[i] != nullptr) i = (i + 1) & (size - 1);
       t.slots_[i] = t.defs[id];
       t.slot_ids_[i] = static_cast<int>(id);
-    }
-    auto& kinds = channel_kinds();
-    kinds.assign(t.defs.size(), ChannelArgs::kNone);
-    for (std::size_t id = 0; id < t.defs.size(); ++id) {
-      const std::string_view n = t.defs[id]->name;
-      if (n == "publish" || n == "spublish") kinds[id] = ChannelArgs::kFirst;
-      if (n == "subscribe" || n == "ssubscribe") kinds[id] = ChannelArgs::kAll;
-      if (n == "psubscribe") kinds[id] = ChannelArgs::kAllLiteral;
-    }
-    auto& rules = key_rules();
-    rules.assign(t.defs.size(), KeyRule::kSpecs);
-    for (std::size_t id = 0; id < t.defs.size(); ++id) {
-      const std::string_view n = t.defs[id]->name;
-      if (n == "set") rules[id] = KeyRule::kSet;
-      if (n == "bitfield") rules[id] = KeyRule::kBitfield;
     }
     return t;
   }();

@@ -29,11 +29,8 @@
 namespace ruvio::worker::acl {
 
 // Redis's ACLCommandCategories, in its order (ACL CAT lists them so; GETUSER picks the best
-// fitting category in this order).
-inline constexpr std::array<std::string_view, 21> kCategories = {
-    "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
-    "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
-    "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
+// fitting category in this order): bit j of an AclCategory set is kCategories[j].
+inline constexpr const auto& kCategories = kAclCategoryNames;
 
 // 0 when `name` is no category (case-insensitive).
 std::uint32_t category_flag(std::string_view name);

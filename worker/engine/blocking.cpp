@@ -4,7 +4,6 @@
 #include <climits>
 #include <cmath>
 
-#include "worker/engine/command.hpp"
 #include "worker/engine/common.hpp"
 
 namespace ruvio::worker {
@@ -50,25 +49,13 @@ bool bzmpop_ok(std::span<const std::string_view> a) {
   return true;
 }
 
-constexpr BlockingSpec kSpecs[] = {
-    {"blpop", -1, types::Type::kList, nullptr},      {"brpop", -1, types::Type::kList, nullptr},
-    {"brpoplpush", -1, types::Type::kList, nullptr}, {"blmove", -1, types::Type::kList, blmove_ok},
-    {"blmpop", 1, types::Type::kList, blmpop_ok},    {"bzpopmin", -1, types::Type::kZSet, nullptr},
-    {"bzpopmax", -1, types::Type::kZSet, nullptr},   {"bzmpop", 1, types::Type::kZSet, bzmpop_ok},
-};
-
 }  // namespace
 
-const BlockingSpec* blocking_spec(const CommandDef& def) {
-  if (!(def.flags & kBlocking)) return nullptr;
-  for (const BlockingSpec& s : kSpecs) {
-    if (s.name == def.name) return &s;
-  }
-  for (const BlockingSpec& s : stream_blocking_specs()) {
-    if (s.name == def.name) return &s;
-  }
-  return nullptr;
-}
+const BlockingSpec kBlockList{-1, types::Type::kList, nullptr};
+const BlockingSpec kBlockBlmove{-1, types::Type::kList, blmove_ok};
+const BlockingSpec kBlockBlmpop{1, types::Type::kList, blmpop_ok};
+const BlockingSpec kBlockZset{-1, types::Type::kZSet, nullptr};
+const BlockingSpec kBlockBzmpop{1, types::Type::kZSet, bzmpop_ok};
 
 Timeout parse_timeout(std::string_view arg, std::int64_t now_ms) {
   Timeout t;

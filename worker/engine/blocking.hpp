@@ -38,12 +38,9 @@
 
 namespace ruvio::worker {
 
-struct CommandDef;
-
 // What the blocking framework needs to know of a command: where its timeout is and the type
-// of value it waits for.
+// of value it waits for. A blocking command's row points at its spec (CommandDef::blocking).
 struct BlockingSpec {
-  std::string_view name;
   int timeout_arg;  // > 0: that argument; < 0: counted from the end (-1: the last)
   types::Type type;
   // Whether the other arguments parse (LEFT|RIGHT, COUNT...): a command that would answer a
@@ -65,10 +62,13 @@ struct BlockingSpec {
   // the handler by Blocking::take_memo when the wait ends.
   std::string (*memo)(store::Db& db, std::span<const std::string_view> args) = nullptr;
 };
-// The spec of `def`, or null when it is not a blocking command this build knows.
-const BlockingSpec* blocking_spec(const CommandDef& def);
-// The specs a family keeps beside its handlers (XREAD, XREADGROUP: stream_commands.cpp).
-std::span<const BlockingSpec> stream_blocking_specs();
+// The specs of the list and sorted-set blocking commands, for their rows (XREAD's is beside
+// its handler, in stream_commands.cpp).
+extern const BlockingSpec kBlockList;    // BLPOP, BRPOP, BRPOPLPUSH: timeout last
+extern const BlockingSpec kBlockBlmove;  // BLMOVE: and LEFT|RIGHT twice
+extern const BlockingSpec kBlockBlmpop;  // BLMPOP timeout numkeys key… LEFT|RIGHT [COUNT n]
+extern const BlockingSpec kBlockZset;    // BZPOPMIN, BZPOPMAX: timeout last
+extern const BlockingSpec kBlockBzmpop;  // BZMPOP timeout numkeys key… MIN|MAX [COUNT n]
 
 // Redis's getTimeoutFromObjectOrReply in seconds: milliseconds (0 = forever), or the error
 // text. `now_ms` turns it absolute.

@@ -1,14 +1,19 @@
 // Declarative command table entries (after Redis's commands/*.json and Dragonfly's
-// CommandRegistry). A family file declares its commands in one table; each row points at its
-// CommandDecl — Redis 7's key specs, tips and docs as data (worker/commands/<group>/*_decls.hpp,
-// generated from redis-server by tests/tools/gen_command_decls.py). The router, the cluster slot
-// check, transactions and COMMAND GETKEYS find keys with for_each_key(); COMMAND INFO/DOCS are
-// written from the same data. Nothing parses argument positions or compares names by hand.
+// CommandRegistry). A command is declared once: its CommandDecl holds everything Redis 7
+// declares about it (name, arity, flags, ACL categories, docs, key specs, tips, arguments,
+// subcommands), generated from redis-server 7.0.15 by tests/tools/gen_command_decls.py into
+// worker/commands/<group>/<family>_decls.hpp (or written by hand, with every field, for what
+// 7.0.15 lacks). A family's table row (CommandDef) states only that decl, the handler and
+// Ruvio's own traits. The router, the cluster slot check, transactions and COMMAND GETKEYS
+// find keys with for_each_key(); COMMAND INFO/DOCS are written from the same data. Nothing
+// parses argument positions or compares names by hand.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace ruvio::worker {
 
@@ -32,8 +37,9 @@ enum CommandFlag : std::uint32_t {
   kNoMulti = 1u << 14,  // refused inside MULTI ("Command not allowed inside a transaction")
   kMayReplicate = 1u << 15,
   kAllowBusy = 1u << 16,
-  kNoAsyncLoading = 1u << 17,   // refused during an async (diskless replica) load
-  kNoMandatoryKeys = 1u << 18,  // may run with no key at all (EVAL with numkeys 0)
+  kNoAsyncLoading = 1u << 17,    // refused during an async (diskless replica) load
+  kNoMandatoryKeys = 1u << 18,   // may run with no key at all (EVAL with numkeys 0)
+  kRedisFlags = (1u << 19) - 1,  // the bits above: a CommandDecl's flags are only these
 
   // Ruvio's own (never shown by COMMAND INFO): what Redis decides by comparing command procs.
   kSubscribedOk = 1u << 24,  // admitted in RESP2 subscribed mode (PING, (P|S)(UN)SUBSCRIBE, …)
@@ -42,7 +48,43 @@ enum CommandFlag : std::uint32_t {
   kTxDiscard = 1u << 27,     // DISCARD: ends MULTI, drops the queue
   kTxWatch = 1u << 28,       // WATCH: registers its keys on their owner
   kTxUnwatch = 1u << 29,     // drops this connection's WATCHes everywhere (UNWATCH, RESET)
+  kRouteDebug = 1u << 30,    // DEBUG: the router picks the workers by its subcommand
+  kTouchAlways = 1u << 31,   // TOUCH: touches its keys under CLIENT NO-TOUCH too (Redis 7.2)
+  kRuvioTraits = kSubscribedOk | kTxImmediate | kTxExec | kTxDiscard | kTxWatch | kTxUnwatch |
+                 kRouteDebug | kTouchAlways,  // a CommandDef's traits are only these
 };
+
+// ---- ACL categories (Redis's ACLCommandCategories, in its order) ----------------------------
+
+enum AclCategory : std::uint32_t {
+  kCatKeyspace = 1u << 0,
+  kCatRead = 1u << 1,
+  kCatWrite = 1u << 2,
+  kCatSet = 1u << 3,
+  kCatSortedset = 1u << 4,
+  kCatList = 1u << 5,
+  kCatHash = 1u << 6,
+  kCatString = 1u << 7,
+  kCatBitmap = 1u << 8,
+  kCatHyperloglog = 1u << 9,
+  kCatGeo = 1u << 10,
+  kCatStream = 1u << 11,
+  kCatPubsub = 1u << 12,
+  kCatAdmin = 1u << 13,
+  kCatFast = 1u << 14,
+  kCatSlow = 1u << 15,
+  kCatBlocking = 1u << 16,
+  kCatDangerous = 1u << 17,
+  kCatConnection = 1u << 18,
+  kCatTransaction = 1u << 19,
+  kCatScripting = 1u << 20,
+};
+// Bit j of an AclCategory set is named kAclCategoryNames[j] (ACL CAT and COMMAND INFO list
+// them in this order).
+inline constexpr std::array<std::string_view, 21> kAclCategoryNames = {
+    "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
+    "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
+    "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
 
 // ---- key specs (Redis 7: src/commands/*.json "key_specs") -----------------------------------
 
@@ -164,8 +206,18 @@ struct History {
   std::string_view change;
 };
 
-// What Redis 7 declares about a command besides its name, arity, flags and ACL categories.
+// Everything Redis 7 declares about a command or subcommand (COMMAND INFO and COMMAND DOCS),
+// generated from redis-server 7.0.15 (gen_command_decls.py) or, for what it lacks, written by
+// hand in a file so marked.
 struct CommandDecl {
+  std::string_view name = {};   // lower case; a subcommand's is "container|sub"
+  int arity = 0;                // Redis arity: exact n, or -n for "at least n" (name counts)
+  std::uint32_t flags = 0;      // Redis's command flags: CommandFlag bits within kRedisFlags
+  std::uint32_t acl = 0;        // AclCategory bits
+  std::string_view group = {};  // "string", "generic", "connection", "server", ...
+  std::string_view summary = {};
+  std::string_view since = {};
+  std::string_view complexity = {};  // LOLWUT and MONITOR declare none
   std::span<const KeySpec> keys = {};
   std::span<const Tip> tips = {};
   std::uint8_t doc_flags = 0;  // DocFlag
@@ -173,6 +225,9 @@ struct CommandDecl {
   std::string_view replaced_by = {};
   std::span<const History> history = {};
   std::span<const Arg> args = {};
+  // A container's subcommands that Ruvio declares, in Redis's order (their rows, with the
+  // handlers, are the container row's `subcommands`).
+  std::span<const CommandDecl* const> subcommands = {};
 };
 
 // ---- routing on the proxy port ---------------------------------------------------------------
@@ -232,20 +287,44 @@ struct KeyVisitor;
 using GetKeys = KeysFound (*)(const CommandDef& def, std::span<const std::string_view> args,
                               KeyVisitor visit);
 
+struct BlockingSpec;  // worker/engine/blocking.hpp
+
+// Which arguments SLOWLOG and MONITOR show as "(redacted)" (Redis's redactClientCommandArgument,
+// called by AUTH, HELLO, MIGRATE and CONFIG SET): their positions appended to `positions`.
+using Redact = void (*)(std::span<const std::string_view> args,
+                        std::vector<std::size_t>& positions);
+
+// What the ACL engine reads from a command's arguments besides its key specs: which are
+// channels (Redis's ACLSelectorCheckCmd list), or key flags that only the command's getkeys
+// procedure knows (Redis's setGetKeys, bitfieldGetKeys; SORT's keys come from its getkeys).
+enum class AclArgs : std::uint8_t {
+  kSpecs,         // the key specs alone, no channels
+  kFirstChannel,  // PUBLISH, SPUBLISH: the first argument is a channel
+  kAllChannels,   // SUBSCRIBE, SSUBSCRIBE: every argument is a channel
+  kAllPatterns,   // PSUBSCRIBE: every argument a pattern, matched literally
+  kSetKeys,       // SET: the key is also read with GET
+  kBitfieldKeys,  // BITFIELD: only GET/OVERFLOW operations make a read
+};
+
+// One row of a family's table: the declaration, the handler and Ruvio's own traits, nothing
+// Redis declares. name, arity and flags are the decl's, copied into the row by their default
+// initializers for the hot path (a row never states them: test_command_decls.cpp checks).
 struct CommandDef {
-  std::string_view name;  // lower case
-  int arity;              // Redis arity: exact n, or -n for "at least n" (name counts)
-  std::uint32_t flags;
-  const CommandDecl* decl;  // key specs, tips, docs
-  Handler handler;          // nullptr on a container command that only has subcommands
-  std::string_view group;   // "string", "generic", "connection", "server", ...
-  std::string_view summary;
-  std::string_view since;
-  std::string_view complexity;
-  std::string_view acl;  // space-separated ACL categories without '@': "write string fast"
+  const CommandDecl* decl;
+  Handler handler;           // nullptr on a container command that only has subcommands
+  std::uint32_t traits = 0;  // Ruvio's own flags: CommandFlag bits within kRuvioTraits
+  Routing routing = {};      // where it runs on the proxy port, how replies merge
   std::span<const CommandDef> subcommands = {};  // CLIENT, CONFIG, OBJECT, COMMAND, MEMORY
-  Routing routing = {};
-  GetKeys getkeys = nullptr;
+  // A blocking command's timeout, value type and argument checks (BLPOP … XREADGROUP).
+  const BlockingSpec* blocking = nullptr;
+  AclArgs acl_args = AclArgs::kSpecs;
+  Redact redact = nullptr;    // passwords in the arguments (command_stats.hpp's redact_*)
+  GetKeys getkeys = nullptr;  // a key finder of its own, asked instead of the specs
+
+  // Derived from decl and traits; not to be stated in a row.
+  std::string_view name = decl->name;
+  int arity = decl->arity;
+  std::uint32_t flags = decl->flags | traits;
   // Dense index of this command or subcommand, given by the CommandTable at start: INFO
   // commandstats counts in a flat array by it (no name lookup per command).
   mutable std::uint16_t id = 0;

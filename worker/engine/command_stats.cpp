@@ -53,7 +53,7 @@ constexpr std::size_t kSlowlogMaxArgc = 32;
 constexpr std::size_t kSlowlogMaxString = 128;
 }  // namespace
 
-void SlowLog::maybe_add(std::int64_t threshold, std::uint64_t max_len,
+void SlowLog::maybe_add(std::int64_t threshold, std::uint64_t max_len, const CommandDef& def,
                         std::span<const std::string_view> args, std::int64_t usec,
                         std::string_view addr, std::string_view name) {
   if (threshold < 0) return;
@@ -65,7 +65,7 @@ void SlowLog::maybe_add(std::int64_t threshold, std::uint64_t max_len,
     e.addr = std::string(addr);
     e.name = std::string(name);
     std::vector<std::size_t> redacted;
-    redacted_args(args, redacted);
+    redacted_args(&def, args, redacted);
     const std::size_t argc = std::min(args.size(), kSlowlogMaxArgc);
     e.args.reserve(argc);
     for (std::size_t j = 0; j < argc; ++j) {
@@ -90,42 +90,57 @@ void SlowLog::trim(std::uint64_t max_len) {
   while (entries_.size() > max_len) entries_.pop_back();
 }
 
-bool redacted_args(std::span<const std::string_view> args, std::vector<std::size_t>& positions) {
-  if (args.empty()) return false;
-  const std::string_view cmd = args[0];
-  if (iequals(cmd, "auth")) {
-    for (std::size_t j = 1; j < args.size(); ++j) positions.push_back(j);
-  } else if (iequals(cmd, "hello")) {
-    for (std::size_t j = 2; j < args.size(); ++j) {
-      if (iequals(args[j], "auth") && j + 2 < args.size()) {
-        positions.push_back(j + 1);
-        positions.push_back(j + 2);
-        j += 2;
-      } else if (iequals(args[j], "setname") && j + 1 < args.size()) {
-        ++j;
-      }
-    }
-  } else if (iequals(cmd, "migrate")) {
-    for (std::size_t j = 6; j < args.size(); ++j) {
-      if (iequals(args[j], "auth") && j + 1 < args.size()) {
-        positions.push_back(j + 1);
-        ++j;
-      } else if (iequals(args[j], "auth2") && j + 2 < args.size()) {
-        positions.push_back(j + 1);
-        positions.push_back(j + 2);
-        j += 2;
-      } else if (iequals(args[j], "keys")) {
-        break;
-      }
-    }
-  } else if (iequals(cmd, "config") && args.size() >= 4 && iequals(args[1], "set")) {
-    // SENSITIVE_CONFIG values (requirepass, masterauth).
-    for (std::size_t j = 2; j + 1 < args.size(); j += 2) {
-      if (iequals(args[j], "requirepass") || iequals(args[j], "masterauth")) {
-        positions.push_back(j + 1);
-      }
+void redact_auth(std::span<const std::string_view> args, std::vector<std::size_t>& positions) {
+  for (std::size_t j = 1; j < args.size(); ++j) positions.push_back(j);
+}
+
+void redact_hello(std::span<const std::string_view> args, std::vector<std::size_t>& positions) {
+  for (std::size_t j = 2; j < args.size(); ++j) {
+    if (iequals(args[j], "auth") && j + 2 < args.size()) {
+      positions.push_back(j + 1);
+      positions.push_back(j + 2);
+      j += 2;
+    } else if (iequals(args[j], "setname") && j + 1 < args.size()) {
+      ++j;
     }
   }
+}
+
+void redact_migrate(std::span<const std::string_view> args, std::vector<std::size_t>& positions) {
+  for (std::size_t j = 6; j < args.size(); ++j) {
+    if (iequals(args[j], "auth") && j + 1 < args.size()) {
+      positions.push_back(j + 1);
+      ++j;
+    } else if (iequals(args[j], "auth2") && j + 2 < args.size()) {
+      positions.push_back(j + 1);
+      positions.push_back(j + 2);
+      j += 2;
+    } else if (iequals(args[j], "keys")) {
+      break;
+    }
+  }
+}
+
+void redact_config_set(std::span<const std::string_view> args,
+                       std::vector<std::size_t>& positions) {
+  if (args.size() < 4) return;
+  // SENSITIVE_CONFIG values (requirepass, masterauth).
+  for (std::size_t j = 2; j + 1 < args.size(); j += 2) {
+    if (iequals(args[j], "requirepass") || iequals(args[j], "masterauth")) {
+      positions.push_back(j + 1);
+    }
+  }
+}
+
+bool redacted_args(const CommandDef* def, std::span<const std::string_view> args,
+                   std::vector<std::size_t>& positions) {
+  if (def == nullptr || args.empty()) return false;
+  // A container with its own handler (CONFIG): the subcommand that ran decides.
+  if (!def->subcommands.empty() && args.size() >= 2) {
+    if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) def = sub;
+  }
+  if (def->redact == nullptr) return false;
+  def->redact(args, positions);
   return !positions.empty();
 }
 

@@ -91,7 +91,7 @@ class SlowLog {
   };
 
   // Takes the entry when `usec` reaches the threshold (slowlog-log-slower-than; < 0: off).
-  void maybe_add(std::int64_t threshold, std::uint64_t max_len,
+  void maybe_add(std::int64_t threshold, std::uint64_t max_len, const CommandDef& def,
                  std::span<const std::string_view> args, std::int64_t usec, std::string_view addr,
                  std::string_view name);
   void trim(std::uint64_t max_len);
@@ -109,8 +109,15 @@ class SlowLog {
 std::string latency_percentiles_value(const LatencyHistogram& h,
                                       const std::vector<double>& percentiles);
 
-// AUTH's arguments, HELLO's AUTH pair and MIGRATE's passwords as SLOWLOG and MONITOR show
-// them: "(redacted)" (Redis's redactClientCommandArgument). True when any was redacted.
-bool redacted_args(std::span<const std::string_view> args, std::vector<std::size_t>& positions);
+// The arguments SLOWLOG and MONITOR show as "(redacted)" (Redis's redactClientCommandArgument):
+// what the row of `def` (or of the subcommand that ran, CONFIG SET) redacts. True when any was.
+bool redacted_args(const CommandDef* def, std::span<const std::string_view> args,
+                   std::vector<std::size_t>& positions);
+// The rows' Redact functions: AUTH's arguments, HELLO's AUTH pair, MIGRATE's AUTH/AUTH2
+// passwords, CONFIG SET's sensitive values (requirepass, masterauth).
+void redact_auth(std::span<const std::string_view> args, std::vector<std::size_t>& positions);
+void redact_hello(std::span<const std::string_view> args, std::vector<std::size_t>& positions);
+void redact_migrate(std::span<const std::string_view> args, std::vector<std::size_t>& positions);
+void redact_config_set(std::span<const std::string_view> args, std::vector<std::size_t>& positions);
 
 }  // namespace ruvio::worker

@@ -125,7 +125,7 @@ void Executor::account_slow(const CommandDef& def, ClientInfo& client,
   const Config& config = shard_.config();
   if (!(def.flags & kSkipSlowlog) && usec >= config.slowlog_log_slower_than &&
       config.slowlog_log_slower_than >= 0) {
-    slowlog_.maybe_add(config.slowlog_log_slower_than, config.slowlog_max_len, args, usec,
+    slowlog_.maybe_add(config.slowlog_log_slower_than, config.slowlog_max_len, def, args, usec,
                        client.addr, client.name);
   }
   // The event is named after the command that ran (a container's subcommand), as real_cmd.
@@ -183,7 +183,7 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
       cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
     return false;
   }
-  const BlockingSpec* spec = blocking_spec(*def);
+  const BlockingSpec* spec = def->blocking;
   if (spec == nullptr || def->decl->keys.empty()) return false;
   const std::uint64_t token = shard_.watcher_of(client);
   // The handler answers whatever is wrong with the arguments, at once.
@@ -343,7 +343,7 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   // CLIENT NO-TOUCH holds for the client's command and what it runs (EXEC, a script), but
   // TOUCH itself touches, as Redis 7.2.
   if ((client.no_touch || shard_.no_touch()) && depth_ == 0) [[unlikely]] {
-    shard_.set_no_touch(client.no_touch && def->name != "touch");
+    shard_.set_no_touch(client.no_touch && !(def->flags & kTouchAlways));
   }
   out.set_protocol(client.resp);
   Context ctx{args, out, client, shard_, def};

@@ -10,9 +10,13 @@
 // installed: each of those places costs one null test.
 #include "worker/engine/keyspace_notify.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <string>
+#include <vector>
 
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_table.hpp"
 #include "worker/engine/shard.hpp"
 
 namespace ruvio::worker {
@@ -42,7 +46,7 @@ void Shard::notify(store::Db& db, std::uint32_t cls, std::string_view event, std
 store::KeyspaceEvent declared_event(const CommandDef& def) {
   if (!(def.flags & kWrite)) return {};
   std::uint32_t cls = 0;
-  const std::string_view g = def.group;
+  const std::string_view g = def.decl->group;
   if (g == "string" || g == "bitmap" || g == "hyperloglog") {
     cls = kNotifyString;
   } else if (g == "list") {
@@ -58,19 +62,19 @@ store::KeyspaceEvent declared_event(const CommandDef& def) {
   } else {
     cls = kNotifyGeneric;
   }
-  // Subcommands publish their container's name joined by '-' ("xgroup-create").
-  static constexpr std::pair<std::string_view, std::string_view> kJoined[] = {
-      {"xgroup|create", "xgroup-create"},
-      {"xgroup|setid", "xgroup-setid"},
-      {"xgroup|destroy", "xgroup-destroy"},
-      {"xgroup|createconsumer", "xgroup-createconsumer"},
-      {"xgroup|delconsumer", "xgroup-delconsumer"},
-  };
+  // A subcommand publishes its container's name joined by '-' ("xgroup-create", as Redis's
+  // xgroupCommand): the declared "xgroup|create" with its '|' replaced, made once per id.
   if (def.name.find('|') != std::string_view::npos) {
-    for (const auto& [name, event] : kJoined) {
-      if (name == def.name) return {cls, event};
-    }
-    return {};
+    static const std::vector<std::string> joined = [] {
+      const CommandTable& table = command_table();
+      std::vector<std::string> names(table.ids());
+      for (std::size_t id = 0; id < table.ids(); ++id) {
+        names[id] = table.by_id(id)->name;
+        std::replace(names[id].begin(), names[id].end(), '|', '-');
+      }
+      return names;
+    }();
+    return {cls, joined[def.id]};
   }
   return {cls, def.name};
 }

@@ -77,17 +77,18 @@ void Monitors::feed_forwarded(const ClientInfo& c, int db, std::span<const std::
   if (!(def.flags & kSkipMonitor)) {
     feed(c, db, args, def);
   } else if (!(def.flags & kAdmin) && c.origin < 0) {
-    feed_now(c, db, args);
+    feed_now(c, db, args, &def);
   }
 }
 
-void Monitors::feed_now(const ClientInfo& c, int db, std::span<const std::string_view> args) {
+void Monitors::feed_now(const ClientInfo& c, int db, std::span<const std::string_view> args,
+                        const CommandDef* def) {
   if (routed_ > 0 || c.obey) return;
   timeval tv{};
   gettimeofday(&tv, nullptr);  // Redis's timestamp: the wall clock, read only while monitored
   line_.clear();
   redacted_.clear();
-  redacted_args(args, redacted_);  // AUTH, HELLO AUTH, MIGRATE AUTH/AUTH2 as Redis hides them
+  redacted_args(def, args, redacted_);  // AUTH, HELLO AUTH, MIGRATE, CONFIG SET passwords
   format_monitor_line(line_, tv.tv_sec, tv.tv_usec, db, c.script ? "lua" : c.addr, args, redacted_);
   deliver(line_);
   if (send_line) {

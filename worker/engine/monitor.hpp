@@ -55,15 +55,16 @@ class Monitors {
   // they run, see feed_now).
   void feed(const ClientInfo& c, int db, std::span<const std::string_view> args,
             const CommandDef& def) {
-    if (!skipped(c, def, args)) feed_now(c, db, args);
+    if (!skipped(c, def, args)) feed_now(c, db, args, &def);
   }
   // A command this worker sends to its keys' owner, which never feeds a mesh request: a
   // script command (skip_monitor) is shown here too, as its own handler would have.
   void feed_forwarded(const ClientInfo& c, int db, std::span<const std::string_view> args,
                       const CommandDef& def);
-  // Feeds without looking at the declaration (EVAL before its script runs, EXEC through the
-  // proxy).
-  void feed_now(const ClientInfo& c, int db, std::span<const std::string_view> args);
+  // Feeds without looking at the declaration's flags (EVAL before its script runs, EXEC through
+  // the proxy); `def` (if any) says which arguments to redact.
+  void feed_now(const ClientInfo& c, int db, std::span<const std::string_view> args,
+                const CommandDef* def = nullptr);
   // EVAL, EVALSHA, FCALL (declared skip_monitor): fed as their handler starts, before their
   // script's commands, as Redis's eval does (a NOSCRIPT or a compile error is shown too).
   void feed_script(const ClientInfo& c, std::span<const std::string_view> args);

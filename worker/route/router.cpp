@@ -158,7 +158,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       executor_.acl_refuses(client, args, c.local_writer(), false)) {
     return true;
   }
-  if (def->name == "debug" && debug_allowed(executor_.shard(), client)) [[unlikely]] {
+  if ((def->flags & kRouteDebug) && debug_allowed(executor_.shard(), client)) [[unlikely]] {
     // DIGEST combines every worker's part; RELOAD reloads every worker; DIGEST-VALUE asks
     // each key's owner and answers in argument order.
     if (args.size() == 2 && iequals(args[1], "digest")) {
@@ -381,7 +381,7 @@ void Router::forward(RoutedClient& c, int owner, std::span<const std::string_vie
   // while the command waits there, the link sends it again with what is left.
   BlockedResend keep;
   bool kept = false;
-  if (const BlockingSpec* spec = blocking_spec(*blocking)) {
+  if (const BlockingSpec* spec = blocking->blocking) {
     const std::size_t at = spec->timeout_at != nullptr ? spec->timeout_at(args)
                            : spec->timeout_arg > 0
                                ? static_cast<std::size_t>(spec->timeout_arg)

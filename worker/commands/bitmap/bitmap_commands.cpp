@@ -452,22 +452,15 @@ void bitfield_ro(Context& ctx) {
 
 // ---------------------------------------------------------------------------------------
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-
-// clang-format off
 const CommandDef kBitmapCommands[] = {
-    {"setbit", 4, kW | kD, &decl::setbit, setbit, "bitmap", "Sets or clears the bit at offset in the string value stored at key", "2.2.0", "O(1)", "write bitmap slow"},
-    {"getbit", 3, kR | kF, &decl::getbit, getbit, "bitmap", "Returns the bit value at offset in the string value stored at key", "2.2.0", "O(1)", "read bitmap fast"},
-    {"bitcount", -2, kR, &decl::bitcount, bitcount, "bitmap", "Count set bits in a string", "2.6.0", "O(N)", "read bitmap slow"},
-    {"bitpos", -3, kR, &decl::bitpos, bitpos, "bitmap", "Find first bit set or clear in a string", "2.8.7", "O(N)", "read bitmap slow"},
-    {"bitop", -4, kW | kD, &decl::bitop, bitop, "bitmap", "Perform bitwise operations between strings", "2.6.0", "O(N)", "write bitmap slow"},
-    {"bitfield", -2, kW | kD, &decl::bitfield, bitfield_cmd, "bitmap", "Perform arbitrary bitfield integer operations on strings", "3.2.0", "O(1) for each subcommand specified", "write bitmap slow"},
-    {"bitfield_ro", -2, kR | kF, &decl::bitfield_ro, bitfield_ro, "bitmap", "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", "6.0.0", "O(1) for each subcommand specified", "read bitmap fast"},
+    {&decl::setbit, setbit},
+    {&decl::getbit, getbit},
+    {&decl::bitcount, bitcount},
+    {&decl::bitpos, bitpos},
+    {&decl::bitop, bitop},
+    {.decl = &decl::bitfield, .handler = bitfield_cmd, .acl_args = AclArgs::kBitfieldKeys},
+    {&decl::bitfield_ro, bitfield_ro},
 };
-// clang-format on
 
 }  // namespace
 

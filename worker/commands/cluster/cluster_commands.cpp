@@ -23,7 +23,6 @@
 #include "shared/slots.hpp"
 #include "worker/commands/cluster/cluster_decls.hpp"
 #include "worker/engine/cluster_check.hpp"
-#include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/engine/subcommand.hpp"
@@ -298,55 +297,27 @@ void cluster_ok(Context& ctx) {
 }
 
 void cmd_cluster(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("cluster"));
+  dispatch_subcommand(ctx, *ctx.command);
 }
 
-// clang-format off
 const CommandDef kClusterSubs[] = {
-    {"cluster|slots", 2, kStale, &decl::cluster_slots, cluster_slots, "cluster",
-     "Get array of Cluster slot to node mappings",
-     "3.0.0", "O(N) where N is the total number of Cluster nodes", "slow"},
-    {"cluster|shards", 2, kStale, &decl::cluster_shards, cluster_shards, "cluster",
-     "Get array of cluster slots to node mappings",
-     "7.0.0", "O(N) where N is the total number of cluster nodes", "slow"},
-    {"cluster|nodes", 2, kStale, &decl::cluster_nodes, cluster_nodes, "cluster",
-     "Get Cluster config for the node",
-     "3.0.0", "O(N) where N is the total number of Cluster nodes", "slow"},
-    {"cluster|myid", 2, kStale, &decl::cluster_myid, cluster_myid, "cluster",
-     "Return the node id",
-     "3.0.0", "O(1)", "slow"},
-    {"cluster|info", 2, kStale, &decl::cluster_info, cluster_info, "cluster",
-     "Provides info about Redis Cluster node state",
-     "3.0.0", "O(1)", "slow"},
-    {"cluster|keyslot", 3, kStale, &decl::cluster_keyslot, cluster_keyslot, "cluster",
-     "Returns the hash slot of the specified key",
-     "3.0.0", "O(N) where N is the number of bytes in the key", "slow"},
-    {"cluster|countkeysinslot", 3, kStale, &decl::cluster_countkeysinslot, cluster_countkeysinslot, "cluster",
-     "Return the number of local keys in the specified hash slot",
-     "3.0.0", "O(1)", "slow"},
-    {"cluster|getkeysinslot", 4, kStale, &decl::cluster_getkeysinslot, cluster_getkeysinslot, "cluster",
-     "Return local key names in the specified hash slot",
-     "3.0.0", "O(log(N)) where N is the number of requested keys", "slow"},
-    {"cluster|help", 2, kLoading | kStale, &decl::cluster_help, cluster_help, "cluster",
-     "Show helpful text about the different subcommands",
-     "5.0.0", "O(1)", "slow"},
+    {&decl::cluster_slots, cluster_slots},
+    {&decl::cluster_shards, cluster_shards},
+    {&decl::cluster_nodes, cluster_nodes},
+    {&decl::cluster_myid, cluster_myid},
+    {&decl::cluster_info, cluster_info},
+    {&decl::cluster_keyslot, cluster_keyslot},
+    {&decl::cluster_countkeysinslot, cluster_countkeysinslot},
+    {&decl::cluster_getkeysinslot, cluster_getkeysinslot},
+    {&decl::cluster_help, cluster_help},
 };
 
 const CommandDef kClusterCommands[] = {
-    {"cluster", -2, 0, &decl::cluster, cmd_cluster, "cluster",
-     "A container for cluster commands",
-     "3.0.0", "Depends on subcommand.", "slow", kClusterSubs},
-    {"asking", 1, kFast, &decl::asking, cluster_ok, "cluster",
-     "Sent by cluster clients after an -ASK redirect",
-     "3.0.0", "O(1)", "fast connection"},
-    {"readonly", 1, kFast | kLoading | kStale, &decl::readonly, cluster_ok, "cluster",
-     "Enables read queries for a connection to a cluster replica node",
-     "3.0.0", "O(1)", "fast connection"},
-    {"readwrite", 1, kFast | kLoading | kStale, &decl::readwrite, cluster_ok, "cluster",
-     "Disables read queries for a connection to a cluster replica node",
-     "3.0.0", "O(1)", "fast connection"},
+    {.decl = &decl::cluster, .handler = cmd_cluster, .subcommands = kClusterSubs},
+    {&decl::asking, cluster_ok},
+    {&decl::readonly, cluster_ok},
+    {&decl::readwrite, cluster_ok},
 };
-// clang-format on
 
 }  // namespace
 

@@ -14,9 +14,27 @@ inline constexpr Arg client_setinfo_args_0[] = {
 inline constexpr Arg client_setinfo_args[] = {
     {.name = "attr", .type = ArgType::kOneof, .args = client_setinfo_args_0},
 };
-inline constexpr CommandDecl client_setinfo{.args = client_setinfo_args};
+inline constexpr CommandDecl client_setinfo{.name = "client|setinfo",
+                                            .arity = 4,
+                                            .flags = kNoScript | kLoading | kStale,
+                                            .acl = kCatSlow | kCatConnection,
+                                            .group = "connection",
+                                            .summary = "Set client or connection specific info",
+                                            .since = "7.2.0",
+                                            .complexity = "O(1)",
+                                            .args = client_setinfo_args};
 
 // CLIENT NO-TOUCH (7.2): its arguments have the shape of NO-EVICT's.
-inline constexpr CommandDecl client_no_touch{.args = client_no_evict_args};
+inline constexpr CommandDecl client_no_touch{.name = "client|no-touch",
+                                             .arity = 3,
+                                             .flags = kNoScript | kLoading | kStale,
+                                             .acl = kCatSlow | kCatConnection,
+                                             .group = "connection",
+                                             .summary =
+                                                 "Controls whether commands sent by the client "
+                                                 "will alter the LRU/LFU of the keys they access.",
+                                             .since = "7.2.0",
+                                             .complexity = "O(1)",
+                                             .args = client_no_evict_args};
 
 }  // namespace ruvio::worker::decl

@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "worker/commands/connection/client_decls.hpp"
 #include "worker/commands/connection/client_family.hpp"
 #include "worker/commands/connection/connection_decls.hpp"
 #include "worker/engine/acl_check.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_stats.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 
@@ -188,37 +190,15 @@ void reset(Context& ctx) {
   ctx.out.simple("RESET");
 }
 
-constexpr std::uint32_t kConn = kNoScript | kLoading | kStale;
-
 const CommandDef kConnectionCommands[] = {
-    {"ping",
-     -1,
-     kFast | kSubscribedOk,
-     &decl::ping,
-     ping,
-     "connection",
-     "Ping the server",
-     "1.0.0",
-     "O(1)",
-     "fast connection",
-     {},
-     {Where::kHere}},
-    {"echo", 2, kLoading | kStale | kFast, &decl::echo, echo, "connection", "Echo the given string",
-     "1.0.0", "O(1)", "fast connection"},
-    {"quit", -1, kAllowBusy | kNoAuth | kConn | kFast | kSubscribedOk | kTxImmediate, &decl::quit,
-     quit, "connection", "Close the connection", "1.0.0", "O(1)", "fast connection"},
-    {"auth", -2, kConn | kFast | kNoAuth | kAllowBusy, &decl::auth, auth, "connection",
-     "Authenticate to the server", "1.0.0",
-     "O(N) where N is the number of passwords defined for the user", "fast connection"},
-    {"hello", -1, kConn | kFast | kNoAuth | kAllowBusy, &decl::hello, hello, "connection",
-     "Handshake with Redis", "6.0.0", "O(1)", "fast connection"},
-    {"select", 2, kLoading | kStale | kFast, &decl::select, select, "connection",
-     "Change the selected database for the current connection", "1.0.0", "O(1)", "fast connection"},
-    {"reset", 1, kConn | kFast | kNoAuth | kAllowBusy | kSubscribedOk | kTxImmediate | kTxUnwatch,
-     &decl::reset, reset, "connection", "Reset the connection", "6.2.0", "O(1)", "fast connection"},
-    {"client", -2, kConn, &decl::client, nullptr, "connection",
-     "A container for client connection commands", "2.4.0", "Depends on subcommand.", "slow",
-     client_subcommands()},
+    {.decl = &decl::ping, .handler = ping, .traits = kSubscribedOk, .routing = {Where::kHere}},
+    {&decl::echo, echo},
+    {.decl = &decl::quit, .handler = quit, .traits = kSubscribedOk | kTxImmediate},
+    {.decl = &decl::auth, .handler = auth, .redact = redact_auth},
+    {.decl = &decl::hello, .handler = hello, .redact = redact_hello},
+    {&decl::select, select},
+    {.decl = &decl::reset, .handler = reset, .traits = kSubscribedOk | kTxImmediate | kTxUnwatch},
+    {.decl = &decl::client, .handler = nullptr, .subcommands = client_subcommands()},
 };
 
 }  // namespace

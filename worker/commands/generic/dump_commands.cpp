@@ -7,6 +7,7 @@
 #include "worker/commands/generic/dump_decls.hpp"
 #include "worker/commands/generic/migrate_link.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_stats.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/persist/rdb_value.hpp"
@@ -317,20 +318,14 @@ KeysFound migrate_getkeys(const CommandDef& def, std::span<const std::string_vie
   return KeysFound::kOk;
 }
 
-// clang-format off
 const CommandDef kDumpCommands[] = {
-    {"dump", 2, kReadonly, &decl::dump, cmd_dump, "generic",
-     "Return a serialized version of the value stored at the specified key.",
-     "2.6.0", "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).", "keyspace read slow"},
-    {"restore", -4, kWrite | kDenyOom, &decl::restore, cmd_restore, "generic",
-     "Create a key using the provided serialized value, previously obtained using DUMP.",
-     "2.6.0", "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).", "keyspace write slow dangerous"},
-    {"migrate", -6, kWrite, &decl::migrate, cmd_migrate, "generic",
-     "Atomically transfer a key from a Redis instance to another one.",
-     "2.6.0", "This command actually executes a DUMP+DEL in the source instance, and a RESTORE in the target instance. See the pages of these commands for time complexity. Also an O(N) data transfer between the two instances is performed.", "keyspace write slow dangerous",
-     {}, {}, migrate_getkeys},
+    {&decl::dump, cmd_dump},
+    {&decl::restore, cmd_restore},
+    {.decl = &decl::migrate,
+     .handler = cmd_migrate,
+     .redact = redact_migrate,
+     .getkeys = migrate_getkeys},
 };
-// clang-format on
 
 }  // namespace
 

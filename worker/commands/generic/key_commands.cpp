@@ -15,7 +15,6 @@
 #include "worker/commands/generic/key_family.hpp"
 #include "worker/commands/hash/hash_family.hpp"
 #include "worker/engine/command.hpp"
-#include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/engine/scan_options.hpp"
@@ -337,7 +336,7 @@ void obj_help(Context& ctx) {
 }
 
 void cmd_object(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("object"));
+  dispatch_subcommand(ctx, *ctx.command);
 }
 
 // ---- MEMORY ---------------------------------------------------------------------------
@@ -435,7 +434,7 @@ void mem_help(Context& ctx) {
 }
 
 void cmd_memory(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("memory"));
+  dispatch_subcommand(ctx, *ctx.command);
 }
 
 using keyfam::cmd_expire;
@@ -450,116 +449,50 @@ using keyfam::cmd_ttl;
 
 // clang-format off
 const CommandDef kObjectSubs[] = {
-    {"object|encoding", 3, kReadonly, &decl::object_encoding, obj_encoding, "generic",
-     "Inspect the internal encoding of a Redis object",
-     "2.2.3", "O(1)", "keyspace read slow"},
-    {"object|freq", 3, kReadonly, &decl::object_freq, obj_freq, "generic",
-     "Get the logarithmic access frequency counter of a Redis object",
-     "4.0.0", "O(1)", "keyspace read slow"},
-    {"object|idletime", 3, kReadonly, &decl::object_idletime, obj_idletime, "generic",
-     "Get the time since a Redis object was last accessed",
-     "2.2.3", "O(1)", "keyspace read slow"},
-    {"object|refcount", 3, kReadonly, &decl::object_refcount, obj_refcount, "generic",
-     "Get the number of references to the value of the key",
-     "2.2.3", "O(1)", "keyspace read slow"},
-    {"object|help", 2, kLoading | kStale, &decl::object_help, obj_help, "generic",
-     "Show helpful text about the different subcommands",
-     "6.2.0", "O(1)", "keyspace slow"},
-};
-
-const CommandDef kMemorySubs[] = {
-    {"memory|usage", -3, kReadonly, &decl::memory_usage, mem_usage, "server",
-     "Estimate the memory usage of a key",
-     "4.0.0", "O(N) where N is the number of samples.", "read slow"},
-    {"memory|stats", 2, 0, &decl::memory_stats, mem_stats, "server",
-     "Show memory usage details",
-     "4.0.0", "O(1)", "slow"},
-    {"memory|doctor", 2, 0, &decl::memory_doctor, mem_doctor, "server",
-     "Outputs memory problems report",
-     "4.0.0", "O(1)", "slow"},
-    {"memory|malloc-stats", 2, 0, &decl::memory_malloc_stats, mem_malloc_stats, "server",
-     "Show allocator internal stats",
-     "4.0.0", "Depends on how much memory is allocated, could be slow", "slow"},
-    {"memory|purge", 2, 0, &decl::memory_purge, mem_purge, "server",
-     "Ask the allocator to release memory",
-     "4.0.0", "Depends on how much memory is allocated, could be slow", "slow"},
-    {"memory|help", 2, kLoading | kStale, &decl::memory_help, mem_help, "server",
-     "Show helpful text about the different subcommands",
-     "4.0.0", "O(1)", "slow"},
-};
-
-const CommandDef kKeyCommands[] = {
-    {"del", -2, kWrite, &decl::del, cmd_del, "generic",
-     "Delete a key",
-     "1.0.0", "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).", "keyspace write slow"},
-    {"unlink", -2, kWrite | kFast, &decl::unlink, cmd_unlink, "generic",
-     "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
-     "4.0.0", "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.", "keyspace write fast"},
-    {"exists", -2, kReadonly | kFast, &decl::exists, cmd_exists, "generic",
-     "Determine if a key exists",
-     "1.0.0", "O(N) where N is the number of keys to check.", "keyspace read fast"},
-    {"type", 2, kReadonly | kFast, &decl::type, cmd_type, "generic",
-     "Determine the type stored at key",
-     "1.0.0", "O(1)", "keyspace read fast"},
-    {"rename", 3, kWrite, &decl::rename, cmd_rename, "generic",
-     "Rename a key",
-     "1.0.0", "O(1)", "keyspace write slow"},
-    {"renamenx", 3, kWrite | kFast, &decl::renamenx, cmd_renamenx, "generic",
-     "Rename a key, only if the new key does not exist",
-     "1.0.0", "O(1)", "keyspace write fast"},
-    {"copy", -3, kWrite | kDenyOom, &decl::copy, cmd_copy, "generic",
-     "Copy a key",
-     "6.2.0", "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", "keyspace write slow"},
-    {"move", 3, kWrite | kFast, &decl::move, cmd_move, "generic",
-     "Move a key to another database",
-     "1.0.0", "O(1)", "keyspace write fast"},
-    {"keys", 2, kReadonly, &decl::keys, cmd_keys, "generic",
-     "Find all keys matching the given pattern",
-     "1.0.0", "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.", "keyspace read slow dangerous"},
-    {"scan", -2, kReadonly, &decl::scan, cmd_scan, "generic",
-     "Incrementally iterate the keys space",
-     "2.8.0", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.", "keyspace read slow", {}, {Where::kCursor}},
-    {"randomkey", 1, kReadonly, &decl::randomkey, cmd_randomkey, "generic",
-     "Return a random key from the keyspace",
-     "1.0.0", "O(1)", "keyspace read slow", {}, {Where::kTips, Merge::kRandom}},
-    {"touch", -2, kReadonly | kFast, &decl::touch, cmd_touch, "generic",
-     "Alters the last access time of a key(s). Returns the number of existing keys specified.",
-     "3.2.1", "O(N) where N is the number of keys that will be touched.", "keyspace read fast"},
-    {"object", -2, 0, &decl::object, cmd_object, "generic",
-     "A container for object introspection commands",
-     "2.2.3", "Depends on subcommand.", "slow", kObjectSubs},
-    {"memory", -2, 0, &decl::memory, cmd_memory, "server",
-     "A container for memory diagnostics commands",
-     "4.0.0", "Depends on subcommand.", "slow", kMemorySubs},
-    {"expire", -3, kWrite | kFast, &decl::expire, cmd_expire, "generic",
-     "Set a key's time to live in seconds",
-     "1.0.0", "O(1)", "keyspace write fast"},
-    {"pexpire", -3, kWrite | kFast, &decl::pexpire, cmd_pexpire, "generic",
-     "Set a key's time to live in milliseconds",
-     "2.6.0", "O(1)", "keyspace write fast"},
-    {"expireat", -3, kWrite | kFast, &decl::expireat, cmd_expireat, "generic",
-     "Set the expiration for a key as a UNIX timestamp",
-     "1.2.0", "O(1)", "keyspace write fast"},
-    {"pexpireat", -3, kWrite | kFast, &decl::pexpireat, cmd_pexpireat, "generic",
-     "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
-     "2.6.0", "O(1)", "keyspace write fast"},
-    {"ttl", 2, kReadonly | kFast, &decl::ttl, cmd_ttl, "generic",
-     "Get the time to live for a key in seconds",
-     "1.0.0", "O(1)", "keyspace read fast"},
-    {"pttl", 2, kReadonly | kFast, &decl::pttl, cmd_pttl, "generic",
-     "Get the time to live for a key in milliseconds",
-     "2.6.0", "O(1)", "keyspace read fast"},
-    {"expiretime", 2, kReadonly | kFast, &decl::expiretime, cmd_expiretime, "generic",
-     "Get the expiration Unix timestamp for a key",
-     "7.0.0", "O(1)", "keyspace read fast"},
-    {"pexpiretime", 2, kReadonly | kFast, &decl::pexpiretime, cmd_pexpiretime, "generic",
-     "Get the expiration Unix timestamp for a key in milliseconds",
-     "7.0.0", "O(1)", "keyspace read fast"},
-    {"persist", 2, kWrite | kFast, &decl::persist, cmd_persist, "generic",
-     "Remove the expiration from a key",
-     "2.2.0", "O(1)", "keyspace write fast"},
+    {&decl::object_encoding, obj_encoding},
+    {&decl::object_freq, obj_freq},
+    {&decl::object_idletime, obj_idletime},
+    {&decl::object_refcount, obj_refcount},
+    {&decl::object_help, obj_help},
 };
 // clang-format on
+
+// clang-format off
+const CommandDef kMemorySubs[] = {
+    {&decl::memory_usage, mem_usage},
+    {&decl::memory_stats, mem_stats},
+    {&decl::memory_doctor, mem_doctor},
+    {&decl::memory_malloc_stats, mem_malloc_stats},
+    {&decl::memory_purge, mem_purge},
+    {&decl::memory_help, mem_help},
+};
+// clang-format on
+
+const CommandDef kKeyCommands[] = {
+    {&decl::del, cmd_del},
+    {&decl::unlink, cmd_unlink},
+    {&decl::exists, cmd_exists},
+    {&decl::type, cmd_type},
+    {&decl::rename, cmd_rename},
+    {&decl::renamenx, cmd_renamenx},
+    {&decl::copy, cmd_copy},
+    {&decl::move, cmd_move},
+    {&decl::keys, cmd_keys},
+    {.decl = &decl::scan, .handler = cmd_scan, .routing = {Where::kCursor}},
+    {.decl = &decl::randomkey, .handler = cmd_randomkey, .routing = {Where::kTips, Merge::kRandom}},
+    {.decl = &decl::touch, .handler = cmd_touch, .traits = kTouchAlways},
+    {.decl = &decl::object, .handler = cmd_object, .subcommands = kObjectSubs},
+    {.decl = &decl::memory, .handler = cmd_memory, .subcommands = kMemorySubs},
+    {&decl::expire, cmd_expire},
+    {&decl::pexpire, cmd_pexpire},
+    {&decl::expireat, cmd_expireat},
+    {&decl::pexpireat, cmd_pexpireat},
+    {&decl::ttl, cmd_ttl},
+    {&decl::pttl, cmd_pttl},
+    {&decl::expiretime, cmd_expiretime},
+    {&decl::pexpiretime, cmd_pexpiretime},
+    {&decl::persist, cmd_persist},
+};
 
 }  // namespace
 

@@ -437,16 +437,10 @@ KeysFound sort_getkeys(const CommandDef& def, std::span<const std::string_view> 
   return KeysFound::kIncomplete;
 }
 
-constexpr std::string_view kSortComplexity =
-    "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
-    "number of returned elements. When the elements are not sorted, complexity is O(N).";
-
-// clang-format off
 const CommandDef kSortCommands[] = {
-    {"sort", -2, kWrite | kDenyOom, &decl::sort, cmd_sort, "generic", "Sort the elements in a list, set or sorted set", "1.0.0", kSortComplexity, "write set sortedset list slow dangerous", {}, {}, sort_getkeys},
-    {"sort_ro", -2, kReadonly, &decl::sort_ro, cmd_sort_ro, "generic", "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", "7.0.0", kSortComplexity, "read set sortedset list slow dangerous"},
+    {.decl = &decl::sort, .handler = cmd_sort, .getkeys = sort_getkeys},
+    {&decl::sort_ro, cmd_sort_ro},
 };
-// clang-format on
 
 }  // namespace
 

@@ -290,6 +290,7 @@ struct SearchArgs {
   geo::Shape shape;
   bool has_store = false;  // STORE, STOREDIST or GEOSEARCHSTORE: `store` is the destination
   std::string_view store;
+  std::string_view store_event = "georadiusstore";  // GEOSEARCHSTORE's: "geosearchstore"
   bool storedist = false;
   bool withdist = false, withhash = false, withcoord = false;
   bool any = false;
@@ -429,8 +430,7 @@ void store_results(Context& ctx, const SearchArgs& a, const std::vector<geo::Geo
     types::zset_add(db.heap(), out, score, member, 0, &f, nullptr, lim);
   }
   db.set_object(a.store, out, store::SetOptions{});
-  ctx.notify(kNotifyZset,
-             ctx.command->name == "geosearchstore" ? "geosearchstore" : "georadiusstore", a.store);
+  ctx.notify(kNotifyZset, a.store_event, a.store);
   ctx.out.integer(static_cast<std::int64_t>(n));
 }
 
@@ -475,6 +475,7 @@ void search_generic(Context& ctx, std::size_t src, unsigned flags) {
     base = 3;
     a.has_store = true;
     a.store = ctx.args[1];
+    a.store_event = "geosearchstore";
   }
   if (!parse_search(ctx, z, base, flags, a)) return;
 
@@ -528,26 +529,21 @@ void geosearchstore(Context& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The declaration table: arity, flags and docs as Redis 7.0.15's COMMAND INFO/DOCS.
+// The declaration table: each row its decl (<family>_decls.hpp, what Redis declares), its
+// handler and Ruvio's own traits.
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-
-// clang-format off
 const CommandDef kGeoCommands[] = {
-    {"geoadd", -5, kW | kD, &decl::geoadd, geoadd, "geo", "Add one or more geospatial items in the geospatial index represented using a sorted set", "3.2.0", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", "write geo slow"},
-    {"geodist", -4, kR, &decl::geodist, geodist, "geo", "Returns the distance between two members of a geospatial index", "3.2.0", "O(log(N))", "read geo slow"},
-    {"geohash", -2, kR, &decl::geohash, geohash, "geo", "Returns members of a geospatial index as standard geohash strings", "3.2.0", "O(log(N)) for each member requested, where N is the number of elements in the sorted set.", "read geo slow"},
-    {"geopos", -2, kR, &decl::geopos, geopos, "geo", "Returns longitude and latitude of members of a geospatial index", "3.2.0", "O(N) where N is the number of members requested.", "read geo slow"},
-    {"geosearch", -7, kR, &decl::geosearch, geosearch, "geo", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", "6.2.0", "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape", "read geo slow"},
-    {"geosearchstore", -8, kW | kD, &decl::geosearchstore, geosearchstore, "geo", "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", "6.2.0", "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape", "write geo slow"},
-    {"georadius", -6, kW | kD, &decl::georadius, georadius, "geo", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", "3.2.0", "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", "write geo slow"},
-    {"georadiusbymember", -5, kW | kD, &decl::georadiusbymember, georadiusbymember, "geo", "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", "3.2.0", "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", "write geo slow"},
-    {"georadius_ro", -6, kR, &decl::georadius_ro, georadius_ro, "geo", "A read-only variant for GEORADIUS", "3.2.10", "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", "read geo slow"},
-    {"georadiusbymember_ro", -5, kR, &decl::georadiusbymember_ro, georadiusbymember_ro, "geo", "A read-only variant for GEORADIUSBYMEMBER", "3.2.10", "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", "read geo slow"},
+    {&decl::geoadd, geoadd},
+    {&decl::geodist, geodist},
+    {&decl::geohash, geohash},
+    {&decl::geopos, geopos},
+    {&decl::geosearch, geosearch},
+    {&decl::geosearchstore, geosearchstore},
+    {&decl::georadius, georadius},
+    {&decl::georadiusbymember, georadiusbymember},
+    {&decl::georadius_ro, georadius_ro},
+    {&decl::georadiusbymember_ro, georadiusbymember_ro},
 };
-// clang-format on
 
 }  // namespace
 

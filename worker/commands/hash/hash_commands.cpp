@@ -463,31 +463,24 @@ void hscan(Context& ctx) {
   }
 }
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-
-// clang-format off
 const CommandDef kHashCommands[] = {
-    {"hset", -4, kW | kD | kF, &decl::hset, hset, "hash", "Set the string value of a hash field", "2.0.0", "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.", "write hash fast"},
-    {"hmset", -4, kW | kD | kF, &decl::hmset, hmset, "hash", "Set multiple hash fields to multiple values", "2.0.0", "O(N) where N is the number of fields being set.", "write hash fast"},
-    {"hsetnx", 4, kW | kD | kF, &decl::hsetnx, hsetnx, "hash", "Set the value of a hash field, only if the field does not exist", "2.0.0", "O(1)", "write hash fast"},
-    {"hget", 3, kR | kF, &decl::hget, hget, "hash", "Get the value of a hash field", "2.0.0", "O(1)", "read hash fast"},
-    {"hmget", -3, kR | kF, &decl::hmget, hmget, "hash", "Get the values of all the given hash fields", "2.0.0", "O(N) where N is the number of fields being requested.", "read hash fast"},
-    {"hdel", -3, kW | kF, &decl::hdel, hdel, "hash", "Delete one or more hash fields", "2.0.0", "O(N) where N is the number of fields to be removed.", "write hash fast"},
-    {"hlen", 2, kR | kF, &decl::hlen, hlen, "hash", "Get the number of fields in a hash", "2.0.0", "O(1)", "read hash fast"},
-    {"hstrlen", 3, kR | kF, &decl::hstrlen, hstrlen, "hash", "Get the length of the value of a hash field", "3.2.0", "O(1)", "read hash fast"},
-    {"hexists", 3, kR | kF, &decl::hexists, hexists, "hash", "Determine if a hash field exists", "2.0.0", "O(1)", "read hash fast"},
-    {"hkeys", 2, kR, &decl::hkeys, hkeys, "hash", "Get all the fields in a hash", "2.0.0", "O(N) where N is the size of the hash.", "read hash slow"},
-    {"hvals", 2, kR, &decl::hvals, hvals, "hash", "Get all the values in a hash", "2.0.0", "O(N) where N is the size of the hash.", "read hash slow"},
-    {"hgetall", 2, kR, &decl::hgetall, hgetall, "hash", "Get all the fields and values in a hash", "2.0.0", "O(N) where N is the size of the hash.", "read hash slow"},
-    {"hincrby", 4, kW | kD | kF, &decl::hincrby, hincrby, "hash", "Increment the integer value of a hash field by the given number", "2.0.0", "O(1)", "write hash fast"},
-    {"hincrbyfloat", 4, kW | kD | kF, &decl::hincrbyfloat, hincrbyfloat, "hash", "Increment the float value of a hash field by the given amount", "2.6.0", "O(1)", "write hash fast"},
-    {"hrandfield", -2, kR, &decl::hrandfield, hrandfield, "hash", "Get one or multiple random fields from a hash", "6.2.0", "O(N) where N is the number of fields returned", "read hash slow"},
-    {"hscan", -3, kR, &decl::hscan, hscan, "hash", "Incrementally iterate hash fields and associated values", "2.8.0", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", "read hash slow"},
+    {&decl::hset, hset},
+    {&decl::hmset, hmset},
+    {&decl::hsetnx, hsetnx},
+    {&decl::hget, hget},
+    {&decl::hmget, hmget},
+    {&decl::hdel, hdel},
+    {&decl::hlen, hlen},
+    {&decl::hstrlen, hstrlen},
+    {&decl::hexists, hexists},
+    {&decl::hkeys, hkeys},
+    {&decl::hvals, hvals},
+    {&decl::hgetall, hgetall},
+    {&decl::hincrby, hincrby},
+    {&decl::hincrbyfloat, hincrbyfloat},
+    {&decl::hrandfield, hrandfield},
+    {&decl::hscan, hscan},
 };
-// clang-format on
 
 }  // namespace
 

@@ -260,25 +260,17 @@ void hpersist(Context& ctx) {
   }
 }
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kF = kFast;
-
-constexpr std::string_view kFieldsComplexity = "O(N) where N is the number of specified fields";
-
-// clang-format off
 const CommandDef kHashTtlCommands[] = {
-    {"hexpire", -6, kW | kF, &decl::hexpire, hexpire, "hash", "Set expiry for hash field using relative time to expire (seconds)", "7.4.0", kFieldsComplexity, "write hash fast"},
-    {"hpexpire", -6, kW | kF, &decl::hpexpire, hpexpire, "hash", "Set expiry for hash field using relative time to expire (milliseconds)", "7.4.0", kFieldsComplexity, "write hash fast"},
-    {"hexpireat", -6, kW | kF, &decl::hexpireat, hexpireat, "hash", "Set expiry for hash field using an absolute Unix timestamp (seconds)", "7.4.0", kFieldsComplexity, "write hash fast"},
-    {"hpexpireat", -6, kW | kF, &decl::hpexpireat, hpexpireat, "hash", "Set expiry for hash field using an absolute Unix timestamp (milliseconds)", "7.4.0", kFieldsComplexity, "write hash fast"},
-    {"httl", -5, kR | kF, &decl::httl, httl, "hash", "Returns the TTL in seconds of a hash field.", "7.4.0", kFieldsComplexity, "read hash fast"},
-    {"hpttl", -5, kR | kF, &decl::hpttl, hpttl, "hash", "Returns the TTL in milliseconds of a hash field.", "7.4.0", kFieldsComplexity, "read hash fast"},
-    {"hexpiretime", -5, kR | kF, &decl::hexpiretime, hexpiretime, "hash", "Returns the expiration time of a hash field as a Unix timestamp, in seconds.", "7.4.0", kFieldsComplexity, "read hash fast"},
-    {"hpexpiretime", -5, kR | kF, &decl::hpexpiretime, hpexpiretime, "hash", "Returns the expiration time of a hash field as a Unix timestamp, in msec.", "7.4.0", kFieldsComplexity, "read hash fast"},
-    {"hpersist", -5, kW | kF, &decl::hpersist, hpersist, "hash", "Removes the expiration time for each specified field", "7.4.0", kFieldsComplexity, "write hash fast"},
+    {&decl::hexpire, hexpire},
+    {&decl::hpexpire, hpexpire},
+    {&decl::hexpireat, hexpireat},
+    {&decl::hpexpireat, hpexpireat},
+    {&decl::httl, httl},
+    {&decl::hpttl, hpttl},
+    {&decl::hexpiretime, hexpiretime},
+    {&decl::hpexpiretime, hpexpiretime},
+    {&decl::hpersist, hpersist},
 };
-// clang-format on
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // Written by hand: the hash-field TTL commands of Redis 7.4, which the redis-server 7.0.15 that
-// gen_command_decls.py reads does not have (so test_server does not compare them). Key specs,
-// history and arguments as Redis 7.4's src/commands/h*expire*.json, httl.json, hpersist.json.
+// gen_command_decls.py reads does not have (so test_server does not compare them). Every field
+// (flags, ACL categories, docs, key specs, arguments) as Redis 7.4's src/commands/h*expire*.json,
+// httl.json, hpersist.json.
 #pragma once
 
 #include "worker/engine/command.hpp"
@@ -34,7 +35,17 @@ inline constexpr Arg hexpire_args[] = {
      .args = hash_ttl_condition},
     {.name = "fields", .type = ArgType::kBlock, .token = "FIELDS", .args = hash_ttl_fields_block},
 };
-inline constexpr CommandDecl hexpire{.keys = hash_ttl_write_keys, .args = hexpire_args};
+inline constexpr CommandDecl hexpire{
+    .name = "hexpire",
+    .arity = -6,
+    .flags = kWrite | kFast,
+    .acl = kCatWrite | kCatHash | kCatFast,
+    .group = "hash",
+    .summary = "Set expiry for hash field using relative time to expire (seconds)",
+    .since = "7.4.0",
+    .complexity = "O(N) where N is the number of specified fields",
+    .keys = hash_ttl_write_keys,
+    .args = hexpire_args};
 
 inline constexpr Arg hpexpire_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
@@ -45,7 +56,17 @@ inline constexpr Arg hpexpire_args[] = {
      .args = hash_ttl_condition},
     {.name = "fields", .type = ArgType::kBlock, .token = "FIELDS", .args = hash_ttl_fields_block},
 };
-inline constexpr CommandDecl hpexpire{.keys = hash_ttl_write_keys, .args = hpexpire_args};
+inline constexpr CommandDecl hpexpire{
+    .name = "hpexpire",
+    .arity = -6,
+    .flags = kWrite | kFast,
+    .acl = kCatWrite | kCatHash | kCatFast,
+    .group = "hash",
+    .summary = "Set expiry for hash field using relative time to expire (milliseconds)",
+    .since = "7.4.0",
+    .complexity = "O(N) where N is the number of specified fields",
+    .keys = hash_ttl_write_keys,
+    .args = hpexpire_args};
 
 inline constexpr Arg hexpireat_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
@@ -56,7 +77,17 @@ inline constexpr Arg hexpireat_args[] = {
      .args = hash_ttl_condition},
     {.name = "fields", .type = ArgType::kBlock, .token = "FIELDS", .args = hash_ttl_fields_block},
 };
-inline constexpr CommandDecl hexpireat{.keys = hash_ttl_write_keys, .args = hexpireat_args};
+inline constexpr CommandDecl hexpireat{
+    .name = "hexpireat",
+    .arity = -6,
+    .flags = kWrite | kFast,
+    .acl = kCatWrite | kCatHash | kCatFast,
+    .group = "hash",
+    .summary = "Set expiry for hash field using an absolute Unix timestamp (seconds)",
+    .since = "7.4.0",
+    .complexity = "O(N) where N is the number of specified fields",
+    .keys = hash_ttl_write_keys,
+    .args = hexpireat_args};
 
 inline constexpr Arg hpexpireat_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
@@ -67,16 +98,74 @@ inline constexpr Arg hpexpireat_args[] = {
      .args = hash_ttl_condition},
     {.name = "fields", .type = ArgType::kBlock, .token = "FIELDS", .args = hash_ttl_fields_block},
 };
-inline constexpr CommandDecl hpexpireat{.keys = hash_ttl_write_keys, .args = hpexpireat_args};
+inline constexpr CommandDecl hpexpireat{
+    .name = "hpexpireat",
+    .arity = -6,
+    .flags = kWrite | kFast,
+    .acl = kCatWrite | kCatHash | kCatFast,
+    .group = "hash",
+    .summary = "Set expiry for hash field using an absolute Unix timestamp (milliseconds)",
+    .since = "7.4.0",
+    .complexity = "O(N) where N is the number of specified fields",
+    .keys = hash_ttl_write_keys,
+    .args = hpexpireat_args};
 
 inline constexpr Arg hash_ttl_get_args[] = {
     {.name = "key", .type = ArgType::kKey, .key_spec_index = 0},
     {.name = "fields", .type = ArgType::kBlock, .token = "FIELDS", .args = hash_ttl_fields_block},
 };
-inline constexpr CommandDecl httl{.keys = hash_ttl_read_keys, .args = hash_ttl_get_args};
-inline constexpr CommandDecl hpttl{.keys = hash_ttl_read_keys, .args = hash_ttl_get_args};
-inline constexpr CommandDecl hexpiretime{.keys = hash_ttl_read_keys, .args = hash_ttl_get_args};
-inline constexpr CommandDecl hpexpiretime{.keys = hash_ttl_read_keys, .args = hash_ttl_get_args};
-inline constexpr CommandDecl hpersist{.keys = hash_ttl_write_keys, .args = hash_ttl_get_args};
+inline constexpr CommandDecl httl{.name = "httl",
+                                  .arity = -5,
+                                  .flags = kReadonly | kFast,
+                                  .acl = kCatRead | kCatHash | kCatFast,
+                                  .group = "hash",
+                                  .summary = "Returns the TTL in seconds of a hash field.",
+                                  .since = "7.4.0",
+                                  .complexity = "O(N) where N is the number of specified fields",
+                                  .keys = hash_ttl_read_keys,
+                                  .args = hash_ttl_get_args};
+inline constexpr CommandDecl hpttl{.name = "hpttl",
+                                   .arity = -5,
+                                   .flags = kReadonly | kFast,
+                                   .acl = kCatRead | kCatHash | kCatFast,
+                                   .group = "hash",
+                                   .summary = "Returns the TTL in milliseconds of a hash field.",
+                                   .since = "7.4.0",
+                                   .complexity = "O(N) where N is the number of specified fields",
+                                   .keys = hash_ttl_read_keys,
+                                   .args = hash_ttl_get_args};
+inline constexpr CommandDecl hexpiretime{
+    .name = "hexpiretime",
+    .arity = -5,
+    .flags = kReadonly | kFast,
+    .acl = kCatRead | kCatHash | kCatFast,
+    .group = "hash",
+    .summary = "Returns the expiration time of a hash field as a Unix timestamp, in seconds.",
+    .since = "7.4.0",
+    .complexity = "O(N) where N is the number of specified fields",
+    .keys = hash_ttl_read_keys,
+    .args = hash_ttl_get_args};
+inline constexpr CommandDecl hpexpiretime{
+    .name = "hpexpiretime",
+    .arity = -5,
+    .flags = kReadonly | kFast,
+    .acl = kCatRead | kCatHash | kCatFast,
+    .group = "hash",
+    .summary = "Returns the expiration time of a hash field as a Unix timestamp, in msec.",
+    .since = "7.4.0",
+    .complexity = "O(N) where N is the number of specified fields",
+    .keys = hash_ttl_read_keys,
+    .args = hash_ttl_get_args};
+inline constexpr CommandDecl hpersist{
+    .name = "hpersist",
+    .arity = -5,
+    .flags = kWrite | kFast,
+    .acl = kCatWrite | kCatHash | kCatFast,
+    .group = "hash",
+    .summary = "Removes the expiration time for each specified field",
+    .since = "7.4.0",
+    .complexity = "O(N) where N is the number of specified fields",
+    .keys = hash_ttl_write_keys,
+    .args = hash_ttl_get_args};
 
 }  // namespace ruvio::worker::decl

@@ -351,19 +351,13 @@ void pfselftest(Context& ctx) {
   ctx.out.ok();
 }
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-constexpr std::uint32_t kA = kAdmin;
-
 // clang-format off
 const CommandDef kHllCommands[] = {
-    {"pfadd", -2, kW | kD | kF, &decl::pfadd, pfadd, "hyperloglog", "Adds the specified elements to the specified HyperLogLog.", "2.8.9", "O(1) to add every element.", "write hyperloglog fast"},
-    {"pfcount", -2, kR, &decl::pfcount, pfcount, "hyperloglog", "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", "2.8.9", "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.", "read hyperloglog slow"},
-    {"pfmerge", -2, kW | kD, &decl::pfmerge, pfmerge, "hyperloglog", "Merge N different HyperLogLogs into a single one.", "2.8.9", "O(N) to merge N HyperLogLogs, but with high constant times.", "write hyperloglog slow"},
-    {"pfdebug", 3, kW | kD | kA, &decl::pfdebug, pfdebug, "hyperloglog", "Internal commands for debugging HyperLogLog values", "2.8.9", "N/A", "write hyperloglog admin slow dangerous"},
-    {"pfselftest", 1, kA, &decl::pfselftest, pfselftest, "hyperloglog", "An internal command for testing HyperLogLog values", "2.8.9", "N/A", "hyperloglog admin slow dangerous"},
+    {&decl::pfadd, pfadd},
+    {&decl::pfcount, pfcount},
+    {&decl::pfmerge, pfmerge},
+    {&decl::pfdebug, pfdebug},
+    {&decl::pfselftest, pfselftest},
 };
 // clang-format on
 

@@ -574,39 +574,33 @@ void blmpop(Context& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The declaration table: arity, flags, key spec and docs as Redis 7.0's COMMAND INFO/DOCS.
+// The declaration table: each row its decl (<family>_decls.hpp, what Redis declares), its
+// handler and Ruvio's own traits.
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-
-// clang-format off
 const CommandDef kListCommands[] = {
-    {"lpush", -3, kW | kD | kF, &decl::lpush, lpush, "list", "Prepend one or multiple elements to a list", "1.0.0", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "write list fast"},
-    {"rpush", -3, kW | kD | kF, &decl::rpush, rpush, "list", "Append one or multiple elements to a list", "1.0.0", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "write list fast"},
-    {"lpushx", -3, kW | kD | kF, &decl::lpushx, lpushx, "list", "Prepend an element to a list, only if the list exists", "2.2.0", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "write list fast"},
-    {"rpushx", -3, kW | kD | kF, &decl::rpushx, rpushx, "list", "Append an element to a list, only if the list exists", "2.2.0", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "write list fast"},
-    {"lpop", -2, kW | kF, &decl::lpop, lpop, "list", "Remove and get the first elements in a list", "1.0.0", "O(N) where N is the number of elements returned", "write list fast"},
-    {"rpop", -2, kW | kF, &decl::rpop, rpop, "list", "Remove and get the last elements in a list", "1.0.0", "O(N) where N is the number of elements returned", "write list fast"},
-    {"lmpop", -4, kW, &decl::lmpop, lmpop, "list", "Pop elements from a list", "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned.", "write list slow"},
-    {"llen", 2, kR | kF, &decl::llen, llen, "list", "Get the length of a list", "1.0.0", "O(1)", "read list fast"},
-    {"lrange", 4, kR, &decl::lrange, lrange, "list", "Get a range of elements from a list", "1.0.0", "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.", "read list slow"},
-    {"lindex", 3, kR, &decl::lindex, lindex, "list", "Get an element from a list by its index", "1.0.0", "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).", "read list slow"},
-    {"lpos", -3, kR, &decl::lpos, lpos, "list", "Return the index of matching elements on a list", "6.0.6", "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.", "read list slow"},
-    {"lset", 4, kW | kD, &decl::lset, lset, "list", "Set the value of an element in a list by its index", "1.0.0", "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).", "write list slow"},
-    {"linsert", 5, kW | kD, &decl::linsert, linsert, "list", "Insert an element before or after another element in a list", "2.2.0", "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).", "write list slow"},
-    {"lrem", 4, kW, &decl::lrem, lrem, "list", "Remove elements from a list", "1.0.0", "O(N+M) where N is the length of the list and M is the number of elements removed.", "write list slow"},
-    {"ltrim", 4, kW, &decl::ltrim, ltrim, "list", "Trim a list to the specified range", "1.0.0", "O(N) where N is the number of elements to be removed by the operation.", "write list slow"},
-    {"lmove", 5, kW | kD, &decl::lmove, lmove, "list", "Pop an element from a list, push it to another list and return it", "6.2.0", "O(1)", "write list slow"},
-    {"blpop", -3, kW | kNoScript | kBlocking, &decl::blpop, blpop, "list", "Remove and get the first element in a list, or block until one is available", "2.0.0", "O(N) where N is the number of provided keys.", "write list slow blocking"},
-    {"brpop", -3, kW | kNoScript | kBlocking, &decl::brpop, brpop, "list", "Remove and get the last element in a list, or block until one is available", "2.0.0", "O(N) where N is the number of provided keys.", "write list slow blocking"},
-    {"blmove", 6, kW | kD | kNoScript | kBlocking, &decl::blmove, blmove, "list", "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "O(1)", "write list slow blocking"},
-    {"brpoplpush", 4, kW | kD | kNoScript | kBlocking, &decl::brpoplpush, brpoplpush, "list", "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "O(1)", "write list slow blocking"},
-    {"blmpop", -5, kW | kBlocking, &decl::blmpop, blmpop, "list", "Pop elements from a list, or block until one is available", "7.0.0", "O(N+M) where N is the number of provided keys and M is the number of elements returned.", "write list slow blocking"},
-    {"rpoplpush", 3, kW | kD, &decl::rpoplpush, rpoplpush, "list", "Remove the last element in a list, prepend it to another list and return it", "1.2.0", "O(1)", "write list slow"},
+    {&decl::lpush, lpush},
+    {&decl::rpush, rpush},
+    {&decl::lpushx, lpushx},
+    {&decl::rpushx, rpushx},
+    {&decl::lpop, lpop},
+    {&decl::rpop, rpop},
+    {&decl::lmpop, lmpop},
+    {&decl::llen, llen},
+    {&decl::lrange, lrange},
+    {&decl::lindex, lindex},
+    {&decl::lpos, lpos},
+    {&decl::lset, lset},
+    {&decl::linsert, linsert},
+    {&decl::lrem, lrem},
+    {&decl::ltrim, ltrim},
+    {&decl::lmove, lmove},
+    {.decl = &decl::blpop, .handler = blpop, .blocking = &kBlockList},
+    {.decl = &decl::brpop, .handler = brpop, .blocking = &kBlockList},
+    {.decl = &decl::blmove, .handler = blmove, .blocking = &kBlockBlmove},
+    {.decl = &decl::brpoplpush, .handler = brpoplpush, .blocking = &kBlockList},
+    {.decl = &decl::blmpop, .handler = blmpop, .blocking = &kBlockBlmpop},
+    {&decl::rpoplpush, rpoplpush},
 };
-// clang-format on
 
 }  // namespace
 

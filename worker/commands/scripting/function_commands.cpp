@@ -275,56 +275,26 @@ void function_help(Context& ctx) {
        "      in case of functions name collision with another library)."});
 }
 
-constexpr std::uint32_t kFcall = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys;
-constexpr const char* kFcallDoc = "Depends on the function that is executed.";
-constexpr const char* kAcl = "slow scripting";
-constexpr const char* kAclWrite = "write slow scripting";
-
 const CommandDef kFunctionSubs[] = {
-    {"function|delete", 3, kWrite | kNoScript, &decl::function_delete, function_delete, "scripting",
-     "Delete a function by name", "7.0.0", "O(1)", kAclWrite},
-    {"function|dump", 2, kNoScript, &decl::function_dump, function_dump, "scripting",
-     "Dump all functions into a serialized binary payload", "7.0.0",
-     "O(N) where N is the number of functions", kAcl},
-    {"function|flush", -2, kWrite | kNoScript, &decl::function_flush, function_flush, "scripting",
-     "Deleting all functions", "7.0.0", "O(N) where N is the number of functions deleted",
-     kAclWrite},
-    {"function|help", 2, kLoading | kStale, &decl::function_help, function_help, "scripting",
-     "Show helpful text about the different subcommands", "7.0.0", "O(1)", kAcl},
-    {"function|kill", 2, kNoScript | kAllowBusy, &decl::function_kill, function_kill, "scripting",
-     "Kill the function currently in execution.", "7.0.0", "O(1)", kAcl},
-    {"function|list", -2, kNoScript, &decl::function_list, function_list, "scripting",
-     "List information about all the functions", "7.0.0", "O(N) where N is the number of functions",
-     kAcl},
-    {"function|load", -3, kWrite | kDenyOom | kNoScript, &decl::function_load, function_load,
-     "scripting", "Create a function with the given arguments (name, code, description)", "7.0.0",
-     "O(1) (considering compilation time is redundant)", kAclWrite},
-    {"function|restore", -3, kWrite | kDenyOom | kNoScript, &decl::function_restore,
-     function_restore, "scripting", "Restore all the functions on the given payload", "7.0.0",
-     "O(N) where N is the number of functions on the payload", kAclWrite},
-    {"function|stats",
-     2,
-     kNoScript | kAllowBusy,
-     &decl::function_stats,
-     function_stats,
-     "scripting",
-     "Return information about the function currently running (name, description, duration)",
-     "7.0.0",
-     "O(1)",
-     kAcl,
-     {},
-     {Where::kHere, Merge::kFirstError}},
+    {&decl::function_delete, function_delete},
+    {&decl::function_dump, function_dump},
+    {&decl::function_flush, function_flush},
+    {&decl::function_help, function_help},
+    {&decl::function_kill, function_kill},
+    {&decl::function_list, function_list},
+    {&decl::function_load, function_load},
+    {&decl::function_restore, function_restore},
+    {.decl = &decl::function_stats,
+     .handler = function_stats,
+     .routing = {Where::kHere, Merge::kFirstError}},
 };
 
 const CommandDef kFunctionCommands[] = {
-    {"fcall", -3, kFcall, &decl::fcall, cmd_fcall, "scripting", "Invoke a function", "7.0.0",
-     kFcallDoc, kAcl},
-    {"fcall_ro", -3, kFcall | kReadonly, &decl::fcall_ro, cmd_fcall_ro, "scripting",
-     "Invoke a read-only function", "7.0.0", kFcallDoc, kAcl},
+    {&decl::fcall, cmd_fcall},
+    {&decl::fcall_ro, cmd_fcall_ro},
     // No handler of its own: the executor picks the subcommand first, so the journal sees
     // LOAD / DELETE / FLUSH / RESTORE as the writes they are.
-    {"function", -2, 0, &decl::function, nullptr, "scripting", "A container for function commands",
-     "7.0.0", "Depends on subcommand.", "slow", kFunctionSubs},
+    {.decl = &decl::function, .handler = nullptr, .subcommands = kFunctionSubs},
 };
 
 }  // namespace

@@ -112,45 +112,27 @@ void script_help(Context& ctx) {
        "    Load a script into the scripts cache without executing it."});
 }
 
-constexpr std::uint32_t kEval = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys;
-constexpr const char* kEvalDoc = "Depends on the script that is executed.";
-
+// clang-format off
 const CommandDef kScriptSubs[] = {
-    {"script|debug", 3, kNoScript, &decl::script_debug, script_debug, "scripting",
-     "Set the debug mode for executed scripts.", "3.2.0", "O(1)", "slow scripting"},
-    {"script|exists", -3, kNoScript, &decl::script_exists, script_exists, "scripting",
-     "Check existence of scripts in the script cache.", "2.6.0",
-     "O(N) with N being the number of scripts to check (so checking a single script is an O(1) "
-     "operation).",
-     "slow scripting"},
-    {"script|flush", -2, kNoScript, &decl::script_flush, script_flush, "scripting",
-     "Remove all the scripts from the script cache.", "2.6.0",
-     "O(N) with N being the number of scripts in cache", "slow scripting"},
-    {"script|help", 2, kLoading | kStale, &decl::script_help, script_help, "scripting",
-     "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow scripting"},
-    {"script|kill", 2, kNoScript | kAllowBusy, &decl::script_kill, script_kill, "scripting",
-     "Kill the script currently in execution.", "2.6.0", "O(1)", "slow scripting"},
-    {"script|load", 3, kNoScript | kStale, &decl::script_load, script_load, "scripting",
-     "Load the specified Lua script into the script cache.", "2.6.0",
-     "O(N) with N being the length in bytes of the script body.", "slow scripting"},
+    {&decl::script_debug, script_debug},
+    {&decl::script_exists, script_exists},
+    {&decl::script_flush, script_flush},
+    {&decl::script_help, script_help},
+    {&decl::script_kill, script_kill},
+    {&decl::script_load, script_load},
 };
+// clang-format on
 
 void cmd_script(Context& ctx) {
   dispatch_subcommand(ctx, *ctx.command);
 }
 
 const CommandDef kScriptCommands[] = {
-    {"eval", -3, kEval, &decl::eval, cmd_eval, "scripting", "Execute a Lua script server side",
-     "2.6.0", kEvalDoc, "slow scripting"},
-    {"evalsha", -3, kEval, &decl::evalsha, cmd_evalsha, "scripting",
-     "Execute a Lua script server side", "2.6.0", kEvalDoc, "slow scripting"},
-    {"eval_ro", -3, kEval | kReadonly, &decl::eval_ro, cmd_eval_ro, "scripting",
-     "Execute a read-only Lua script server side", "7.0.0", kEvalDoc, "slow scripting"},
-    {"evalsha_ro", -3, kEval | kReadonly, &decl::evalsha_ro, cmd_evalsha_ro, "scripting",
-     "Execute a read-only Lua script server side", "7.0.0", kEvalDoc, "slow scripting"},
-    {"script", -2, 0, &decl::script, cmd_script, "scripting",
-     "A container for Lua scripts management commands", "2.6.0", "Depends on subcommand.", "slow",
-     kScriptSubs},
+    {&decl::eval, cmd_eval},
+    {&decl::evalsha, cmd_evalsha},
+    {&decl::eval_ro, cmd_eval_ro},
+    {&decl::evalsha_ro, cmd_evalsha_ro},
+    {.decl = &decl::script, .handler = cmd_script, .subcommands = kScriptSubs},
 };
 
 }  // namespace

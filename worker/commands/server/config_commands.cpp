@@ -10,7 +10,6 @@
 #include "shared/config_table.hpp"
 #include "shared/glob.hpp"
 #include "worker/commands/server/server_family.hpp"
-#include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/executor.hpp"
 #include "worker/engine/subcommand.hpp"
@@ -66,7 +65,7 @@ std::string config_error(std::string_view name, std::string_view reason) {
 }  // namespace
 
 void cmd_config(Context& ctx) {
-  dispatch_subcommand(ctx, *command_table().find("config"));
+  dispatch_subcommand(ctx, *ctx.command);
 }
 
 void config_get(Context& ctx) {

@@ -285,13 +285,9 @@ void cmd_debug(Context& ctx) {
   }
 }
 
-// clang-format off
 const CommandDef kDebugCommands[] = {
-    {"debug", -2, kAdmin | kNoScript | kLoading | kStale, &decl::debug, cmd_debug, "server",
-     "A container for debugging commands",
-     "1.0.0", "Depends on subcommand.", "admin slow dangerous"},
+    {.decl = &decl::debug, .handler = cmd_debug, .traits = kRouteDebug},
 };
-// clang-format on
 
 }  // namespace
 

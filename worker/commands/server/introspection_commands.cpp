@@ -4,6 +4,7 @@
 // doc_flags, deprecated_since, replaced_by, history, arguments, subcommands), each written
 // from the command's CommandDef and CommandDecl the way redis-server's commandInfo/Docs do.
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ namespace ruvio::worker::srvfam {
 namespace {
 
 // Derived from the key specs, never declared (Redis's CMD_MOVABLE_KEYS).
-constexpr std::uint32_t kMovableKeys = 1u << 31;
+constexpr std::uint32_t kMovableKeys = kRedisFlags + 1;  // the first bit no decl states
 
 // Redis's flag names, in the order COMMAND INFO lists them.
 struct FlagName {
@@ -70,18 +71,6 @@ std::string_view arg_type_name(ArgType type) {
       return "block";
   }
   return "";
-}
-
-// Calls f on each space-separated word of s.
-template <class F>
-void for_each_word(std::string_view s, F&& f) {
-  while (!s.empty()) {
-    const auto sp = s.find(' ');
-    const std::string_view w = s.substr(0, sp);
-    if (!w.empty()) f(w);
-    if (sp == std::string_view::npos) break;
-    s.remove_prefix(sp + 1);
-  }
 }
 
 // "object|encoding" for a subcommand declared as "encoding" or "object|encoding".
@@ -182,19 +171,19 @@ void reply_info(Context& ctx, const CommandDef& def, const CommandDef* parent) {
   const LegacyRange range = legacy_range(decl);
   out.array(10);
   out.bulk(full_name(def, parent));
-  out.integer(def.arity);
-  reply_flags(out, def.flags | (range.movable ? kMovableKeys : 0u), kFlagNames);
+  out.integer(decl.arity);
+  reply_flags(out, decl.flags | (range.movable ? kMovableKeys : 0u), kFlagNames);
   out.integer(range.first);
   out.integer(range.last);
   out.integer(range.step);
 
-  std::size_t ncats = 0;
-  for_each_word(def.acl, [&](std::string_view) { ++ncats; });
-  out.set(ncats);
-  for_each_word(def.acl, [&](std::string_view w) {
+  // Redis's addReplyCommandCategories: the categories in ACLCommandCategories' order.
+  out.set(static_cast<std::size_t>(std::popcount(decl.acl)));
+  for (std::size_t j = 0; j < kAclCategoryNames.size(); ++j) {
+    if (!(decl.acl & (1u << j))) continue;
     std::string cat = "@";
-    out.simple(cat.append(w));
-  });
+    out.simple(cat.append(kAclCategoryNames[j]));
+  }
 
   out.set(decl.tips.size());
   for (Tip tip : decl.tips) out.bulk(tip_name(tip));
@@ -257,17 +246,17 @@ void reply_docs(Context& ctx, const CommandDef& def, const CommandDef* parent) {
   out.bulk(full_name(def, parent));
   const bool subs = !def.subcommands.empty();
   // LOLWUT declares no complexity, and Redis then sends none.
-  out.map(3 + !def.complexity.empty() + (decl.doc_flags != 0) + !decl.deprecated_since.empty() +
+  out.map(3 + !decl.complexity.empty() + (decl.doc_flags != 0) + !decl.deprecated_since.empty() +
           !decl.replaced_by.empty() + !decl.history.empty() + !decl.args.empty() + subs);
   out.bulk("summary");
-  out.bulk(def.summary);
+  out.bulk(decl.summary);
   out.bulk("since");
-  out.bulk(def.since);
+  out.bulk(decl.since);
   out.bulk("group");
-  out.bulk(def.group);
-  if (!def.complexity.empty()) {
+  out.bulk(decl.group);
+  if (!decl.complexity.empty()) {
     out.bulk("complexity");
-    out.bulk(def.complexity);
+    out.bulk(decl.complexity);
   }
   if (decl.doc_flags != 0) {
     out.bulk("doc_flags");
@@ -313,16 +302,17 @@ const CommandDef* lookup(std::string_view name, const CommandDef** parent) {
 }
 
 bool has_category(const CommandDef& def, std::string_view cat) {
-  bool hit = false;
-  for_each_word(def.acl, [&](std::string_view w) { hit = hit || iequals(w, cat); });
-  return hit;
+  for (std::size_t j = 0; j < kAclCategoryNames.size(); ++j) {
+    if (iequals(kAclCategoryNames[j], cat)) return (def.decl->acl & (1u << j)) != 0;
+  }
+  return false;
 }
 
 }  // namespace
 
 void cmd_command(Context& ctx) {
   if (ctx.argc() > 1) {
-    dispatch_subcommand(ctx, *command_table().find("command"));
+    dispatch_subcommand(ctx, *ctx.command);
     return;
   }
   const auto& all = command_table().all();

@@ -10,6 +10,7 @@
 
 #include "worker/commands/server/lolwut.hpp"
 #include "worker/commands/server/ops_decls.hpp"
+#include "worker/commands/server/ops_extra_decls.hpp"
 #include "worker/engine/command.hpp"
 #include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
@@ -21,8 +22,6 @@
 namespace ruvio::worker {
 namespace {
 
-constexpr CommandDecl kWaitaofDecl{};
-constexpr CommandDecl kMonitorDecl{};  // no arguments: nothing to generate
 constexpr std::string_view kVersionLine = "Redis ver. 7.0.15\n";
 
 Executor& executor(Context& ctx) {
@@ -333,80 +332,52 @@ void cmd_monitor(Context& ctx) {
   ctx.out.ok();
 }
 
-// clang-format off
 // Subcommands in redis-server 7.0's order (COMMAND INFO lists them so).
 const CommandDef kSlowlogSubs[] = {
-    {"slowlog|reset", 2, kAdmin | kLoading | kStale, &decl::slowlog_reset, slowlog_reset, "server",
-     "Clear all entries from the slow log",
-     "2.2.12", "O(N) where N is the number of entries in the slowlog", "admin slow dangerous"},
-    {"slowlog|len", 2, kAdmin | kLoading | kStale, &decl::slowlog_len, slowlog_len, "server",
-     "Get the slow log's length",
-     "2.2.12", "O(1)", "admin slow dangerous"},
-    {"slowlog|help", 2, kLoading | kStale, &decl::slowlog_help, slowlog_help, "server",
-     "Show helpful text about the different subcommands",
-     "6.2.0", "O(1)", "slow"},
-    {"slowlog|get", -2, kAdmin | kLoading | kStale, &decl::slowlog_get, slowlog_get, "server",
-     "Get the slow log's entries",
-     "2.2.12", "O(N) where N is the number of entries returned", "admin slow dangerous",
-     {}, {Where::kAllWorkers, Merge::kSlowlog}},
+    {&decl::slowlog_reset, slowlog_reset},
+    {&decl::slowlog_len, slowlog_len},
+    {&decl::slowlog_help, slowlog_help},
+    {.decl = &decl::slowlog_get,
+     .handler = slowlog_get,
+     .routing = {Where::kAllWorkers, Merge::kSlowlog}},
 };
 
 const CommandDef kLatencySubs[] = {
-    {"latency|histogram", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_histogram, latency_histogram, "server",
-     "Return the cumulative distribution of latencies of a subset of commands or all.",
-     "7.0.0", "O(N) where N is the number of commands with latency information being retrieved.", "admin slow dangerous",
-     {}, {Where::kAllWorkers, Merge::kLatency}},
-    {"latency|doctor", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_doctor, latency_doctor, "server",
-     "Return a human readable latency analysis report.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
-    {"latency|reset", -2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_reset, latency_reset, "server",
-     "Reset latency data for one or more events.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
-    {"latency|graph", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_graph, latency_graph, "server",
-     "Return a latency graph for the event.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
-    {"latency|help", 2, kLoading | kStale, &decl::latency_help, latency_help, "server",
-     "Show helpful text about the different subcommands.",
-     "2.8.13", "O(1)", "slow"},
-    {"latency|latest", 2, kAdmin | kNoScript | kLoading | kStale, &decl::latency_latest, latency_latest, "server",
-     "Return the latest latency samples for all events.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
-    {"latency|history", 3, kAdmin | kNoScript | kLoading | kStale, &decl::latency_history, latency_history, "server",
-     "Return timestamp-latency samples for the event.",
-     "2.8.13", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kLatency}},
+    {.decl = &decl::latency_histogram,
+     .handler = latency_histogram,
+     .routing = {Where::kAllWorkers, Merge::kLatency}},
+    {.decl = &decl::latency_doctor,
+     .handler = latency_doctor,
+     .routing = {Where::kAllWorkers, Merge::kLatency}},
+    {.decl = &decl::latency_reset,
+     .handler = latency_reset,
+     .routing = {Where::kAllWorkers, Merge::kLatency}},
+    {.decl = &decl::latency_graph,
+     .handler = latency_graph,
+     .routing = {Where::kAllWorkers, Merge::kLatency}},
+    {&decl::latency_help, latency_help},
+    {.decl = &decl::latency_latest,
+     .handler = latency_latest,
+     .routing = {Where::kAllWorkers, Merge::kLatency}},
+    {.decl = &decl::latency_history,
+     .handler = latency_history,
+     .routing = {Where::kAllWorkers, Merge::kLatency}},
 };
 
 const CommandDef kOpsCommands[] = {
-    {"slowlog", -2, 0, &decl::slowlog, nullptr, "server",
-     "A container for slow log commands",
-     "2.2.12", "Depends on subcommand.", "slow", kSlowlogSubs},
-    {"latency", -2, 0, &decl::latency, nullptr, "server",
-     "A container for latency diagnostics commands",
-     "2.8.13", "Depends on subcommand.", "slow", kLatencySubs},
-    {"role", 1, kNoScript | kLoading | kStale | kFast, &decl::role, cmd_role, "server",
-     "Return the role of the instance in the context of replication",
-     "2.8.12", "O(1)", "admin fast dangerous"},
-    {"wait", 3, kNoScript, &decl::wait, cmd_wait, "generic",
-     "Wait for the synchronous replication of all the write commands sent in the context of the current connection",
-     "3.0.0", "O(1)", "slow connection"},
-    {"replicaof", 3, kAdmin | kNoScript | kStale | kNoAsyncLoading, &decl::replicaof, cmd_replicaof, "server",
-     "Make the server a replica of another instance, or promote it as master.",
-     "5.0.0", "O(1)", "admin slow dangerous"},
-    {"slaveof", 3, kAdmin | kNoScript | kStale | kNoAsyncLoading, &decl::slaveof, cmd_replicaof, "server",
-     "Make the server a replica of another instance, or promote it as master.",
-     "1.0.0", "O(1)", "admin slow dangerous"},
-    {"lolwut", -1, kReadonly | kFast, &decl::lolwut, cmd_lolwut, "server",
-     "Display some computer art and the Redis version",
-     "5.0.0", "", "read fast"},
-    {"monitor", 1, kAdmin | kNoScript | kLoading | kStale, &kMonitorDecl, cmd_monitor, "server",
-     "Listen for all requests received by the server in real time",
-     "1.0.0", "", "admin slow dangerous"},
+    {.decl = &decl::slowlog, .handler = nullptr, .subcommands = kSlowlogSubs},
+    {.decl = &decl::latency, .handler = nullptr, .subcommands = kLatencySubs},
+    {&decl::role, cmd_role},
+    {&decl::wait, cmd_wait},
+    {&decl::replicaof, cmd_replicaof},
+    {&decl::slaveof, cmd_replicaof},
+    {&decl::lolwut, cmd_lolwut},
+    {&decl::monitor, cmd_monitor},
     // WAITAOF is Redis 7.2's: redis-server 7.0 has no declaration to generate it from.
-    {"waitaof", 4, kNoScript, &kWaitaofDecl, cmd_waitaof, "generic",
-     "Wait for all write commands sent by the client to be appended to the AOF of the master and its replicas",
-     "7.2.0", "O(1)", "slow connection", {}, {Where::kAllWorkers, Merge::kFirstError}},
+    {.decl = &decl::waitaof,
+     .handler = cmd_waitaof,
+     .routing = {Where::kAllWorkers, Merge::kFirstError}},
 };
-// clang-format on
 
 }  // namespace
 

@@ -65,22 +65,12 @@ void cmd_lastsave(Context& ctx) {
   ctx.out.integer(p != nullptr ? p->last_save_unix() : ctx.shard.start_ms() / 1000);
 }
 
-// clang-format off
 const CommandDef kPersistCommands[] = {
-    {"save", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, &decl::save, cmd_save, "server",
-     "Synchronously save the dataset to disk",
-     "1.0.0", "O(N) where N is the total number of keys in all databases", "admin slow dangerous"},
-    {"bgsave", -1, kAdmin | kNoScript | kNoAsyncLoading, &decl::bgsave, cmd_bgsave, "server",
-     "Asynchronously save the dataset to disk",
-     "1.0.0", "O(1)", "admin slow dangerous"},
-    {"bgrewriteaof", 1, kAdmin | kNoScript | kNoAsyncLoading, &decl::bgrewriteaof, cmd_bgrewriteaof, "server",
-     "Asynchronously rewrite the append-only file",
-     "1.0.0", "O(1)", "admin slow dangerous"},
-    {"lastsave", 1, kLoading | kStale | kFast, &decl::lastsave, cmd_lastsave, "server",
-     "Get the UNIX time stamp of the last successful save to disk",
-     "1.0.0", "O(1)", "admin fast dangerous"},
+    {&decl::save, cmd_save},
+    {&decl::bgsave, cmd_bgsave},
+    {&decl::bgrewriteaof, cmd_bgrewriteaof},
+    {&decl::lastsave, cmd_lastsave},
 };
-// clang-format on
 
 }  // namespace
 

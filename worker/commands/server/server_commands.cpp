@@ -10,6 +10,7 @@
 #include "worker/commands/server/server_decls.hpp"
 #include "worker/commands/server/server_family.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_stats.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/persist/service.hpp"
@@ -133,77 +134,39 @@ void cmd_shutdown(Context& ctx) {
 
 // clang-format off
 const CommandDef kCommandSubs[] = {
-    {"command|count", 2, kLoading | kStale, &decl::command_count, command_count, "server",
-     "Get total number of Redis commands",
-     "2.8.13", "O(1)", "slow connection"},
-    {"command|info", -2, kLoading | kStale, &decl::command_info, command_info, "server",
-     "Get array of specific Redis command details, or all when no argument is given.",
-     "2.8.13", "O(N) where N is the number of commands to look up", "slow connection"},
-    {"command|docs", -2, kLoading | kStale, &decl::command_docs, command_docs, "server",
-     "Get array of specific Redis command documentation",
-     "7.0.0", "O(N) where N is the number of commands to look up", "slow connection"},
-    {"command|list", -2, kLoading | kStale, &decl::command_list, command_list, "server",
-     "Get an array of Redis command names",
-     "7.0.0", "O(N) where N is the total number of Redis commands", "slow connection"},
-    {"command|getkeys", -4, kLoading | kStale, &decl::command_getkeys, command_getkeys, "server",
-     "Extract keys given a full Redis command",
-     "2.8.13", "O(N) where N is the number of arguments to the command", "slow connection"},
-    {"command|getkeysandflags", -4, kLoading | kStale, &decl::command_getkeysandflags,
-     command_getkeysandflags, "server", "Extract keys and access flags given a full Redis command",
-     "7.0.0", "O(N) where N is the number of arguments to the command", "slow connection"},
-    {"command|help", 2, kLoading | kStale, &decl::command_help, command_help, "server",
-     "Show helpful text about the different subcommands",
-     "5.0.0", "O(1)", "slow connection"},
+    {&decl::command_count, command_count},
+    {&decl::command_info, command_info},
+    {&decl::command_docs, command_docs},
+    {&decl::command_list, command_list},
+    {&decl::command_getkeys, command_getkeys},
+    {&decl::command_getkeysandflags, command_getkeysandflags},
+    {&decl::command_help, command_help},
 };
+// clang-format on
 
 const CommandDef kConfigSubs[] = {
-    {"config|get", -3, kAdmin | kNoScript | kLoading | kStale, &decl::config_get, config_get, "server",
-     "Get the values of configuration parameters",
-     "2.0.0", "O(N) when N is the number of configuration parameters provided", "admin slow dangerous"},
-    {"config|set", -4, kAdmin | kNoScript | kLoading | kStale, &decl::config_set, config_set, "server",
-     "Set configuration parameters to the given values",
-     "2.0.0", "O(N) when N is the number of configuration parameters provided", "admin slow dangerous"},
-    {"config|resetstat", 2, kAdmin | kNoScript | kLoading | kStale, &decl::config_resetstat, config_resetstat, "server",
-     "Reset the stats returned by INFO",
-     "2.0.0", "O(1)", "admin slow dangerous", {}, {Where::kAllWorkers, Merge::kFirstError}},
-    {"config|rewrite", 2, kAdmin | kNoScript | kLoading | kStale, &decl::config_rewrite, config_rewrite, "server",
-     "Rewrite the configuration file with the in memory configuration",
-     "2.8.0", "O(1)", "admin slow dangerous"},
-    {"config|help", 2, kLoading | kStale, &decl::config_help, config_help, "server",
-     "Show helpful text about the different subcommands",
-     "5.0.0", "O(1)", "slow"},
+    {&decl::config_get, config_get},
+    {.decl = &decl::config_set, .handler = config_set, .redact = redact_config_set},
+    {.decl = &decl::config_resetstat,
+     .handler = config_resetstat,
+     .routing = {Where::kAllWorkers, Merge::kFirstError}},
+    {&decl::config_rewrite, config_rewrite},
+    {&decl::config_help, config_help},
 };
 
 const CommandDef kServerCommands[] = {
-    {"info", -1, kLoading | kStale, &decl::info, cmd_info, "server",
-     "Get information and statistics about the server",
-     "1.0.0", "O(1)", "slow dangerous", {}, {Where::kAllWorkers, Merge::kInfo}},
-    {"command", -1, kLoading | kStale, &decl::command, cmd_command, "server",
-     "Get array of Redis command details",
-     "2.8.13", "O(N) where N is the total number of Redis commands", "slow connection", kCommandSubs},
-    {"config", -2, 0, &decl::config, cmd_config, "server",
-     "A container for server configuration commands",
-     "2.0.0", "Depends on subcommand.", "slow", kConfigSubs},
-    {"time", 1, kLoading | kStale | kFast, &decl::time, cmd_time, "server",
-     "Return the current server time",
-     "2.6.0", "O(1)", "fast"},
-    {"dbsize", 1, kReadonly | kFast, &decl::dbsize, cmd_dbsize, "server",
-     "Return the number of keys in the selected database",
-     "1.0.0", "O(1)", "keyspace read fast"},
-    {"flushdb", -1, kWrite, &decl::flushdb, cmd_flushdb, "server",
-     "Remove all keys from the current database",
-     "1.0.0", "O(N) where N is the number of keys in the selected database", "keyspace write slow dangerous"},
-    {"flushall", -1, kWrite, &decl::flushall, cmd_flushall, "server",
-     "Remove all keys from all databases",
-     "1.0.0", "O(N) where N is the total number of keys in all databases", "keyspace write slow dangerous"},
-    {"swapdb", 3, kWrite | kFast, &decl::swapdb, cmd_swapdb, "server",
-     "Swaps two Redis databases",
-     "4.0.0", "O(N) where N is the count of clients watching or blocking on keys from both databases.", "keyspace write fast dangerous", {}, {Where::kAllWorkers, Merge::kFirstError}},
-    {"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy, &decl::shutdown, cmd_shutdown, "server",
-     "Synchronously save the dataset to disk and then shut down the server",
-     "1.0.0", "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)", "admin slow dangerous"},
+    {.decl = &decl::info, .handler = cmd_info, .routing = {Where::kAllWorkers, Merge::kInfo}},
+    {.decl = &decl::command, .handler = cmd_command, .subcommands = kCommandSubs},
+    {.decl = &decl::config, .handler = cmd_config, .subcommands = kConfigSubs},
+    {&decl::time, cmd_time},
+    {&decl::dbsize, cmd_dbsize},
+    {&decl::flushdb, cmd_flushdb},
+    {&decl::flushall, cmd_flushall},
+    {.decl = &decl::swapdb,
+     .handler = cmd_swapdb,
+     .routing = {Where::kAllWorkers, Merge::kFirstError}},
+    {&decl::shutdown, cmd_shutdown},
 };
-// clang-format on
 
 }  // namespace
 

@@ -551,40 +551,28 @@ void cmd_sscan(Context& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The declaration table: arity, flags, key spec and docs as Redis 7.0's COMMAND INFO/DOCS.
+// The declaration table: each row its decl (<family>_decls.hpp, what Redis declares), its
+// handler and Ruvio's own traits.
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-
-constexpr std::string_view kInterComplexity =
-    "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
-    "sets.";
-constexpr std::string_view kUnionComplexity =
-    "O(N) where N is the total number of elements in all given sets.";
-
-// clang-format off
 const CommandDef kSetCommands[] = {
-    {"sadd", -3, kW | kD | kF, &decl::sadd, cmd_sadd, "set", "Add one or more members to a set", "1.0.0", "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.", "write set fast"},
-    {"srem", -3, kW | kF, &decl::srem, cmd_srem, "set", "Remove one or more members from a set", "1.0.0", "O(N) where N is the number of members to be removed.", "write set fast"},
-    {"scard", 2, kR | kF, &decl::scard, cmd_scard, "set", "Get the number of members in a set", "1.0.0", "O(1)", "read set fast"},
-    {"sismember", 3, kR | kF, &decl::sismember, cmd_sismember, "set", "Determine if a given value is a member of a set", "1.0.0", "O(1)", "read set fast"},
-    {"smismember", -3, kR | kF, &decl::smismember, cmd_smismember, "set", "Returns the membership associated with the given elements for a set", "6.2.0", "O(N) where N is the number of elements being checked for membership", "read set fast"},
-    {"smembers", 2, kR, &decl::smembers, cmd_smembers, "set", "Get all the members in a set", "1.0.0", "O(N) where N is the set cardinality.", "read set slow"},
-    {"srandmember", -2, kR, &decl::srandmember, cmd_srandmember, "set", "Get one or multiple random members from a set", "1.0.0", "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", "read set slow"},
-    {"spop", -2, kW | kF, &decl::spop, cmd_spop, "set", "Remove and return one or multiple random members from a set", "1.0.0", "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", "write set fast"},
-    {"smove", 4, kW | kF, &decl::smove, cmd_smove, "set", "Move a member from one set to another", "1.0.0", "O(1)", "write set fast"},
-    {"sinter", -2, kR, &decl::sinter, cmd_sinter, "set", "Intersect multiple sets", "1.0.0", kInterComplexity, "read set slow"},
-    {"sintercard", -3, kR, &decl::sintercard, cmd_sintercard, "set", "Intersect multiple sets and return the cardinality of the result", "7.0.0", kInterComplexity, "read set slow"},
-    {"sinterstore", -3, kW | kD, &decl::sinterstore, cmd_sinterstore, "set", "Intersect multiple sets and store the resulting set in a key", "1.0.0", kInterComplexity, "write set slow"},
-    {"sunion", -2, kR, &decl::sunion, cmd_sunion, "set", "Add multiple sets", "1.0.0", kUnionComplexity, "read set slow"},
-    {"sunionstore", -3, kW | kD, &decl::sunionstore, cmd_sunionstore, "set", "Add multiple sets and store the resulting set in a key", "1.0.0", kUnionComplexity, "write set slow"},
-    {"sdiff", -2, kR, &decl::sdiff, cmd_sdiff, "set", "Subtract multiple sets", "1.0.0", kUnionComplexity, "read set slow"},
-    {"sdiffstore", -3, kW | kD, &decl::sdiffstore, cmd_sdiffstore, "set", "Subtract multiple sets and store the resulting set in a key", "1.0.0", kUnionComplexity, "write set slow"},
-    {"sscan", -3, kR, &decl::sscan, cmd_sscan, "set", "Incrementally iterate Set elements", "2.8.0", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", "read set slow"},
+    {&decl::sadd, cmd_sadd},
+    {&decl::srem, cmd_srem},
+    {&decl::scard, cmd_scard},
+    {&decl::sismember, cmd_sismember},
+    {&decl::smismember, cmd_smismember},
+    {&decl::smembers, cmd_smembers},
+    {&decl::srandmember, cmd_srandmember},
+    {&decl::spop, cmd_spop},
+    {&decl::smove, cmd_smove},
+    {&decl::sinter, cmd_sinter},
+    {&decl::sintercard, cmd_sintercard},
+    {&decl::sinterstore, cmd_sinterstore},
+    {&decl::sunion, cmd_sunion},
+    {&decl::sunionstore, cmd_sunionstore},
+    {&decl::sdiff, cmd_sdiff},
+    {&decl::sdiffstore, cmd_sdiffstore},
+    {&decl::sscan, cmd_sscan},
 };
-// clang-format on
 
 }  // namespace
 

@@ -674,52 +674,46 @@ void zscan(Context& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The declaration table: arity, flags and docs as Redis 7.0.15's COMMAND INFO/DOCS.
+// The declaration table: each row its decl (<family>_decls.hpp, what Redis declares), its
+// handler and Ruvio's own traits.
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-
-// clang-format off
 const CommandDef kZSetCommands[] = {
-    {"zadd", -4, kW | kD | kF, &decl::zadd, zadd, "sorted-set", "Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "O(log(N)) for each item added, where N is the number of elements in the sorted set.", "write sortedset fast"},
-    {"zincrby", 4, kW | kD | kF, &decl::zincrby, zincrby, "sorted-set", "Increment the score of a member in a sorted set", "1.2.0", "O(log(N)) where N is the number of elements in the sorted set.", "write sortedset fast"},
-    {"zrem", -3, kW | kF, &decl::zrem, zrem, "sorted-set", "Remove one or more members from a sorted set", "1.2.0", "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.", "write sortedset fast"},
-    {"zcard", 2, kR | kF, &decl::zcard, zcard, "sorted-set", "Get the number of members in a sorted set", "1.2.0", "O(1)", "read sortedset fast"},
-    {"zcount", 4, kR | kF, &decl::zcount, zcount, "sorted-set", "Count the members in a sorted set with scores within the given values", "2.0.0", "O(log(N)) with N being the number of elements in the sorted set.", "read sortedset fast"},
-    {"zlexcount", 4, kR | kF, &decl::zlexcount, zlexcount, "sorted-set", "Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "O(log(N)) with N being the number of elements in the sorted set.", "read sortedset fast"},
-    {"zscore", 3, kR | kF, &decl::zscore, zscore, "sorted-set", "Get the score associated with the given member in a sorted set", "1.2.0", "O(1)", "read sortedset fast"},
-    {"zmscore", -3, kR | kF, &decl::zmscore, zmscore, "sorted-set", "Get the score associated with the given members in a sorted set", "6.2.0", "O(N) where N is the number of members being requested.", "read sortedset fast"},
-    {"zrank", 3, kR | kF, &decl::zrank, zrank, "sorted-set", "Determine the index of a member in a sorted set", "2.0.0", "O(log(N))", "read sortedset fast"},
-    {"zrevrank", 3, kR | kF, &decl::zrevrank, zrevrank, "sorted-set", "Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "O(log(N))", "read sortedset fast"},
-    {"zrange", -4, kR, &decl::zrange, zrange, "sorted-set", "Return a range of members in a sorted set", "1.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", "read sortedset slow"},
-    {"zrangestore", -5, kW | kD, &decl::zrangestore, zrangestore, "sorted-set", "Store a range of members from sorted set into another key", "6.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.", "write sortedset slow"},
-    {"zrevrange", -4, kR, &decl::zrevrange, zrevrange, "sorted-set", "Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", "read sortedset slow"},
-    {"zrangebyscore", -4, kR, &decl::zrangebyscore, zrangebyscore, "sorted-set", "Return a range of members in a sorted set, by score", "1.0.5", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "read sortedset slow"},
-    {"zrevrangebyscore", -4, kR, &decl::zrevrangebyscore, zrevrangebyscore, "sorted-set", "Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "read sortedset slow"},
-    {"zrangebylex", -4, kR, &decl::zrangebylex, zrangebylex, "sorted-set", "Return a range of members in a sorted set, by lexicographical range", "2.8.9", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "read sortedset slow"},
-    {"zrevrangebylex", -4, kR, &decl::zrevrangebylex, zrevrangebylex, "sorted-set", "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).", "read sortedset slow"},
-    {"zremrangebyrank", 4, kW, &decl::zremrangebyrank, zremrangebyrank, "sorted-set", "Remove all members in a sorted set within the given indexes", "2.0.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "write sortedset slow"},
-    {"zremrangebyscore", 4, kW, &decl::zremrangebyscore, zremrangebyscore, "sorted-set", "Remove all members in a sorted set within the given scores", "1.2.0", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "write sortedset slow"},
-    {"zremrangebylex", 4, kW, &decl::zremrangebylex, zremrangebylex, "sorted-set", "Remove all members in a sorted set between the given lexicographical range", "2.8.9", "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", "write sortedset slow"},
-    {"zpopmin", -2, kW | kF, &decl::zpopmin, zpopmin, "sorted-set", "Remove and return members with the lowest scores in a sorted set", "5.0.0", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset fast"},
-    {"zpopmax", -2, kW | kF, &decl::zpopmax, zpopmax, "sorted-set", "Remove and return members with the highest scores in a sorted set", "5.0.0", "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset fast"},
-    {"zmpop", -4, kW, &decl::zmpop, zmpop, "sorted-set", "Remove and return members with scores in a sorted set", "7.0.0", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset slow"},
-    {"bzpopmin", -3, kW | kNoScript | kBlocking | kF, &decl::bzpopmin, bzpopmin, "sorted-set", "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.", "write sortedset fast blocking"},
-    {"bzpopmax", -3, kW | kNoScript | kBlocking | kF, &decl::bzpopmax, bzpopmax, "sorted-set", "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.", "write sortedset fast blocking"},
-    {"bzmpop", -5, kW | kBlocking, &decl::bzmpop, bzmpop, "sorted-set", "Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", "write sortedset slow blocking"},
-    {"zunion", -3, kR, &decl::zunion, zunion, "sorted-set", "Add multiple sorted sets", "6.2.0", "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", "read sortedset slow"},
-    {"zinter", -3, kR, &decl::zinter, zinter, "sorted-set", "Intersect multiple sorted sets", "6.2.0", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", "read sortedset slow"},
-    {"zdiff", -3, kR, &decl::zdiff, zdiff, "sorted-set", "Subtract multiple sorted sets", "6.2.0", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", "read sortedset slow"},
-    {"zunionstore", -4, kW | kD, &decl::zunionstore, zunionstore, "sorted-set", "Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", "write sortedset slow"},
-    {"zinterstore", -4, kW | kD, &decl::zinterstore, zinterstore, "sorted-set", "Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", "write sortedset slow"},
-    {"zdiffstore", -4, kW | kD, &decl::zdiffstore, zdiffstore, "sorted-set", "Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", "write sortedset slow"},
-    {"zintercard", -3, kR, &decl::zintercard, zintercard, "sorted-set", "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.", "read sortedset slow"},
-    {"zrandmember", -2, kR, &decl::zrandmember, zrandmember, "sorted-set", "Get one or multiple random elements from a sorted set", "6.2.0", "O(N) where N is the number of elements returned", "read sortedset slow"},
-    {"zscan", -3, kR, &decl::zscan, zscan, "sorted-set", "Incrementally iterate sorted sets elements and associated scores", "2.8.0", "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", "read sortedset slow"},
+    {&decl::zadd, zadd},
+    {&decl::zincrby, zincrby},
+    {&decl::zrem, zrem},
+    {&decl::zcard, zcard},
+    {&decl::zcount, zcount},
+    {&decl::zlexcount, zlexcount},
+    {&decl::zscore, zscore},
+    {&decl::zmscore, zmscore},
+    {&decl::zrank, zrank},
+    {&decl::zrevrank, zrevrank},
+    {&decl::zrange, zrange},
+    {&decl::zrangestore, zrangestore},
+    {&decl::zrevrange, zrevrange},
+    {&decl::zrangebyscore, zrangebyscore},
+    {&decl::zrevrangebyscore, zrevrangebyscore},
+    {&decl::zrangebylex, zrangebylex},
+    {&decl::zrevrangebylex, zrevrangebylex},
+    {&decl::zremrangebyrank, zremrangebyrank},
+    {&decl::zremrangebyscore, zremrangebyscore},
+    {&decl::zremrangebylex, zremrangebylex},
+    {&decl::zpopmin, zpopmin},
+    {&decl::zpopmax, zpopmax},
+    {&decl::zmpop, zmpop},
+    {.decl = &decl::bzpopmin, .handler = bzpopmin, .blocking = &kBlockZset},
+    {.decl = &decl::bzpopmax, .handler = bzpopmax, .blocking = &kBlockZset},
+    {.decl = &decl::bzmpop, .handler = bzmpop, .blocking = &kBlockBzmpop},
+    {&decl::zunion, zunion},
+    {&decl::zinter, zinter},
+    {&decl::zdiff, zdiff},
+    {&decl::zunionstore, zunionstore},
+    {&decl::zinterstore, zinterstore},
+    {&decl::zdiffstore, zdiffstore},
+    {&decl::zintercard, zintercard},
+    {&decl::zrandmember, zrandmember},
+    {&decl::zscan, zscan},
 };
-// clang-format on
 
 }  // namespace
 

@@ -710,9 +710,9 @@ struct XReadShape {
   std::string_view groupname;
 };
 
-XReadShape xread_shape(std::span<const std::string_view> a) {
+// group_cmd: XREADGROUP's options (GROUP, NOACK, ">"), else XREAD's.
+XReadShape xread_shape(std::span<const std::string_view> a, bool group_cmd) {
   XReadShape x;
-  const bool group_cmd = iequals(a[0], "xreadgroup");
   for (std::size_t i = 1; i < a.size(); ++i) {
     const std::size_t more = a.size() - i - 1;
     if (iequals(a[i], "block") && more != 0) {
@@ -745,18 +745,21 @@ XReadShape xread_shape(std::span<const std::string_view> a) {
   return x;
 }
 
+template <bool kGroup>
 bool xread_args_ok(std::span<const std::string_view> a) {
-  return xread_shape(a).ok;
+  return xread_shape(a, kGroup).ok;
 }
 
+template <bool kGroup>
 std::size_t xread_timeout_at(std::span<const std::string_view> a) {
-  return xread_shape(a).block_at;
+  return xread_shape(a, kGroup).block_at;
 }
 
 // XREAD: the ID each stream waits past, "$" resolved now (what the client blocked for).
 // XREADGROUP: a marker, so the handler knows a wait ended (its errors differ then).
+template <bool kGroup>
 std::string xread_memo(store::Db& db, std::span<const std::string_view> a) {
-  const XReadShape x = xread_shape(a);
+  const XReadShape x = xread_shape(a, kGroup);
   if (x.group) return "g";
   std::string memo(x.nstreams * sizeof(StreamID), '\0');
   for (std::size_t k = 0; k < x.nstreams; ++k) {
@@ -775,10 +778,11 @@ std::string xread_memo(store::Db& db, std::span<const std::string_view> a) {
   return memo;
 }
 
+template <bool kGroup>
 BlockingSpec::Serve xread_serves(const Entry* e, std::span<const std::string_view> a,
                                  std::size_t index, std::string_view memo) {
   using Serve = BlockingSpec::Serve;
-  const XReadShape x = xread_shape(a);
+  const XReadShape x = xread_shape(a, kGroup);
   if (x.group) {
     // A missing key or group, another type or a history read: the handler answers now.
     if (e == nullptr || e->type() != Type::kStream) return Serve::kYes;
@@ -807,65 +811,59 @@ BlockingSpec::Serve xread_serves(const Entry* e, std::span<const std::string_vie
   return types::stream_edge_id(s, false) > gt ? Serve::kYes : Serve::kNo;
 }
 
-constexpr BlockingSpec kStreamSpecs[] = {
-    {"xread", 0, Type::kStream, xread_args_ok, xread_timeout_at, true, xread_serves, xread_memo},
-    {"xreadgroup", 0, Type::kStream, xread_args_ok, xread_timeout_at, true, xread_serves,
-     xread_memo},
-};
-
-}  // namespace
-
-std::span<const BlockingSpec> stream_blocking_specs() {
-  return kStreamSpecs;
-}
-
-namespace {
+constexpr BlockingSpec kBlockXread{.timeout_arg = 0,
+                                   .type = Type::kStream,
+                                   .args_ok = xread_args_ok<false>,
+                                   .timeout_at = xread_timeout_at<false>,
+                                   .timeout_ms = true,
+                                   .serves = xread_serves<false>,
+                                   .memo = xread_memo<false>};
+constexpr BlockingSpec kBlockXreadgroup{.timeout_arg = 0,
+                                        .type = Type::kStream,
+                                        .args_ok = xread_args_ok<true>,
+                                        .timeout_at = xread_timeout_at<true>,
+                                        .timeout_ms = true,
+                                        .serves = xread_serves<true>,
+                                        .memo = xread_memo<true>};
 
 // ---------------------------------------------------------------------------------------
 // The declaration table (XGROUP and XINFO dispatch in the executor, so each subcommand's own
-// flags decide: XGROUP CREATE is a write the WAL records). Arity, flags and docs as Redis 7.0.15's
-// COMMAND INFO/DOCS.
+// flags decide: XGROUP CREATE is a write the WAL records): each row its decl (stream_decls.hpp),
+// its handler and Ruvio's own traits.
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-
-// clang-format off
 const CommandDef kXGroupSubs[] = {
-    {"xgroup|create", -5, kW | kD, &decl::xgroup_create, xgroup_create, "stream", "Create a consumer group.", "5.0.0", "O(1)", "write stream slow"},
-    {"xgroup|setid", -5, kW, &decl::xgroup_setid, xgroup_setid, "stream", "Set a consumer group to an arbitrary last delivered ID value.", "5.0.0", "O(1)", "write stream slow"},
-    {"xgroup|destroy", 4, kW, &decl::xgroup_destroy, xgroup_destroy, "stream", "Destroy a consumer group.", "5.0.0", "O(N) where N is the number of entries in the group's pending entries list (PEL).", "write stream slow"},
-    {"xgroup|createconsumer", 5, kW | kD, &decl::xgroup_createconsumer, xgroup_createconsumer, "stream", "Create a consumer in a consumer group.", "6.2.0", "O(1)", "write stream slow"},
-    {"xgroup|delconsumer", 5, kW, &decl::xgroup_delconsumer, xgroup_delconsumer, "stream", "Delete a consumer from a consumer group.", "5.0.0", "O(1)", "write stream slow"},
-    {"xgroup|help", 2, kLoading | kStale, &decl::xgroup_help, xgroup_help, "stream", "Show helpful text about the different subcommands", "5.0.0", "O(1)", "stream slow"},
+    {&decl::xgroup_create, xgroup_create},
+    {&decl::xgroup_setid, xgroup_setid},
+    {&decl::xgroup_destroy, xgroup_destroy},
+    {&decl::xgroup_createconsumer, xgroup_createconsumer},
+    {&decl::xgroup_delconsumer, xgroup_delconsumer},
+    {&decl::xgroup_help, xgroup_help},
 };
 
 const CommandDef kXInfoSubs[] = {
-    {"xinfo|stream", -3, kR, &decl::xinfo_stream, xinfo_stream, "stream", "Get information about a stream", "5.0.0", "O(1)", "read stream slow"},
-    {"xinfo|groups", 3, kR, &decl::xinfo_groups, xinfo_groups, "stream", "List the consumer groups of a stream", "5.0.0", "O(1)", "read stream slow"},
-    {"xinfo|consumers", 4, kR, &decl::xinfo_consumers, xinfo_consumers, "stream", "List the consumers in a consumer group", "5.0.0", "O(1)", "read stream slow"},
-    {"xinfo|help", 2, kLoading | kStale, &decl::xinfo_help, xinfo_help, "stream", "Show helpful text about the different subcommands", "5.0.0", "O(1)", "stream slow"},
+    {&decl::xinfo_stream, xinfo_stream},
+    {&decl::xinfo_groups, xinfo_groups},
+    {&decl::xinfo_consumers, xinfo_consumers},
+    {&decl::xinfo_help, xinfo_help},
 };
 
 const CommandDef kStreamCommands[] = {
-    {"xadd", -5, kW | kD | kF, &decl::xadd, xadd, "stream", "Appends a new entry to a stream", "5.0.0", "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.", "write stream fast"},
-    {"xrange", -4, kR, &decl::xrange, xrange, "stream", "Return a range of elements in a stream, with IDs matching the specified IDs interval", "5.0.0", "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", "read stream slow"},
-    {"xrevrange", -4, kR, &decl::xrevrange, xrevrange, "stream", "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", "5.0.0", "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", "read stream slow"},
-    {"xlen", 2, kR | kF, &decl::xlen, xlen, "stream", "Return the number of entries in a stream", "5.0.0", "O(1)", "read stream fast"},
-    {"xdel", -3, kW | kF, &decl::xdel, xdel, "stream", "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", "5.0.0", "O(1) for each single item to delete in the stream, regardless of the stream size.", "write stream fast"},
-    {"xtrim", -4, kW, &decl::xtrim, xtrim, "stream", "Trims the stream to (approximately if '~' is passed) a certain size", "5.0.0", "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.", "write stream slow"},
-    {"xread", -4, kR | kBlocking, &decl::xread, xread, "stream", "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", "5.0.0", "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.", "read stream slow blocking"},
-    {"xgroup", -2, 0, &decl::xgroup, nullptr, "stream", "A container for consumer groups commands", "5.0.0", "Depends on subcommand.", "slow", kXGroupSubs},
-    {"xreadgroup", -7, kW | kBlocking, &decl::xreadgroup, xreadgroup, "stream", "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", "5.0.0", "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.", "write stream slow blocking"},
-    {"xack", -4, kW | kF, &decl::xack, xack, "stream", "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", "5.0.0", "O(1) for each message ID processed.", "write stream fast"},
-    {"xpending", -3, kR, &decl::xpending, xpending, "stream", "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", "5.0.0", "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.", "read stream slow"},
-    {"xclaim", -6, kW | kF, &decl::xclaim, xclaim, "stream", "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", "5.0.0", "O(log N) with N being the number of messages in the PEL of the consumer group.", "write stream fast"},
-    {"xautoclaim", -6, kW | kF, &decl::xautoclaim, xautoclaim, "stream", "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", "6.2.0", "O(1) if COUNT is small.", "write stream fast"},
-    {"xinfo", -2, 0, &decl::xinfo, nullptr, "stream", "A container for stream introspection commands", "5.0.0", "Depends on subcommand.", "slow", kXInfoSubs},
-    {"xsetid", -3, kW | kD | kF, &decl::xsetid, xsetid, "stream", "An internal command for replicating stream values", "5.0.0", "O(1)", "write stream fast"},
+    {&decl::xadd, xadd},
+    {&decl::xrange, xrange},
+    {&decl::xrevrange, xrevrange},
+    {&decl::xlen, xlen},
+    {&decl::xdel, xdel},
+    {&decl::xtrim, xtrim},
+    {.decl = &decl::xread, .handler = xread, .blocking = &kBlockXread},
+    {.decl = &decl::xgroup, .handler = nullptr, .subcommands = kXGroupSubs},
+    {.decl = &decl::xreadgroup, .handler = xreadgroup, .blocking = &kBlockXreadgroup},
+    {&decl::xack, xack},
+    {&decl::xpending, xpending},
+    {&decl::xclaim, xclaim},
+    {&decl::xautoclaim, xautoclaim},
+    {.decl = &decl::xinfo, .handler = nullptr, .subcommands = kXInfoSubs},
+    {&decl::xsetid, xsetid},
 };
-// clang-format on
 
 }  // namespace
 

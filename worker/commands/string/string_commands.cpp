@@ -746,44 +746,33 @@ void lcs(Context& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The declaration table: arity, flags, key spec and docs as Redis 7.0's COMMAND INFO/DOCS.
+// The declaration table: each row its decl (<family>_decls.hpp, what Redis declares), its
+// handler and Ruvio's own traits.
 
-constexpr std::uint32_t kW = kWrite;
-constexpr std::uint32_t kR = kReadonly;
-constexpr std::uint32_t kD = kDenyOom;
-constexpr std::uint32_t kF = kFast;
-
-constexpr std::string_view kRangeComplexity =
-    "O(N) where N is the length of the returned string. The complexity is ultimately "
-    "determined by the returned length, but because creating a substring from an existing "
-    "string is very cheap, it can be considered O(1) for small strings.";
-
-// clang-format off
 const CommandDef kStringCommands[] = {
-    {"get", 2, kR | kF, &decl::get, get, "string", "Get the value of a key", "1.0.0", "O(1)", "read string fast"},
-    {"set", -3, kW | kD, &decl::set, set, "string", "Set the string value of a key", "1.0.0", "O(1)", "write string slow"},
-    {"setnx", 3, kW | kD | kF, &decl::setnx, setnx, "string", "Set the value of a key, only if the key does not exist", "1.0.0", "O(1)", "write string fast"},
-    {"setex", 4, kW | kD, &decl::setex, setex, "string", "Set the value and expiration of a key", "2.0.0", "O(1)", "write string slow"},
-    {"psetex", 4, kW | kD, &decl::psetex, psetex, "string", "Set the value and expiration in milliseconds of a key", "2.6.0", "O(1)", "write string slow"},
-    {"getset", 3, kW | kD | kF, &decl::getset, getset, "string", "Set the string value of a key and return its old value", "1.0.0", "O(1)", "write string fast"},
-    {"getdel", 2, kW | kF, &decl::getdel, getdel, "string", "Get the value of a key and delete the key", "6.2.0", "O(1)", "write string fast"},
-    {"getex", -2, kW | kF, &decl::getex, getex, "string", "Get the value of a key and optionally set its expiration", "6.2.0", "O(1)", "write string fast"},
-    {"mget", -2, kR | kF, &decl::mget, mget, "string", "Get the values of all the given keys", "1.0.0", "O(N) where N is the number of keys to retrieve.", "read string fast"},
-    {"mset", -3, kW | kD, &decl::mset, mset, "string", "Set multiple keys to multiple values", "1.0.1", "O(N) where N is the number of keys to set.", "write string slow"},
-    {"msetnx", -3, kW | kD, &decl::msetnx, msetnx, "string", "Set multiple keys to multiple values, only if none of the keys exist", "1.0.1", "O(N) where N is the number of keys to set.", "write string slow", {}, {Where::kKeyOwner}},
-    {"append", 3, kW | kD | kF, &decl::append, append, "string", "Append a value to a key", "2.0.0", "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.", "write string fast"},
-    {"strlen", 2, kR | kF, &decl::strlen, strlen_cmd, "string", "Get the length of the value stored in a key", "2.2.0", "O(1)", "read string fast"},
-    {"getrange", 4, kR, &decl::getrange, getrange, "string", "Get a substring of the string stored at a key", "2.4.0", kRangeComplexity, "read string slow"},
-    {"substr", 4, kR, &decl::substr, getrange, "string", "Get a substring of the string stored at a key", "1.0.0", kRangeComplexity, "read string slow"},
-    {"setrange", 4, kW | kD, &decl::setrange, setrange, "string", "Overwrite part of a string at key starting at the specified offset", "2.2.0", "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.", "write string slow"},
-    {"incr", 2, kW | kD | kF, &decl::incr, incr, "string", "Increment the integer value of a key by one", "1.0.0", "O(1)", "write string fast"},
-    {"decr", 2, kW | kD | kF, &decl::decr, decr, "string", "Decrement the integer value of a key by one", "1.0.0", "O(1)", "write string fast"},
-    {"incrby", 3, kW | kD | kF, &decl::incrby, incrby, "string", "Increment the integer value of a key by the given amount", "1.0.0", "O(1)", "write string fast"},
-    {"decrby", 3, kW | kD | kF, &decl::decrby, decrby, "string", "Decrement the integer value of a key by the given number", "1.0.0", "O(1)", "write string fast"},
-    {"incrbyfloat", 3, kW | kD | kF, &decl::incrbyfloat, incrbyfloat, "string", "Increment the float value of a key by the given amount", "2.6.0", "O(1)", "write string fast"},
-    {"lcs", -3, kR, &decl::lcs, lcs, "string", "Find longest common substring", "7.0.0", "O(N*M) where N and M are the lengths of s1 and s2, respectively", "read string slow"},
+    {&decl::get, get},
+    {.decl = &decl::set, .handler = set, .acl_args = AclArgs::kSetKeys},
+    {&decl::setnx, setnx},
+    {&decl::setex, setex},
+    {&decl::psetex, psetex},
+    {&decl::getset, getset},
+    {&decl::getdel, getdel},
+    {&decl::getex, getex},
+    {&decl::mget, mget},
+    {&decl::mset, mset},
+    {.decl = &decl::msetnx, .handler = msetnx, .routing = {Where::kKeyOwner}},
+    {&decl::append, append},
+    {&decl::strlen, strlen_cmd},
+    {&decl::getrange, getrange},
+    {&decl::substr, getrange},
+    {&decl::setrange, setrange},
+    {&decl::incr, incr},
+    {&decl::decr, decr},
+    {&decl::incrby, incrby},
+    {&decl::decrby, decrby},
+    {&decl::incrbyfloat, incrbyfloat},
+    {&decl::lcs, lcs},
 };
-// clang-format on
 
 }  // namespace
 

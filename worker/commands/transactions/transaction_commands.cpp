@@ -46,22 +46,12 @@ void unwatch(Context& ctx) {
   ctx.out.ok();
 }
 
-constexpr std::uint32_t kTx = kNoScript | kLoading | kStale | kFast | kAllowBusy;
-
 const CommandDef kTransactionCommands[] = {
-    {"multi", 1, kTx | kTxImmediate, &decl::multi, multi, "transactions",
-     "Mark the start of a transaction block", "1.2.0", "O(1)", "fast transaction"},
-    {"exec", 1, kNoScript | kLoading | kStale | kSkipSlowlog | kTxExec, &decl::exec, exec,
-     "transactions", "Execute all commands issued after MULTI", "1.2.0",
-     "Depends on commands in the transaction", "slow transaction"},
-    {"discard", 1, kTx | kTxDiscard, &decl::discard, discard, "transactions",
-     "Discard all commands issued after MULTI", "2.0.0",
-     "O(N), when N is the number of queued commands", "fast transaction"},
-    {"watch", -2, kTx | kTxImmediate | kTxWatch, &decl::watch, watch, "transactions",
-     "Watch the given keys to determine execution of the MULTI/EXEC block", "2.2.0",
-     "O(1) for every key.", "fast transaction"},
-    {"unwatch", 1, kTx | kTxUnwatch, &decl::unwatch, unwatch, "transactions",
-     "Forget about all watched keys", "2.2.0", "O(1)", "fast transaction"},
+    {.decl = &decl::multi, .handler = multi, .traits = kTxImmediate},
+    {.decl = &decl::exec, .handler = exec, .traits = kTxExec},
+    {.decl = &decl::discard, .handler = discard, .traits = kTxDiscard},
+    {.decl = &decl::watch, .handler = watch, .traits = kTxImmediate | kTxWatch},
+    {.decl = &decl::unwatch, .handler = unwatch, .traits = kTxUnwatch},
 };
 
 }  // namespace
