@@ -6,9 +6,8 @@
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_acl_rules.cpp worker/engine/acl.cpp worker/engine/acl_users.cpp \
-//       worker/engine/command_table.cpp worker/commands/command_table.cpp \
-//       worker/engine/key_specs.cpp worker/engine/common.cpp shared/glob.cpp -lnettle \
-//       -o fuzz_acl_rules
+//       worker/engine/command_table.cpp worker/engine/key_specs.cpp worker/engine/common.cpp \
+//       shared/glob.cpp -lnettle -o fuzz_acl_rules
 //
 // Input: byte 0 picks the form (even: SETUSER rules, odd: an aclfile); the rest is split on
 // '\n' into words (SETUSER) or taken as the file's text. The command table here is a small one
