@@ -9,7 +9,8 @@
 //       tests/fuzz/fuzz_latency_merge.cpp worker/route/latency_merge.cpp \
 //       worker/engine/latency_monitor.cpp worker/engine/command_stats.cpp \
 //       worker/engine/command_table.cpp \
-//       worker/engine/common.cpp shared/config.cpp shared/log.cpp shared/notify_flags.cpp \
+//       worker/engine/common.cpp shared/config.cpp shared/config_codec.cpp \
+//       shared/config_params.cpp shared/log.cpp shared/notify_flags.cpp \
 //       shared/sds_text.cpp shared/topology.cpp shared/slots.cpp proto/reply_scan.cpp \
 //       proto/resp_writer.cpp -DSPDLOG_SHARED_LIB -DSPDLOG_COMPILED_LIB -DSPDLOG_FMT_EXTERNAL \
 //       -lspdlog -lfmt -o fuzz_latency_merge
