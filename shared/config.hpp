@@ -37,6 +37,9 @@ struct Config {
   Config();  // every parameter at its table default (config_codec.cpp)
 
   std::string config_file;
+  // How the service runs, as the supervisor found it at start (INFO process_supervised):
+  // "systemd" when it reports readiness to $NOTIFY_SOCKET, "no" otherwise.
+  std::string process_supervised = "no";
   std::string bind;
   int port{};
   int workers = 1;              // resolved: never 0 / "auto" after parsing
@@ -133,21 +136,21 @@ struct Config {
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(config_file, bind, port, workers, cpus, worker_base_port, admin_port, dir, durability,
-       sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes, ignore_corrupt_snapshot, maxmemory,
-       maxmemory_policy, requirepass, databases, log_level, alloc_trace, cluster_config,
-       lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
-       lazyfree_lazy_user_del, lazyfree_lazy_user_flush, zset_max_listpack_entries,
-       zset_max_listpack_value, set_max_intset_entries, set_max_listpack_entries,
-       set_max_listpack_value, hash_max_listpack_entries, hash_max_listpack_value,
-       list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes, stream_node_max_bytes,
-       stream_node_max_entries, busy_reply_threshold, obuf_limits[0], obuf_limits[1],
-       obuf_limits[2], client_query_buffer_limit, proto_max_bulk_len, maxclients, timeout,
-       tcp_keepalive, aclfile, acl_users, protected_mode, admin_token, slowlog_log_slower_than,
-       slowlog_max_len, latency_monitor_threshold, latency_tracking, latency_tracking_percentiles,
-       maxmemory_samples, maxmemory_eviction_tenacity, lfu_log_factor, lfu_decay_time,
-       enable_debug_command, sanitize_dump_payload, notify_keyspace_events, tracking_table_max_keys,
-       maxmemory_clients, acllog_max_len, save);
+    ar(config_file, process_supervised, bind, port, workers, cpus, worker_base_port, admin_port,
+       dir, durability, sync_interval_ms, wal_snapshot_bytes, wal_segment_bytes,
+       ignore_corrupt_snapshot, maxmemory, maxmemory_policy, requirepass, databases, log_level,
+       alloc_trace, cluster_config, lazyfree_lazy_eviction, lazyfree_lazy_expire,
+       lazyfree_lazy_server_del, lazyfree_lazy_user_del, lazyfree_lazy_user_flush,
+       zset_max_listpack_entries, zset_max_listpack_value, set_max_intset_entries,
+       set_max_listpack_entries, set_max_listpack_value, hash_max_listpack_entries,
+       hash_max_listpack_value, list_max_listpack_size, list_compress_depth, hll_sparse_max_bytes,
+       stream_node_max_bytes, stream_node_max_entries, busy_reply_threshold, obuf_limits[0],
+       obuf_limits[1], obuf_limits[2], client_query_buffer_limit, proto_max_bulk_len, maxclients,
+       timeout, tcp_keepalive, aclfile, acl_users, protected_mode, admin_token,
+       slowlog_log_slower_than, slowlog_max_len, latency_monitor_threshold, latency_tracking,
+       latency_tracking_percentiles, maxmemory_samples, maxmemory_eviction_tenacity, lfu_log_factor,
+       lfu_decay_time, enable_debug_command, sanitize_dump_payload, notify_keyspace_events,
+       tracking_table_max_keys, maxmemory_clients, acllog_max_len, save);
   }
 };
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "shared/control.hpp"
+#include "shared/proc_stats.hpp"
 #include "supervisor/bpf/alloc_report.hpp"
-#include "supervisor/proc_stats.hpp"
 
 namespace ruvio::supervisor {
 

@@ -546,6 +546,9 @@ int Supervisor::run(std::vector<int> proxy_fds, std::vector<int> direct_fds, int
   for (char** e = environ; *e != nullptr; ++e) {
     if (std::strncmp(*e, "NOTIFY_SOCKET=", 14) != 0) env_storage_.emplace_back(*e);
   }
+  if (const char* sock = std::getenv("NOTIFY_SOCKET"); sock != nullptr && *sock != '\0') {
+    config_.process_supervised = "systemd";
+  }
   for (auto& e : env_storage_) envp_.push_back(e.data());
   envp_.push_back(nullptr);
 

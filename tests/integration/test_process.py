@@ -67,6 +67,8 @@ class Process(unittest.TestCase):
         self.assertEqual(len(ready), 1, srv.output())
         self.assertTrue(ping(srv.port))
         self.assertEqual(srv.client().execute_command("PING"), True)
+        # Not under systemd: INFO says so, as redis-server started by hand does.
+        self.assertEqual(srv.client().info("server")["process_supervised"], "no")
 
     def test_notify_socket(self):
         with tempfile.TemporaryDirectory(prefix="ruvio-notify-") as d:
@@ -82,6 +84,9 @@ class Process(unittest.TestCase):
                 msgs.append(sock.recv(4096))
             self.assertTrue(any(b"READY=1" in m.split(b"\n") for m in msgs), msgs)
             self.assertTrue(ping(srv.port))
+            # Reporting to $NOTIFY_SOCKET is being supervised by systemd (Redis's
+            # process_supervised:systemd), on every worker's INFO.
+            self.assertEqual(srv.client().info("server")["process_supervised"], "systemd")
 
     def test_pinned_worker(self):
         for cpu in ("1", "0"):

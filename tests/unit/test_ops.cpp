@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "shared/control.hpp"
+#include "shared/proc_stats.hpp"
 #include "supervisor/admin_http.hpp"
 #include "supervisor/metrics.hpp"
-#include "supervisor/proc_stats.hpp"
 #include "worker/memory/alloc_sampler.hpp"
 
 using namespace ruvio;

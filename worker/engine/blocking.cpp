@@ -197,4 +197,9 @@ std::int64_t Blocking::next_deadline() const {
   return next;
 }
 
+std::size_t Blocking::with_deadline() const {
+  return static_cast<std::size_t>(std::count_if(
+      waiters_.begin(), waiters_.end(), [](const auto& w) { return w.second.deadline_ms != 0; }));
+}
+
 }  // namespace ruvio::worker

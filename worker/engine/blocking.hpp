@@ -138,6 +138,8 @@ class Blocking {
   void drop_stale(std::int64_t before_ms);
   // The earliest deadline of any waiter; INT64_MAX when none has one.
   std::int64_t next_deadline() const;
+  // The waiters that have a deadline (Redis's clients_in_timeout_table).
+  std::size_t with_deadline() const;
 
   // Set by the executor for the one command it runs after its deadline.
   void set_timed_out(std::uint64_t token, bool error) {

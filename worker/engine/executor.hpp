@@ -134,6 +134,10 @@ class Executor {
   TickClock& clock() { return clock_; }
 
  private:
+  // Redis's EVICT_OK, EVICT_RUNNING (out of time: the timer evicts on), EVICT_FAIL.
+  enum class EvictResult { kOk, kRunning, kFail };
+  EvictResult evict();
+
   // parks() and blocks() past their one-test exits (inline above, on every request).
   bool parks_paused(const ClientInfo& client, std::span<const std::string_view> args) const;
   bool blocks_here(const ClientInfo& client, std::span<const std::string_view> args,

@@ -61,14 +61,14 @@ bool Executor::evict_lazyfreed(std::span<store::Db* const> dbs, std::uint64_t li
   return under;
 }
 
-bool Executor::perform_evictions() {
+Executor::EvictResult Executor::evict() {
   const std::uint64_t limit = shard_.maxmemory_share();
   eviction_pending_ = false;
-  if (limit == 0) return true;
+  if (limit == 0) return EvictResult::kOk;
   std::size_t used = shard_.counted_memory();
-  if (used <= limit) return true;
+  if (used <= limit) return EvictResult::kOk;
   const store::EvictPolicy policy = shard_.evict_policy();
-  if (policy == store::EvictPolicy::kNoEviction) return false;
+  if (policy == store::EvictPolicy::kNoEviction) return EvictResult::kFail;
   const std::size_t to_free = used - limit;
   std::size_t freed = 0, keys = 0;
   store::Db* dbs[256];
@@ -91,7 +91,7 @@ bool Executor::perform_evictions() {
       if (pending &&
           evict_lazyfreed(std::span<store::Db* const>(dbs, n), limit, start, time_limit)) {
         note_eviction("eviction-cycle", start);
-        return true;
+        return EvictResult::kOk;
       }
       break;
     }
@@ -115,12 +115,27 @@ bool Executor::perform_evictions() {
       if (std::chrono::steady_clock::now() - start > time_limit) {
         eviction_pending_ = true;
         note_eviction("eviction-cycle", start);
-        return true;  // EVICT_RUNNING: the command runs, the timer evicts on
+        return EvictResult::kRunning;  // the command runs, the timer evicts on
       }
     }
   }
   note_eviction("eviction-cycle", start);
-  return freed >= to_free || shard_.counted_memory() <= limit;
+  return freed >= to_free || shard_.counted_memory() <= limit ? EvictResult::kOk
+                                                              : EvictResult::kFail;
+}
+
+// Redis's performEvictions with its update_metrics: the time spent over the limit with the
+// eviction unfinished (running or failed) is INFO's eviction exceeded time.
+bool Executor::perform_evictions() {
+  const EvictResult r = evict();
+  Stats& s = shard_.stats();
+  if (r != EvictResult::kOk) {
+    if (s.eviction_exceeded_since_us == 0) s.eviction_exceeded_since_us = Stats::steady_us();
+  } else if (s.eviction_exceeded_since_us != 0) {
+    s.total_eviction_exceeded_us += Stats::steady_us() - s.eviction_exceeded_since_us;
+    s.eviction_exceeded_since_us = 0;
+  }
+  return r != EvictResult::kFail;
 }
 
 bool Executor::admit(const ClientInfo& client, const CommandDef& def, proto::ReplyWriter& out) {

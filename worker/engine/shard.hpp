@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -52,6 +53,29 @@ struct Stats {
   std::uint64_t writes_processed = 0;           // flushes that wrote bytes
   std::uint64_t evicted_keys = 0;               // keys deleted under maxmemory
   std::uint64_t evicted_clients = 0;            // clients closed under maxmemory-clients
+  // Sampled by the server once a second beside the ops: the network rates, KiB/s.
+  double instantaneous_input_kbps = 0;
+  double instantaneous_output_kbps = 0;
+  // The active expire cycle (the server's tick), as Redis's activeExpireCycle counts it.
+  std::uint64_t expired_time_cap_reached_count = 0;  // passes cut by the time limit
+  std::uint64_t expire_cycle_cpu_us = 0;             // time spent in the cycle
+  double expired_stale_perc = 0;  // running estimate of expired/sampled keys, 0..1
+  // Time with memory over maxmemory and eviction unfinished (Redis's eviction exceeded
+  // times), µs; `eviction_exceeded_since_us` is the steady clock's µs when the current span
+  // began, 0 while under the limit.
+  std::uint64_t total_eviction_exceeded_us = 0;
+  std::uint64_t eviction_exceeded_since_us = 0;
+  std::uint64_t dump_payload_sanitizations = 0;  // RESTOREs deep-checked
+  std::uint64_t total_forks = 0;                 // snapshot children forked
+  std::uint64_t latest_fork_usec = 0;            // how long the last fork() took
+  std::uint64_t peak_memory = 0;                 // used_memory_peak, as INFO last saw it
+
+  // The clock of the spans above: the steady clock in µs.
+  static std::uint64_t steady_us() {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count());
+  }
 };
 
 // Per-connection state that commands read and change (CLIENT, SELECT, HELLO, AUTH...).
@@ -153,6 +177,8 @@ class PubSub {
   // Delivers to this worker's subscribers; returns how many received it.
   virtual std::int64_t publish(std::string_view channel, std::string_view message, bool shard) = 0;
   virtual std::vector<std::string> channels(std::string_view pattern, bool shard) const = 0;
+  // How many channels (shard channels) have a subscriber (INFO pubsub_channels).
+  virtual std::int64_t channel_count(bool shard) const = 0;
   virtual std::int64_t subscribers(std::string_view channel, bool shard) const = 0;
   virtual std::int64_t patterns() const = 0;
   virtual std::vector<std::string> pattern_list() const = 0;

@@ -112,6 +112,7 @@ std::optional<std::string> write_snapshot(std::span<store::Db* const> dbs, const
         finish_record(b, r);
         ++keys;
       });
+      if (info.progress != nullptr) info.progress->store(keys, std::memory_order_relaxed);
       if (!out.maybe_drain()) ok = false;
     } while (cursor != 0 && ok);
   }

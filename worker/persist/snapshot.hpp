@@ -24,6 +24,7 @@
 // version did not change when value objects (enc 2) were added.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -44,6 +45,9 @@ struct SnapshotInfo {
   std::int64_t created_ms = 0;
   std::uint64_t keys = 0;
   std::uint64_t bytes = 0;
+  // In: where the writer counts the keys written so far, after every batch (a fork child's
+  // page shared with its worker, for INFO's current_save_keys_processed); null: not counted.
+  std::atomic<std::uint64_t>* progress = nullptr;
 };
 
 // Writes `dbs` to DIR/snapshot.tmp, fsyncs it, renames it over DIR/snapshot and fsyncs DIR.

@@ -39,6 +39,13 @@ const std::set<std::string_view, std::less<>> kSummed = {
     "lazyfreed_objects",
     "pubsub_channels",
     "pubsub_patterns",
+    "pubsubshard_channels",
+    "clients_in_timeout_table",
+    "expired_time_cap_reached_count",
+    "expire_cycle_cpu_milliseconds",
+    "total_eviction_exceeded_time",
+    "total_forks",
+    "dump_payload_sanitizations",
     "tracking_clients",
     "tracking_total_keys",
     "tracking_total_items",
@@ -50,6 +57,12 @@ const std::set<std::string_view, std::less<>> kSummed = {
     "allocator_allocated",
     "allocator_active",
     "allocator_resident",
+};
+
+// The same for the rates INFO prints with two decimals.
+const std::set<std::string_view, std::less<>> kSummedDecimal = {
+    "instantaneous_input_kbps",
+    "instantaneous_output_kbps",
 };
 
 struct Db {
@@ -169,6 +182,7 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
   std::vector<std::string_view> texts;
   for (const std::string& p : parts) texts.push_back(reply_string(p).value_or(""));
   std::map<std::string, std::int64_t, std::less<>> sums;
+  std::map<std::string, double, std::less<>> decimal_sums;
   std::map<int, Db> keyspace;
   CounterLines counters;
   // latency_percentiles_usec_<name> of every worker: percentiles do not add up, so a command
@@ -196,6 +210,11 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
       if (colon == std::string_view::npos) return;
       std::string_view key = line.substr(0, colon), value = line.substr(colon + 1);
       if (kSummed.count(key)) sums[std::string(key)] += to_int(value);
+      if (kSummedDecimal.count(key)) {
+        double v = 0;
+        std::from_chars(value.data(), value.data() + value.size(), v);
+        decimal_sums[std::string(key)] += v;
+      }
       if (CounterLines::wanted(key)) counters.add(key, value);
       if (key == "used_memory") worker_memory[w] = to_int(value);
       if (key == "connected_clients") worker_clients[w] = to_int(value);
@@ -242,6 +261,12 @@ std::string merge_info(const std::vector<std::string>& parts, std::size_t self, 
       auto it = sums.find(line.substr(0, colon));
       if (it != sums.end()) {
         out.append(line.substr(0, colon + 1)).append(std::to_string(it->second)).append("\r\n");
+        return;
+      }
+      if (auto d = decimal_sums.find(line.substr(0, colon)); d != decimal_sums.end()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2f", d->second);
+        out.append(line.substr(0, colon + 1)).append(buf).append("\r\n");
         return;
       }
     }

@@ -3,18 +3,24 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <sstream>
 
+#include "shared/proc_stats.hpp"
 #include "worker/engine/executor.hpp"
 #include "worker/persist/snapshot.hpp"
 #include "worker/persist/wal_reader.hpp"
@@ -22,6 +28,12 @@
 #include "worker/script/lua_engine.hpp"
 
 namespace ruvio::persist {
+
+struct Persistence::ChildShared {
+  std::atomic<std::uint64_t> keys{0};       // written so far (current_save_keys_processed)
+  std::atomic<std::uint64_t> cow_bytes{0};  // the child's Private_Dirty as it finished
+};
+
 namespace {
 
 constexpr std::uint64_t kTickMs = 100;
@@ -389,9 +401,19 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
   auto all = dbs();
   const auto libraries = library_codes();
   const std::int64_t now = wall_ms();
+  release_child_shared();
+  void* page = ::mmap(nullptr, sizeof(ChildShared), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) return std::string("mmap: ") + std::strerror(errno);
+  child_shared_ = new (page) ChildShared;
+  child_keys_total_ = 0;
+  for (store::Db* db : all) child_keys_total_ += db->size();
   const std::uint64_t fork_start = uv_hrtime();
   pid_t pid = ::fork();
-  if (pid < 0) return std::string("fork: ") + std::strerror(errno);
+  if (pid < 0) {
+    release_child_shared();
+    return std::string("fork: ") + std::strerror(errno);
+  }
   if (pid == 0) {
     // The child shares libuv's signal pipe with the worker: a signal here must not reach
     // the worker's loop.
@@ -401,14 +423,22 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
     // race a stale snapshot writer.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     SnapshotInfo info;
+    info.progress = &child_shared_->keys;
     auto err = write_snapshot(all, dir_, seq, now, info, libraries);
     if (err) {
       std::fprintf(stderr, "snapshot failed: %s\n", err->c_str());
       std::_Exit(1);
     }
+    // Redis's RDB_COW_SIZE: the pages this process holds alone now, the worker's writes
+    // during the snapshot among them (each one a page copied).
+    if (auto proc = read_proc_stats(::getpid())) {
+      child_shared_->cow_bytes.store(proc->private_dirty_bytes, std::memory_order_relaxed);
+    }
     std::_Exit(0);
   }
   note_fork(uv_hrtime() - fork_start);
+  cow_current_ = cow_peak_ = 0;
+  cow_sampled_ms_ = now;
   child_ = pid;
   child_rewrite_ = rewrite;
   child_seq_ = seq;
@@ -422,6 +452,8 @@ std::optional<std::string> Persistence::start_bgsave(bool rewrite) {
 // Redis's redisFork: the "fork" latency event (ms) and the fork rate LATENCY DOCTOR judges
 // (the dataset's GB copied per second of fork).
 void Persistence::note_fork(std::uint64_t ns) {
+  ++shard_.stats().total_forks;
+  shard_.stats().latest_fork_usec = ns / 1000;
   if (shard_.executor == nullptr) return;
   worker::LatencyMonitor& monitor = shard_.executor->latency();
   const double usec = std::max<double>(static_cast<double>(ns) / 1000.0, 1.0);
@@ -435,10 +467,37 @@ void Persistence::reap_child() {
   if (child_ < 0) return;
   int status = 0;
   pid_t r = ::waitpid(child_, &status, WNOHANG);
-  if (r == 0) return;
+  if (r == 0) {
+    sample_child_cow(wall_ms());
+    return;
+  }
   bool ok = r == child_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   child_ = -1;
+  if (ok && child_shared_ != nullptr) {
+    const std::uint64_t cow = child_shared_->cow_bytes.load(std::memory_order_relaxed);
+    (child_rewrite_ ? last_rewrite_cow_ : last_cow_) = cow;
+  }
+  release_child_shared();
+  cow_current_ = cow_peak_ = 0;
   snapshot_done(ok, wall_ms() - child_start_ms_);
+}
+
+// current_cow_size: the running child's Private_Dirty, read once a second as Redis's child
+// reports it (each read is three small /proc files).
+void Persistence::sample_child_cow(std::int64_t now_ms) {
+  if (now_ms - cow_sampled_ms_ < 1000) return;
+  if (auto proc = read_proc_stats(child_)) {
+    cow_current_ = proc->private_dirty_bytes;
+    cow_peak_ = std::max(cow_peak_, cow_current_);
+    cow_sampled_ms_ = now_ms;
+  }
+}
+
+void Persistence::release_child_shared() {
+  if (child_shared_ == nullptr) return;
+  child_shared_->~ChildShared();
+  ::munmap(child_shared_, sizeof(ChildShared));
+  child_shared_ = nullptr;
 }
 
 void Persistence::snapshot_done(bool ok, std::int64_t took_ms) {
@@ -505,6 +564,7 @@ void Persistence::shutdown() {
     ::kill(child_, SIGKILL);
     ::waitpid(child_, nullptr, 0);
     child_ = -1;
+    release_child_shared();
   }
   writer_->close();
   journaling_ = false;
@@ -517,12 +577,19 @@ void Persistence::info(const std::function<void(std::string_view, std::string_vi
   const std::int64_t now = wall_ms();
   num("loading", 0);
   num("async_loading", 0);
-  num("current_cow_peak", 0);
-  num("current_cow_size", 0);
-  num("current_cow_size_age", 0);
-  f("current_fork_perc", "0.00");
-  num("current_save_keys_processed", 0);
-  num("current_save_keys_total", 0);
+  const std::uint64_t processed =
+      bg && child_shared_ != nullptr ? child_shared_->keys.load(std::memory_order_relaxed) : 0;
+  const std::uint64_t total = bg ? child_keys_total_ : 0;
+  num("current_cow_peak", static_cast<std::int64_t>(bg ? cow_peak_ : 0));
+  num("current_cow_size", static_cast<std::int64_t>(bg ? cow_current_ : 0));
+  num("current_cow_size_age", bg && cow_current_ != 0 ? (now - cow_sampled_ms_) / 1000 : 0);
+  char perc[32];
+  std::snprintf(
+      perc, sizeof perc, "%.2f",
+      total != 0 ? 100.0 * static_cast<double>(processed) / static_cast<double>(total) : 0.0);
+  f("current_fork_perc", perc);
+  num("current_save_keys_processed", static_cast<std::int64_t>(processed));
+  num("current_save_keys_total", static_cast<std::int64_t>(total));
   num("rdb_changes_since_last_save", static_cast<std::int64_t>(dirty_));
   num("rdb_bgsave_in_progress", bg && !child_rewrite_);
   num("rdb_last_save_time", last_save_ms_ / 1000);
@@ -530,7 +597,7 @@ void Persistence::info(const std::function<void(std::string_view, std::string_vi
   num("rdb_last_bgsave_time_sec", last_bgsave_sec_);
   num("rdb_current_bgsave_time_sec", bg ? (now - child_start_ms_) / 1000 : -1);
   num("rdb_saves", static_cast<std::int64_t>(saves_));
-  num("rdb_last_cow_size", 0);
+  num("rdb_last_cow_size", static_cast<std::int64_t>(last_cow_));
   num("rdb_last_load_keys_expired", 0);
   num("rdb_last_load_keys_loaded", static_cast<std::int64_t>(loaded_keys_));
   num("aof_enabled", 1);
@@ -542,7 +609,7 @@ void Persistence::info(const std::function<void(std::string_view, std::string_vi
   num("aof_rewrites", static_cast<std::int64_t>(rewrites_));
   num("aof_rewrites_consecutive_failures", 0);
   f("aof_last_write_status", writer_->writable() ? "ok" : "err");
-  num("aof_last_cow_size", 0);
+  num("aof_last_cow_size", static_cast<std::int64_t>(last_rewrite_cow_));
   num("module_fork_in_progress", 0);
   num("module_fork_last_cow_size", 0);
   num("aof_current_size",

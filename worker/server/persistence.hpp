@@ -106,6 +106,8 @@ class Persistence final : public Service, public worker::Journal {
 
   uv_loop_t* loop_;
   void note_fork(std::uint64_t ns);
+  void sample_child_cow(std::int64_t now_ms);
+  void release_child_shared();
   worker::Shard& shard_;
   control::WorkerInit init_;
   Execute execute_;
@@ -128,6 +130,16 @@ class Persistence final : public Service, public worker::Journal {
   std::uint64_t child_seq_ = 0;    // first segment the running snapshot does not cover
   std::uint64_t child_dirty_ = 0;  // dirty_ when it started
   std::int64_t child_start_ms_ = 0;
+  // What a snapshot child tells its worker, as Redis's child info pipe does: a page both
+  // map, with the keys written so far and the child's copy-on-write size when it ends.
+  struct ChildShared;
+  ChildShared* child_shared_ = nullptr;
+  std::uint64_t child_keys_total_ = 0;    // current_save_keys_total
+  std::uint64_t cow_current_ = 0;         // current_cow_size: the child's Private_Dirty
+  std::uint64_t cow_peak_ = 0;            // current_cow_peak
+  std::int64_t cow_sampled_ms_ = 0;       // when current_cow_size was read
+  std::uint64_t last_cow_ = 0;            // rdb_last_cow_size
+  std::uint64_t last_rewrite_cow_ = 0;    // aof_last_cow_size (BGREWRITEAOF's snapshot)
   bool scheduled_ = false;                // aof_rewrite_scheduled / BGSAVE SCHEDULE
   std::uint64_t dirty_ = 0;               // rdb_changes_since_last_save
   std::int64_t last_save_ms_ = 0;         // rdb_last_save_time

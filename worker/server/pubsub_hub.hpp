@@ -26,6 +26,9 @@ class PubSubHub final : public PubSub {
   std::int64_t publish(std::string_view channel, std::string_view message, bool shard) override;
   std::vector<std::string> channels(std::string_view pattern, bool shard) const override;
   std::int64_t subscribers(std::string_view channel, bool shard) const override;
+  std::int64_t channel_count(bool shard) const override {
+    return static_cast<std::int64_t>((shard ? shard_channels_ : channels_).size());
+  }
   std::int64_t patterns() const override { return static_cast<std::int64_t>(patterns_.size()); }
   std::vector<std::string> pattern_list() const override {
     std::vector<std::string> out;

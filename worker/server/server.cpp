@@ -657,12 +657,25 @@ void Server::housekeeping() {
   // what was sampled had expired, within a time limit per tick (a quarter of the tick).
   const std::uint64_t expire_start = uv_hrtime();
   const std::uint64_t deadline = expire_start + kExpireTimeLimitNs;
+  std::size_t sampled = 0;
+  std::uint64_t cycle_ns = 0;
+  bool time_cap = false;
   for (int i = 0; i < shard_.databases(); ++i) {
     store::Db& db = shard_.db(i);
-    while (!frozen && db.expires_size() > 0) {
-      std::size_t n = db.expire_cycle(now, kExpireBudget);
-      expired += n;
-      if (n < kExpireBudget / 10 || uv_hrtime() > deadline) break;
+    if (!frozen && db.expires_size() > 0) {
+      const std::uint64_t db_start = uv_hrtime();
+      for (;;) {
+        std::size_t looked = 0;
+        std::size_t n = db.expire_cycle(now, kExpireBudget, &looked);
+        expired += n;
+        sampled += looked;
+        if (n < kExpireBudget / 10 || db.expires_size() == 0) break;
+        if (uv_hrtime() > deadline) {
+          time_cap = true;
+          break;
+        }
+      }
+      cycle_ns += uv_hrtime() - db_start;
     }
     // Redis's "expire-cycle" latency event: the pass over the databases, in ms.
     if (const std::int64_t threshold = shard_.config().latency_monitor_threshold;
@@ -675,6 +688,14 @@ void Server::housekeeping() {
     // LFU decay (lfu-decay-time, minutes): a bounded slice of the pass each tick.
     db.lfu_decay_step(now, std::int64_t{shard_.config().lfu_decay_time} * 60 * 1000,
                       kLfuDecayKeysPerTick);
+  }
+  // INFO stats, as Redis's activeExpireCycle keeps them.
+  Stats& st = shard_.stats();
+  st.expire_cycle_cpu_us += cycle_ns / 1000;
+  if (time_cap) ++st.expired_time_cap_reached_count;
+  if (sampled > 0) {
+    const double stale = static_cast<double>(expired) / static_cast<double>(sampled);
+    st.expired_stale_perc = stale * 0.05 + st.expired_stale_perc * 0.95;
   }
   shard_.lru_pass_step();
   // maxmemory: go on with an eviction that ran out of time, or catch up after CONFIG SET
@@ -707,10 +728,22 @@ void Server::housekeeping() {
     evict_clients();
   }
   if (now - ops_sample_ms_ >= 1000) {
-    std::uint64_t done = shard_.stats().commands_processed - ops_sample_commands_;
-    shard_.stats().instantaneous_ops_per_sec =
-        done * 1000 / static_cast<std::uint64_t>(now - ops_sample_ms_);
-    ops_sample_commands_ = shard_.stats().commands_processed;
+    // INFO's instantaneous figures: the rates over the last second or so.
+    const auto elapsed = static_cast<std::uint64_t>(now - ops_sample_ms_);
+    const double kib_per_s = 1000.0 / 1024.0 / static_cast<double>(elapsed);
+    // A counter below its sample was reset (CONFIG RESETSTAT) meanwhile: all of it is new.
+    auto since = [](std::uint64_t now_v, std::uint64_t then) {
+      return now_v >= then ? now_v - then : now_v;
+    };
+    st.instantaneous_ops_per_sec =
+        since(st.commands_processed, ops_sample_commands_) * 1000 / elapsed;
+    st.instantaneous_input_kbps =
+        static_cast<double>(since(st.net_input_bytes, ops_sample_input_)) * kib_per_s;
+    st.instantaneous_output_kbps =
+        static_cast<double>(since(st.net_output_bytes, ops_sample_output_)) * kib_per_s;
+    ops_sample_commands_ = st.commands_processed;
+    ops_sample_input_ = st.net_input_bytes;
+    ops_sample_output_ = st.net_output_bytes;
     ops_sample_ms_ = now;
   }
 }

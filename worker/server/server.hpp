@@ -187,8 +187,10 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
   Router router_;
   PubSubHub pubsub_;
   std::unique_ptr<persist::Persistence> persistence_;  // null under --durability memory
-  // instantaneous_ops_per_sec sampling
+  // INFO's instantaneous_* sampling: the counters at the last sample
   std::uint64_t ops_sample_commands_ = 0;
+  std::uint64_t ops_sample_input_ = 0;
+  std::uint64_t ops_sample_output_ = 0;
   std::int64_t ops_sample_ms_ = 0;
 };
 

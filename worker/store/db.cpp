@@ -479,7 +479,7 @@ Entry Db::random_entry(std::int64_t now_ms) {
   return Entry();
 }
 
-std::size_t Db::expire_cycle(std::int64_t now_ms, std::size_t budget) {
+std::size_t Db::expire_cycle(std::int64_t now_ms, std::size_t budget, std::size_t* sampled) {
   Impl& d = *impl_;
   d.now = now_ms;
   std::size_t deleted = 0, samples = 0, picks = 0;
@@ -494,6 +494,7 @@ std::size_t Db::expire_cycle(std::int64_t now_ms, std::size_t budget) {
       ++deleted;
     }
   }
+  if (sampled != nullptr) *sampled = samples;
   return deleted;
 }
 

@@ -387,8 +387,9 @@ class Db {
   Entry random_entry(std::int64_t now_ms);  // uniform enough for RANDOMKEY; empty if no key
 
   // Active expiry: samples keys with a TTL and deletes expired ones, doing at most `budget`
-  // samples. Returns the number of keys deleted.
-  std::size_t expire_cycle(std::int64_t now_ms, std::size_t budget);
+  // samples. Returns the number of keys deleted; `sampled`, when given, gets how many keys
+  // were looked at (INFO's expired_stale_perc).
+  std::size_t expire_cycle(std::int64_t now_ms, std::size_t budget, std::size_t* sampled = nullptr);
 
   // Incremental resize work for the idle timer: moves up to `buckets` old home buckets in each
   // table that is resizing. Returns true while a resize is still in progress.

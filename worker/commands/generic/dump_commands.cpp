@@ -93,6 +93,9 @@ void cmd_restore(Context& ctx) {
     return;
   }
   persist::rdb::Loaded v;
+  // The decoder checks every payload deeply (rdb_value.hpp): each one counts as Redis counts
+  // a sanitized RESTORE.
+  ++ctx.shard.stats().dump_payload_sanitizations;
   if (!persist::rdb::decode_value(db.heap(), payload,
                                   persist::rdb::build_limits(ctx.shard.config()), v)) {
     ctx.out.error(kBadData);

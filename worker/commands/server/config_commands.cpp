@@ -151,8 +151,7 @@ std::optional<std::string> settable_value(Shard& shard, std::string_view name) {
 }
 
 void config_resetstat(Context& ctx) {
-  ctx.shard.stats() = Stats{};
-  reset_info_samples();
+  ctx.shard.stats() = Stats{};  // the memory peak and the sampled rates with the counters
   // Redis's resetCommandTableStats + resetErrorTableStats; the slow log and the latency
   // monitor's events stay (SLOWLOG RESET, LATENCY RESET).
   if (ctx.shard.executor != nullptr) ctx.shard.executor->command_stats().reset();

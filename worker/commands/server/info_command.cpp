@@ -1,6 +1,7 @@
 // INFO [section ...]: Redis 7.0's text format ("# Section" headers, "field:value" lines,
 // "\r\n" endings, a blank line between sections, sections always in Redis's order) with
 // Redis's field names, so redis_exporter, redis-cli --stat and client libraries parse it.
+#include <mimalloc.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
@@ -31,14 +32,6 @@ constexpr std::string_view kRuvioVersion = "0.1.0";
 // Bytes the process holds outside the keyspace (tables of commands, buffers), reported on
 // top of the databases so an empty server does not claim 0 bytes.
 constexpr std::size_t kBaseMemory = Shard::kBaseMemory;
-
-// Process-wide samples for figures the loop does not track (one shard per process).
-struct Samples {
-  std::int64_t ops_ms = 0;
-  std::uint64_t ops_commands = 0;
-  std::uint64_t ops_per_sec = 0;
-  std::size_t peak_memory = 0;
-} g_samples;
 
 enum Section : unsigned {
   kServer = 1u << 0,
@@ -153,6 +146,27 @@ double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
+struct Allocator {
+  std::uint64_t active = 0;    // committed by mimalloc
+  std::uint64_t resident = 0;  // of that, at most what the process has resident
+};
+Allocator allocator_figures(std::uint64_t used, std::uint64_t rss) {
+  std::size_t elapsed = 0, user = 0, sys = 0, mi_rss = 0, mi_peak_rss = 0, commit = 0,
+              peak_commit = 0, faults = 0;
+  mi_process_info(&elapsed, &user, &sys, &mi_rss, &mi_peak_rss, &commit, &peak_commit, &faults);
+  Allocator a;
+  a.active = std::max<std::uint64_t>(commit, used);
+  a.resident = std::min<std::uint64_t>(a.active, rss);
+  return a;
+}
+
+double ratio(std::uint64_t a, std::uint64_t b) {
+  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
+std::int64_t difference(std::uint64_t a, std::uint64_t b) {
+  return static_cast<std::int64_t>(a) - static_cast<std::int64_t>(b);
+}
+
 std::size_t used_memory(Shard& shard) {
   return shard.counted_memory();
 }
@@ -178,7 +192,7 @@ void server_section(Text& t, Shard& shard) {
   std::snprintf(gcc, sizeof gcc, "%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
   t.field("gcc_version", gcc);
   t.field("process_id", static_cast<std::int64_t>(getpid()));
-  t.field("process_supervised", "no");
+  t.field("process_supervised", shard.config().process_supervised);
   t.field("run_id", run_id());
   t.field("tcp_port", shard.tcp_port());
   timeval tv{};
@@ -207,12 +221,13 @@ void clients_section(Text& t, Shard& shard) {
   t.field_u("client_recent_max_output_buffer", shard.client_recent_max_output);
   t.field_u("blocked_clients", shard.blocked_clients);
   t.field_u("tracking_clients", shard.tracking.clients());
-  t.field("clients_in_timeout_table", 0);
+  t.field_u("clients_in_timeout_table", shard.blocking().with_deadline());
 }
 
 void memory_section(Text& t, Shard& shard) {
   const std::size_t used = used_memory(shard);
-  g_samples.peak_memory = std::max(g_samples.peak_memory, used);
+  std::uint64_t& peak = shard.stats().peak_memory;
+  peak = std::max<std::uint64_t>(peak, used);
   const std::size_t rss = rss_bytes();
   const std::uint64_t maxmemory = shard.config().maxmemory;
   t.header("Memory");
@@ -220,11 +235,11 @@ void memory_section(Text& t, Shard& shard) {
   t.field("used_memory_human", human(used));
   t.field_u("used_memory_rss", rss);
   t.field("used_memory_rss_human", human(rss));
-  t.field_u("used_memory_peak", g_samples.peak_memory);
-  t.field("used_memory_peak_human", human(g_samples.peak_memory));
+  t.field_u("used_memory_peak", peak);
+  t.field("used_memory_peak_human", human(peak));
   char perc[32];
   std::snprintf(perc, sizeof perc, "%.2f%%",
-                100.0 * static_cast<double>(used) / static_cast<double>(g_samples.peak_memory));
+                100.0 * static_cast<double>(used) / static_cast<double>(peak));
   t.field("used_memory_peak_perc", perc);
   const std::size_t overhead = kBaseMemory + shard.client_buffer_bytes;
   t.field_u("used_memory_overhead", overhead);
@@ -233,11 +248,13 @@ void memory_section(Text& t, Shard& shard) {
   std::snprintf(perc, sizeof perc, "%.2f%%",
                 100.0 * static_cast<double>(used - overhead) / static_cast<double>(used));
   t.field("used_memory_dataset_perc", perc);
-  // mimalloc's view as Redis reports jemalloc's: what the heap accounting holds, and the
-  // resident pages that back it.
+  // mimalloc's view as Redis reports jemalloc's: what the heap accounting holds (allocated),
+  // what mimalloc has committed for it (active), and of that what is resident (at most the
+  // process's RSS); the rest of the RSS is the process's own (code, stacks, buffers).
+  const Allocator alloc = allocator_figures(used, rss);
   t.field_u("allocator_allocated", used);
-  t.field_u("allocator_active", rss);
-  t.field_u("allocator_resident", rss);
+  t.field_u("allocator_active", alloc.active);
+  t.field_u("allocator_resident", alloc.resident);
   const auto total = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                      static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   t.field_u("total_system_memory", total);
@@ -267,14 +284,15 @@ void memory_section(Text& t, Shard& shard) {
   t.field_u("maxmemory", maxmemory);
   t.field("maxmemory_human", human(maxmemory));
   t.field("maxmemory_policy", config_text(shard, "maxmemory-policy"));
-  t.field_f("allocator_frag_ratio", static_cast<double>(rss) / static_cast<double>(used));
-  t.field_u("allocator_frag_bytes", rss > used ? rss - used : 0);
-  t.field_f("allocator_rss_ratio", 1.0);
-  t.field_u("allocator_rss_bytes", 0);
-  t.field_f("rss_overhead_ratio", 1.0);
-  t.field_u("rss_overhead_bytes", 0);
-  t.field_f("mem_fragmentation_ratio", static_cast<double>(rss) / static_cast<double>(used));
-  t.field_u("mem_fragmentation_bytes", rss > used ? rss - used : 0);
+  // Redis's ratios and differences of those figures (the differences may be negative).
+  t.field_f("allocator_frag_ratio", ratio(alloc.active, used));
+  t.field("allocator_frag_bytes", difference(alloc.active, used));
+  t.field_f("allocator_rss_ratio", ratio(alloc.resident, alloc.active));
+  t.field("allocator_rss_bytes", difference(alloc.resident, alloc.active));
+  t.field_f("rss_overhead_ratio", ratio(rss, alloc.resident));
+  t.field("rss_overhead_bytes", difference(rss, alloc.resident));
+  t.field_f("mem_fragmentation_ratio", ratio(rss, used));
+  t.field("mem_fragmentation_bytes", difference(rss, used));
   // No replicas, no replication backlog, no AOF rewrite buffer, no cluster bus: Redis's
   // replica-less standalone answers 0.
   t.field_u("mem_not_counted_for_evict", 0);
@@ -342,23 +360,6 @@ void persistence_section(Text& t, Shard& shard) {
   t.field("module_fork_last_cow_size", 0);
 }
 
-// instantaneous_ops_per_sec: the rate between two INFO calls at least a second apart
-// (monitors poll INFO periodically, which is exactly when the figure is read).
-std::uint64_t ops_per_sec(Shard& shard) {
-  const std::int64_t now = shard.now_ms();
-  const std::uint64_t cmds = shard.stats().commands_processed;
-  if (g_samples.ops_ms == 0 || cmds < g_samples.ops_commands) {
-    g_samples.ops_ms = now;
-    g_samples.ops_commands = cmds;
-  } else if (now - g_samples.ops_ms >= 1000) {
-    g_samples.ops_per_sec =
-        (cmds - g_samples.ops_commands) * 1000 / static_cast<std::uint64_t>(now - g_samples.ops_ms);
-    g_samples.ops_ms = now;
-    g_samples.ops_commands = cmds;
-  }
-  return g_samples.ops_per_sec;
-}
-
 void stats_section(Text& t, Shard& shard) {
   const Stats& s = shard.stats();
   std::uint64_t expired = 0;
@@ -366,13 +367,13 @@ void stats_section(Text& t, Shard& shard) {
   t.header("Stats");
   t.field_u("total_connections_received", s.connections_received);
   t.field_u("total_commands_processed", s.commands_processed);
-  t.field_u("instantaneous_ops_per_sec", ops_per_sec(shard));
+  t.field_u("instantaneous_ops_per_sec", s.instantaneous_ops_per_sec);
   t.field_u("total_net_input_bytes", s.net_input_bytes);
   t.field_u("total_net_output_bytes", s.net_output_bytes);
   t.field("total_net_repl_input_bytes", 0);
   t.field("total_net_repl_output_bytes", 0);
-  t.field("instantaneous_input_kbps", "0.00");
-  t.field("instantaneous_output_kbps", "0.00");
+  t.field_f("instantaneous_input_kbps", s.instantaneous_input_kbps);
+  t.field_f("instantaneous_output_kbps", s.instantaneous_output_kbps);
   t.field("instantaneous_input_repl_kbps", "0.00");
   t.field("instantaneous_output_repl_kbps", "0.00");
   t.field_u("rejected_connections", s.rejected_connections);
@@ -380,20 +381,23 @@ void stats_section(Text& t, Shard& shard) {
   t.field("sync_partial_ok", 0);
   t.field("sync_partial_err", 0);
   t.field_u("expired_keys", expired);
-  t.field("expired_stale_perc", "0.00");
-  t.field("expired_time_cap_reached_count", 0);
-  t.field("expire_cycle_cpu_milliseconds", 0);
+  t.field_f("expired_stale_perc", s.expired_stale_perc * 100);
+  t.field_u("expired_time_cap_reached_count", s.expired_time_cap_reached_count);
+  t.field_u("expire_cycle_cpu_milliseconds", s.expire_cycle_cpu_us / 1000);
   t.field_u("evicted_keys", s.evicted_keys);
   t.field_u("evicted_clients", s.evicted_clients);
-  t.field("total_eviction_exceeded_time", 0);
-  t.field("current_eviction_exceeded_time", 0);
+  // Redis's eviction exceeded times, ms: the span going on counts in the total too.
+  const std::uint64_t exceeding =
+      s.eviction_exceeded_since_us != 0 ? Stats::steady_us() - s.eviction_exceeded_since_us : 0;
+  t.field_u("total_eviction_exceeded_time", (s.total_eviction_exceeded_us + exceeding) / 1000);
+  t.field_u("current_eviction_exceeded_time", exceeding / 1000);
   t.field_u("keyspace_hits", s.keyspace_hits);
   t.field_u("keyspace_misses", s.keyspace_misses);
-  t.field("pubsub_channels", 0);
-  t.field("pubsub_patterns", 0);
-  t.field("pubsubshard_channels", 0);
-  t.field("latest_fork_usec", 0);
-  t.field("total_forks", 0);
+  t.field("pubsub_channels", shard.pubsub != nullptr ? shard.pubsub->channel_count(false) : 0);
+  t.field("pubsub_patterns", shard.pubsub != nullptr ? shard.pubsub->patterns() : 0);
+  t.field("pubsubshard_channels", shard.pubsub != nullptr ? shard.pubsub->channel_count(true) : 0);
+  t.field_u("latest_fork_usec", s.latest_fork_usec);
+  t.field_u("total_forks", s.total_forks);
   t.field("migrate_cached_sockets", 0);
   t.field("slave_expires_tracked_keys", 0);
   t.field("active_defrag_hits", 0);
@@ -408,7 +412,7 @@ void stats_section(Text& t, Shard& shard) {
   t.field_u("unexpected_error_replies", s.unexpected_error_replies);
   t.field_u("total_error_replies",
             shard.executor != nullptr ? shard.executor->command_stats().total_errors() : 0);
-  t.field("dump_payload_sanitizations", 0);
+  t.field_u("dump_payload_sanitizations", s.dump_payload_sanitizations);
   t.field_u("total_reads_processed", s.reads_processed);
   t.field_u("total_writes_processed", s.writes_processed);
   t.field("io_threaded_reads_processed", 0);
@@ -523,10 +527,6 @@ void keyspace_section(Text& t, Shard& shard) {
 }
 
 }  // namespace
-
-void reset_info_samples() {
-  g_samples = Samples{};
-}
 
 void cmd_info(Context& ctx) {
   unsigned sections = 0;

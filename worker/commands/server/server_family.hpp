@@ -13,8 +13,6 @@ namespace ruvio::worker::srvfam {
 
 // info_command.cpp
 void cmd_info(Context& ctx);
-// Called by CONFIG RESETSTAT: forgets the ops/sec sample and the memory peak.
-void reset_info_samples();
 
 // introspection_commands.cpp (COMMAND and its subcommands)
 void cmd_command(Context& ctx);  // bare COMMAND, or dispatch to a subcommand

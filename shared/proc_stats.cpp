@@ -1,4 +1,4 @@
-#include "supervisor/proc_stats.hpp"
+#include "shared/proc_stats.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <charconv>
 #include <string>
 
-namespace ruvio::supervisor {
+namespace ruvio {
 namespace {
 
 // Whole small /proc file into `out`; false when it cannot be opened.
@@ -96,4 +96,4 @@ std::optional<ProcStats> read_proc_stats(pid_t pid) {
   return s;
 }
 
-}  // namespace ruvio::supervisor
+}  // namespace ruvio

@@ -1,6 +1,7 @@
-// What the kernel says about one worker process: memory from /proc/<pid>/status and
-// /proc/<pid>/smaps_rollup, CPU time from /proc/<pid>/stat. Read once a second per worker,
-// so each read is a few small files, no allocation beyond one buffer.
+// What the kernel says about one process: memory from /proc/<pid>/status and
+// /proc/<pid>/smaps_rollup, CPU time from /proc/<pid>/stat. The supervisor reads it once a
+// second per worker; a worker reads its snapshot child's (the copy-on-write size INFO
+// persistence reports). Each read is a few small files, no allocation beyond one buffer.
 #pragma once
 
 #include <sys/types.h>
@@ -9,7 +10,7 @@
 #include <optional>
 #include <string_view>
 
-namespace ruvio::supervisor {
+namespace ruvio {
 
 struct ProcStats {
   std::uint64_t rss_bytes = 0;            // status VmRSS
@@ -30,4 +31,4 @@ std::optional<std::uint64_t> proc_kb_field(std::string_view text, std::string_vi
 // parentheses may itself hold spaces and parentheses, so fields count from the last ')'.
 std::optional<std::uint64_t> stat_cpu_ticks(std::string_view stat_line);
 
-}  // namespace ruvio::supervisor
+}  // namespace ruvio

@@ -1,0 +1,208 @@
+"""INFO tells the server's state (issue 25 §4): fields that used to be fixed text are checked
+after the action that moves them, side by side with redis-server 7.0.15 where Redis has the
+same figure, at 1 worker and through the 2-worker proxy port."""
+
+import tempfile
+import threading
+import time
+import unittest
+
+import harness
+import itest
+
+
+def info(r, section):
+    return r.info(section)
+
+
+def populate(r, prefix, n, size):
+    """n keys of `size` bytes, in pipelined MSETs (DEBUG POPULATE needs the debug command)."""
+    value = "v" * size
+    pipe = r.pipeline(transaction=False)
+    for start in range(0, n, 1000):
+        pipe.mset({f"{prefix}:{i}": value for i in range(start, min(n, start + 1000))})
+    pipe.execute()
+
+
+class Common:
+    """The cases both servers answer alike; subclasses start one server each."""
+
+    def client(self):
+        r = self.srv.client()
+        self.addCleanup(r.close)
+        return r
+
+    def test_pubsub_counts_follow_subscriptions(self):
+        sub = self.client().pubsub()
+        self.addCleanup(sub.close)
+        sub.subscribe("news", "sport")
+        sub.psubscribe("n*")
+        r = self.client()
+        self.assertTrue(itest.wait_for(
+            lambda: info(r, "stats")["pubsub_channels"] == 2, timeout=5.0))
+        st = info(r, "stats")
+        self.assertEqual((st["pubsub_channels"], st["pubsub_patterns"],
+                          st["pubsubshard_channels"]), (2, 1, 0))
+        sub.unsubscribe("sport")
+        self.assertTrue(itest.wait_for(
+            lambda: info(r, "stats")["pubsub_channels"] == 1, timeout=5.0))
+        sub.punsubscribe()
+        self.assertTrue(itest.wait_for(
+            lambda: info(r, "stats")["pubsub_patterns"] == 0, timeout=5.0))
+
+    def test_clients_in_timeout_table_counts_blocked_with_a_deadline(self):
+        blockers = []
+        for timeout in ("5", "0"):  # one with a deadline, one for ever
+            c = self.client()
+            t = threading.Thread(target=lambda c=c, t=timeout: c.blpop("nothing:here", t))
+            t.start()
+            blockers.append(t)
+        r = self.client()
+        self.assertTrue(itest.wait_for(
+            lambda: info(r, "clients")["blocked_clients"] == 2, timeout=5.0))
+        self.assertEqual(info(r, "clients")["clients_in_timeout_table"], 1)
+        r.rpush("nothing:here", "a", "b")
+        for t in blockers:
+            t.join(10)
+        self.assertEqual(info(r, "clients")["clients_in_timeout_table"], 0)
+
+    def test_input_and_output_rates_follow_traffic(self):
+        r = self.client()
+        value = "x" * 50000
+        deadline = time.monotonic() + 3.0
+        seen_in = seen_out = 0.0
+        while time.monotonic() < deadline and (seen_in == 0 or seen_out == 0):
+            for _ in range(20):
+                r.set("rate", value)
+                r.get("rate")
+            st = info(r, "stats")
+            seen_in = max(seen_in, float(st["instantaneous_input_kbps"]))
+            seen_out = max(seen_out, float(st["instantaneous_output_kbps"]))
+            time.sleep(0.05)
+        self.assertGreater(seen_in, 0.0)
+        self.assertGreater(seen_out, 0.0)
+
+    def test_bgsave_counts_its_fork(self):
+        r = self.client()
+        self.assertEqual(info(r, "stats")["total_forks"], 0)
+        populate(r, "cow", 20000, 64)
+        r.bgsave()
+        self.assertTrue(itest.wait_for(
+            lambda: info(r, "persistence")["rdb_bgsave_in_progress"] == 0, timeout=20.0))
+        st = info(r, "stats")
+        self.assertGreaterEqual(st["total_forks"], 1)
+        self.assertGreater(st["latest_fork_usec"], 0)
+        # The child's pages of its own (its writes, the worker's copied ones): Redis's
+        # rdb_last_cow_size from the child's Private_Dirty, never 0 for a child that ran.
+        self.assertTrue(itest.wait_for(
+            lambda: info(r, "persistence")["rdb_last_cow_size"] > 0, timeout=5.0))
+
+
+class Redis(Common, unittest.TestCase):
+
+    def setUp(self):
+        self.srv = harness.Server(kind="redis")
+        self.addCleanup(self.srv.stop)
+
+
+class Ruvio(Common, unittest.TestCase):
+
+    def setUp(self):
+        itest.require_ruvio()
+        self.tmp = tempfile.TemporaryDirectory(prefix="ruvio-info-")
+        self.addCleanup(self.tmp.cleanup)
+        self.srv = harness.Server(kind="ruvio", args=["--dir", self.tmp.name,
+                                                      "--durability", "everysec",
+                                                      "--alloc-trace", "off"])
+        self.addCleanup(self.srv.stop)
+
+    def test_expire_cycle_figures(self):
+        r = self.client()
+        pipe = r.pipeline(transaction=False)
+        for i in range(3000):
+            pipe.set(f"short:{i}", "v", px=20)
+        pipe.execute()
+        self.assertTrue(itest.wait_for(lambda: r.dbsize() == 0, timeout=10.0))
+        st = info(r, "stats")
+        self.assertEqual(st["expired_keys"], 3000)
+        # The cycle found mostly expired keys: the running estimate moved off 0 (Redis's
+        # 5% weight per cycle), and the time the cycle took is counted (ms, maybe 0).
+        self.assertGreater(float(st["expired_stale_perc"]), 0.0)
+        self.assertGreaterEqual(st["expire_cycle_cpu_milliseconds"], 0)
+        self.assertGreaterEqual(st["expired_time_cap_reached_count"], 0)
+
+    def test_eviction_exceeded_time_while_over_maxmemory(self):
+        r = self.client()
+        r.config_set("maxmemory-policy", "noeviction")
+        r.set("big", "x" * 200000)
+        used = info(r, "memory")["used_memory"]
+        r.config_set("maxmemory", str(used // 2))
+        with self.assertRaises(Exception) as e:
+            r.set("more", "y")
+        self.assertIn("OOM", str(e.exception))
+        time.sleep(0.05)
+        st = info(r, "stats")
+        self.assertGreater(st["current_eviction_exceeded_time"], 0)
+        self.assertGreaterEqual(st["total_eviction_exceeded_time"],
+                                st["current_eviction_exceeded_time"])
+        r.config_set("maxmemory", str(used * 4))
+        r.set("more", "y")  # under the limit again: the span ends, the total keeps it
+        st = info(r, "stats")
+        self.assertEqual(st["current_eviction_exceeded_time"], 0)
+        self.assertGreaterEqual(st["total_eviction_exceeded_time"], 50)
+
+    def test_restore_counts_its_deep_check(self):
+        r = self.client()
+        r.rpush("l", "a", "b")
+        payload = r.dump("l")
+        self.assertEqual(info(r, "stats")["dump_payload_sanitizations"], 0)
+        r.restore("l2", 0, payload)
+        # Ruvio checks every payload deeply (sanitize-dump-payload yes, always).
+        self.assertEqual(info(r, "stats")["dump_payload_sanitizations"], 1)
+
+    def test_allocator_figures_are_consistent(self):
+        r = self.client()
+        populate(r, "alloc", 10000, 100)
+        m = info(r, "memory")
+        self.assertGreaterEqual(m["allocator_active"], m["allocator_allocated"])
+        self.assertLessEqual(m["allocator_resident"], m["allocator_active"])
+        self.assertLessEqual(m["allocator_resident"], m["used_memory_rss"])
+        self.assertEqual(m["allocator_frag_bytes"],
+                         m["allocator_active"] - m["allocator_allocated"])
+        self.assertEqual(m["allocator_rss_bytes"],
+                         m["allocator_resident"] - m["allocator_active"])
+        self.assertEqual(m["rss_overhead_bytes"], m["used_memory_rss"] - m["allocator_resident"])
+        self.assertAlmostEqual(m["rss_overhead_ratio"],
+                               m["used_memory_rss"] / m["allocator_resident"], places=1)
+
+    def test_bgsave_progress_while_it_runs(self):
+        r = self.client()
+        populate(r, "prog", 300000, 200)
+        r.bgsave()
+        p = info(r, "persistence")
+        if p["rdb_bgsave_in_progress"] == 1:
+            self.assertEqual(p["current_save_keys_total"], 300000)
+            self.assertLessEqual(p["current_save_keys_processed"], 300000)
+        self.assertTrue(itest.wait_for(
+            lambda: info(r, "persistence")["rdb_bgsave_in_progress"] == 0, timeout=30.0))
+        p = info(r, "persistence")
+        self.assertEqual((p["current_save_keys_total"], p["current_save_keys_processed"],
+                          p["current_cow_size"]), (0, 0, 0))
+
+
+class RuvioProxy(Common, unittest.TestCase):
+    """Through the proxy port over 2 workers: the workers' figures add up."""
+
+    def setUp(self):
+        itest.require_ruvio()
+        self.tmp = tempfile.TemporaryDirectory(prefix="ruvio-info-")
+        self.addCleanup(self.tmp.cleanup)
+        self.srv = harness.Server(kind="ruvio", args=["--workers", "2", "--dir", self.tmp.name,
+                                                      "--durability", "everysec",
+                                                      "--alloc-trace", "off"])
+        self.addCleanup(self.srv.stop)
+        harness.wait_mesh_up(self.srv.port)
+
+
+if __name__ == "__main__":
+    unittest.main()
