@@ -59,7 +59,8 @@ class Debug(unittest.TestCase):
                       ["DEBUG", "QUICKLIST-PACKED-THRESHOLD", "100"],
                       ["DEBUG", "QUICKLIST-PACKED-THRESHOLD", "5gb"],
                       ["DEBUG", "CHANGE-REPL-ID"],
-                      ["DEBUG", "SET-ACTIVE-EXPIRE", "1"], ["DEBUG", "LOG", "hello"]]
+                      ["DEBUG", "SET-ACTIVE-EXPIRE", "1"], ["DEBUG", "LOG", "hello"],
+                      ["DEBUG", "JMAP"], ["DEBUG", "QUICKLIST", "l", "1"]]
             for proto in (2, 3):
                 a, b = RawConn(ruvio.port), RawConn(redis.port)
                 if proto == 3:
@@ -70,6 +71,18 @@ class Debug(unittest.TestCase):
                 a.close()
                 b.close()
             r = ruvio.client()
+            # What the +OK and "printed on stdout" replies claim went to the log.
+            log = ruvio.output()
+            self.assertIn("DEBUG LOG: hello", log)
+            self.assertIn("DEBUG LISTPACK h:\n{total bytes ", log)
+            self.assertIn("{index     0} {value str f}", log)
+            self.assertIn("DEBUG QUICKLIST l:\n{quicklist count:2 len:1 compress:0}", log)
+            self.assertIn("{index     1} {value int 1}", log)
+            # CHANGE-REPL-ID: a new replication id, as INFO shows it.
+            replid = r.info("replication")["master_replid"]
+            self.assertEqual(r.execute_command("DEBUG", "CHANGE-REPL-ID"), b"OK")
+            self.assertNotEqual(r.info("replication")["master_replid"], replid)
+            self.assertEqual(len(r.info("replication")["master_replid"]), 40)
             obj = r.execute_command("DEBUG", "OBJECT", "l")
             self.assertRegex(obj, rb"^Value at:0x[0-9a-f]+ refcount:1 encoding:quicklist "
                                   rb"serializedlength:\d+ lru:\d+ lru_seconds_idle:\d+ "

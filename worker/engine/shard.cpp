@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <random>
 
 #include "worker/types/value.hpp"
 
@@ -15,10 +16,17 @@ std::int64_t wall_clock_ms() {
       .count();
 }
 
+void Shard::change_repl_id() {
+  std::random_device rd;
+  repl_id_.clear();
+  for (int i = 0; i < 40; ++i) repl_id_.push_back("0123456789abcdef"[rd() % 16]);
+}
+
 Shard::Shard(const Config& config, int worker_id) : config_(config), worker_id_(worker_id) {
   types::register_builtin_types();
   start_ms_ = wall_clock_ms();
   set_now_ms(start_ms_);
+  change_repl_id();
   const int n = config_.databases > 0 ? config_.databases : 1;
   dbs_.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) dbs_.push_back(std::make_unique<store::Db>(&events_));

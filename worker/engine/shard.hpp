@@ -430,6 +430,10 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
 
   HashFieldTtls hash_field_ttls;
 
+  // INFO replication's master_replid: random at start, new after DEBUG CHANGE-REPL-ID.
+  const std::string& repl_id() const { return repl_id_; }
+  void change_repl_id();
+
   // SHUTDOWN: the server stops after this command's reply is flushed.
   bool shutdown_requested = false;
   // DEBUG SET-ACTIVE-EXPIRE 0 stops the timer's expiry cycle (keys still expire on access).
@@ -472,6 +476,7 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   std::vector<std::unique_ptr<store::Db>> dbs_;
   WatchRegistry watches_;
   Blocking blocking_;
+  std::string repl_id_;
   acl::Users acl_;
   std::string acl_error_;
 };

@@ -2,6 +2,10 @@
 // enable-debug-command is yes (or local, from a loopback connection), as Redis 7. DIGEST and
 // DIGEST-VALUE are debug_digest.hpp; RELOAD (the snapshot file written, the worker emptied,
 // the file loaded back) is debug_reload.hpp.
+#include <fmt/format.h>
+#include <mimalloc.h>
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +38,46 @@ bool is_local(const ClientInfo& c) {
   const std::string_view a = c.addr;
   return a.empty() || a.starts_with("127.") || a.starts_with("::1") || a.starts_with("[::1]") ||
          a.starts_with("/");
+}
+
+// One listpack as Redis's lpRepr shows it: its bytes and entries, then each entry.
+void repr_listpack(std::string& out, types::Listpack lp, std::string_view indent) {
+  out += fmt::format("{}{{total bytes {}}} {{num entries {}}}\n", indent, lp.bytes(), lp.count());
+  std::size_t i = 0;
+  for (types::Listpack::Pos p = lp.first(); p != types::Listpack::kNone; p = lp.next(p), ++i) {
+    const types::Listpack::Entry e = lp.get(p);
+    if (e.is_int) {
+      out += fmt::format("{}{{index {:5}}} {{value int {}}}\n", indent, i, e.i);
+    } else {
+      out += fmt::format("{}{{index {:5}}} {{value str {}}}\n", indent, i, e.str);
+    }
+  }
+}
+
+// DEBUG LISTPACK / QUICKLIST: the structure goes to the log (Redis prints it on stdout, which
+// is its log under systemd): the listpack's entries, or the quicklist's nodes with their
+// counts, sizes and compression (and with 1, each node's entries).
+void log_structure(const store::Entry& e, bool quicklist, bool entries) {
+  std::string out;
+  if (!quicklist) {
+    const std::string_view blob = types::ops_of(e.object()).compact_blob(e.object());
+    repr_listpack(
+        out, types::Listpack(reinterpret_cast<std::uint8_t*>(const_cast<char*>(blob.data()))), "");
+  } else {
+    types::ListObject scratch{};
+    const types::ListObject* o = types::list_view(e.object(), scratch);
+    out +=
+        fmt::format("{{quicklist count:{} len:{} compress:{}}}\n", o->count, o->nnodes, o->depth);
+    const types::ListNode* nodes = types::Quicklist::node_array(o);
+    for (std::uint32_t i = 0; i < o->nnodes; ++i) {
+      const types::Listpack lp = types::Quicklist::lp(o, i);
+      out += fmt::format("{{node {}}}\n       count:{} encoding:{} size:{} stored:{}\n", i,
+                         nodes[i].count, nodes[i].raw != 0 ? "LZF" : "RAW", lp.bytes(),
+                         nodes[i].raw != 0 ? mi_usable_size(nodes[i].lp) : lp.bytes());
+      if (entries) repr_listpack(out, lp, "       ");
+    }
+  }
+  spdlog::warn("DEBUG {} {}:\n{}", quicklist ? "QUICKLIST" : "LISTPACK", e.key(), out);
 }
 
 bool allowed(Context& ctx) {
@@ -263,6 +307,7 @@ void cmd_debug(Context& ctx) {
       ctx.out.error(lp ? "ERR Not a listpack encoded object."
                        : "ERR Not a quicklist encoded object.");
     } else {
+      log_structure(e, !lp, !lp && argc == 4 && ctx.args[3] == "1");
       ctx.out.simple(lp ? "Listpack structure printed on stdout"
                         : "Quicklist structure printed on stdout");
     }
@@ -277,8 +322,11 @@ void cmd_debug(Context& ctx) {
     debug_stringmatch(ctx);
   } else if (iequals(sub, "error") && argc == 3) {
     ctx.out.error(ctx.args[2]);  // as given, no "ERR " added (addReplyErrorSds)
-  } else if ((iequals(sub, "log") && argc == 3) || (iequals(sub, "change-repl-id") && argc == 2) ||
-             iequals(sub, "jmap")) {
+  } else if (iequals(sub, "log") && argc == 3) {
+    spdlog::warn("DEBUG LOG: {}", ctx.args[2]);
+    ctx.out.ok();
+  } else if (iequals(sub, "change-repl-id") && argc == 2) {
+    ctx.shard.change_repl_id();
     ctx.out.ok();
   } else {
     reply_unknown(ctx);

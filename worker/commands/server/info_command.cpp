@@ -421,12 +421,12 @@ void stats_section(Text& t, Shard& shard) {
   t.field("reply_buffer_expands", 0);
 }
 
-void replication_section(Text& t) {
+void replication_section(Text& t, Shard& shard) {
   t.header("Replication");
   t.field("role", "master");
   t.field("connected_slaves", 0);
   t.field("master_failover_state", "no-failover");
-  t.field("master_replid", run_id());
+  t.field("master_replid", shard.repl_id());
   t.field("master_replid2", "0000000000000000000000000000000000000000");
   t.field("master_repl_offset", 0);
   t.field("second_repl_offset", -1);
@@ -553,7 +553,7 @@ void cmd_info(Context& ctx) {
   if (sections & kMemory) memory_section(t, shard);
   if (sections & kPersistence) persistence_section(t, shard);
   if (sections & kStats) stats_section(t, shard);
-  if (sections & kReplication) replication_section(t);
+  if (sections & kReplication) replication_section(t, shard);
   if (sections & kCpu) cpu_section(t);
   if (sections & kModules) t.header("Modules");
   if (sections & kCommandstats) commandstats_section(t, shard);
