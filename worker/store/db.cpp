@@ -436,6 +436,12 @@ std::size_t Db::size() const {
 std::size_t Db::expires_size() const {
   return impl_->expires.size();
 }
+std::size_t Db::main_table_bytes() const {
+  return impl_->main.alloc_bytes();
+}
+std::size_t Db::expires_table_bytes() const {
+  return impl_->expires.alloc_bytes();
+}
 std::uint64_t Db::expired_total() const {
   return impl_->expired_total;
 }

@@ -375,8 +375,11 @@ class Db {
   // What value objects of this Db allocate from.
   Heap& heap();
 
-  std::size_t size() const;             // keys, including not-yet-reclaimed expired ones
-  std::size_t expires_size() const;     // keys with a TTL
+  std::size_t size() const;          // keys, including not-yet-reclaimed expired ones
+  std::size_t expires_size() const;  // keys with a TTL
+  // The tables' own arrays (not the records): MEMORY STATS' overhead.hashtable.main/expires.
+  std::size_t main_table_bytes() const;
+  std::size_t expires_table_bytes() const;
   std::uint64_t expired_total() const;  // keys removed by lazy or active expiry, ever
 
   // SCAN with Redis's guarantee: every key present for the whole iteration is returned at

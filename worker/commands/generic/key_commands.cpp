@@ -1,6 +1,8 @@
 // The generic-key family: DEL, EXISTS, TYPE, RENAME, COPY, MOVE, KEYS, SCAN, RANDOMKEY,
 // TOUCH, OBJECT, MEMORY, and the declaration table that also lists the expiry commands
 // (expire_commands.cpp). Replies and errors are Redis 7.0's.
+#include <mimalloc.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -17,8 +19,12 @@
 #include "worker/engine/command.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
+#include "worker/engine/executor.hpp"
+#include "worker/engine/memory_figures.hpp"
 #include "worker/engine/scan_options.hpp"
 #include "worker/engine/subcommand.hpp"
+#include "worker/script/functions.hpp"
+#include "worker/script/lua_engine.hpp"
 
 namespace ruvio::worker {
 
@@ -363,40 +369,74 @@ void mem_usage(Context& ctx) {
   ctx.out.integer(static_cast<std::int64_t>(e.memory_usage()));
 }
 
+// MEMORY STATS: Redis 7.0's fields in its order (object.c's memoryCommand), from the figures
+// INFO memory reports. Ratios are floats as Redis keeps them (a bulk string of the float's
+// digits in RESP2, a double in RESP3).
 void mem_stats(Context& ctx) {
   Shard& shard = ctx.shard;
-  std::size_t keys = 0;
-  std::size_t expires = 0;
+  const MemoryFigures m = measure_memory(shard);
+  const script::Engine* lua =
+      shard.executor != nullptr ? script::started_engine(*shard.executor) : nullptr;
+  const script::Functions* fn = lua != nullptr ? lua->functions_if_started() : nullptr;
+  const std::uint64_t lua_caches = lua != nullptr ? lua->scripts_memory() : 0;
+  const std::uint64_t fn_caches = fn != nullptr ? fn->overhead_memory() : 0;
+  std::size_t keys = 0, nonempty = 0;
   for (int i = 0; i < shard.databases(); ++i) {
     keys += shard.db(i).size();
-    expires += shard.db(i).expires_size();
+    nonempty += shard.db(i).size() > 0 ? 1 : 0;
   }
-  const auto dataset = static_cast<std::int64_t>(shard.used_memory());
-  std::size_t nonempty = 0;
-  for (int i = 0; i < shard.databases(); ++i) nonempty += shard.db(i).size() > 0 ? 1 : 0;
-  ctx.out.map(6 + nonempty);
-  ctx.out.bulk("total.allocated");
-  ctx.out.integer(dataset);
-  ctx.out.bulk("clients.normal");
-  ctx.out.integer(static_cast<std::int64_t>(shard.connected_clients));
+  const std::uint64_t overhead = std::min(m.used, m.overhead + lua_caches + fn_caches);
+  const std::uint64_t net = m.used - m.startup;
+  const std::uint64_t dataset = m.used - overhead;
+  auto num = [&](std::string_view name, std::uint64_t v) {
+    ctx.out.bulk(name);
+    ctx.out.integer(static_cast<std::int64_t>(v));
+  };
+  auto signed_num = [&](std::string_view name, std::int64_t v) {
+    ctx.out.bulk(name);
+    ctx.out.integer(v);
+  };
+  auto ratio = [&](std::string_view name, double v) {
+    ctx.out.bulk(name);
+    ctx.out.double_value(static_cast<double>(static_cast<float>(v)));
+  };
+  ctx.out.map(27 + nonempty);
+  num("peak.allocated", m.peak);
+  num("total.allocated", m.used);
+  num("startup.allocated", m.startup);
+  num("replication.backlog", 0);
+  num("clients.slaves", 0);
+  num("clients.normal", m.clients);
+  num("cluster.links", 0);
+  num("aof.buffer", 0);
+  num("lua.caches", lua_caches);
+  num("functions.caches", fn_caches);
   for (int i = 0; i < shard.databases(); ++i) {
     store::Db& db = shard.db(i);
     if (db.size() == 0) continue;
     ctx.out.bulk("db." + std::to_string(i));
-    ctx.out.map(2);
-    ctx.out.bulk("overhead.hashtable.main");
-    ctx.out.integer(0);
-    ctx.out.bulk("overhead.hashtable.expires");
-    ctx.out.integer(0);
+    ctx.out.map(3);
+    num("overhead.hashtable.main", db.main_table_bytes());
+    num("overhead.hashtable.expires", db.expires_table_bytes());
+    num("overhead.hashtable.slot-to-keys", 0);
   }
-  ctx.out.bulk("keys.count");
-  ctx.out.integer(static_cast<std::int64_t>(keys));
-  ctx.out.bulk("keys.bytes-per-key");
-  ctx.out.integer(keys == 0 ? 0 : dataset / static_cast<std::int64_t>(keys));
-  ctx.out.bulk("dataset.bytes");
-  ctx.out.integer(dataset);
-  ctx.out.bulk("expires.count");
-  ctx.out.integer(static_cast<std::int64_t>(expires));
+  num("overhead.total", overhead);
+  num("keys.count", keys);
+  num("keys.bytes-per-key", keys == 0 ? 0 : net / keys);
+  num("dataset.bytes", dataset);
+  ratio("dataset.percentage", 100.0 * memory_ratio(dataset, net));
+  ratio("peak.percentage", 100.0 * memory_ratio(m.used, m.peak));
+  num("allocator.allocated", m.used);
+  num("allocator.active", m.active);
+  num("allocator.resident", m.resident);
+  ratio("allocator-fragmentation.ratio", memory_ratio(m.active, m.used));
+  signed_num("allocator-fragmentation.bytes", memory_difference(m.active, m.used));
+  ratio("allocator-rss.ratio", memory_ratio(m.resident, m.active));
+  signed_num("allocator-rss.bytes", memory_difference(m.resident, m.active));
+  ratio("rss-overhead.ratio", memory_ratio(m.rss, m.resident));
+  signed_num("rss-overhead.bytes", memory_difference(m.rss, m.resident));
+  ratio("fragmentation", memory_ratio(m.rss, m.used));
+  signed_num("fragmentation.bytes", memory_difference(m.rss, m.used));
 }
 
 void mem_doctor(Context& ctx) {
@@ -413,8 +453,12 @@ void mem_doctor(Context& ctx) {
   }
 }
 
+// MEMORY MALLOC-STATS: mimalloc's own statistics report, as Redis answers jemalloc's.
 void mem_malloc_stats(Context& ctx) {
-  ctx.out.verbatim("Stats not supported for the current allocator");
+  std::string report;
+  mi_stats_print_out(
+      [](const char* msg, void* arg) { static_cast<std::string*>(arg)->append(msg); }, &report);
+  ctx.out.verbatim(report);
 }
 
 void mem_purge(Context& ctx) {

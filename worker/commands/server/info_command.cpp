@@ -1,7 +1,6 @@
 // INFO [section ...]: Redis 7.0's text format ("# Section" headers, "field:value" lines,
 // "\r\n" endings, a blank line between sections, sections always in Redis's order) with
 // Redis's field names, so redis_exporter, redis-cli --stat and client libraries parse it.
-#include <mimalloc.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
@@ -11,7 +10,6 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <random>
 #include <string>
 
@@ -20,6 +18,7 @@
 #include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/executor.hpp"
+#include "worker/engine/memory_figures.hpp"
 #include "worker/persist/service.hpp"
 #include "worker/script/functions.hpp"
 #include "worker/script/lua_engine.hpp"
@@ -29,9 +28,6 @@ namespace {
 
 constexpr std::string_view kRedisVersion = "7.0.15";
 constexpr std::string_view kRuvioVersion = "0.1.0";
-// Bytes the process holds outside the keyspace (tables of commands, buffers), reported on
-// top of the databases so an empty server does not claim 0 bytes.
-constexpr std::size_t kBaseMemory = Shard::kBaseMemory;
 
 enum Section : unsigned {
   kServer = 1u << 0,
@@ -124,14 +120,6 @@ std::string human(std::uint64_t n) {
   return buf;
 }
 
-std::size_t rss_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages_total = 0;
-  std::size_t pages_rss = 0;
-  if (!(statm >> pages_total >> pages_rss)) return 0;
-  return pages_rss * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
 const std::string& run_id() {
   static const std::string id = [] {
     std::random_device rd;
@@ -144,31 +132,6 @@ const std::string& run_id() {
 
 double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
-}
-
-struct Allocator {
-  std::uint64_t active = 0;    // committed by mimalloc
-  std::uint64_t resident = 0;  // of that, at most what the process has resident
-};
-Allocator allocator_figures(std::uint64_t used, std::uint64_t rss) {
-  std::size_t elapsed = 0, user = 0, sys = 0, mi_rss = 0, mi_peak_rss = 0, commit = 0,
-              peak_commit = 0, faults = 0;
-  mi_process_info(&elapsed, &user, &sys, &mi_rss, &mi_peak_rss, &commit, &peak_commit, &faults);
-  Allocator a;
-  a.active = std::max<std::uint64_t>(commit, used);
-  a.resident = std::min<std::uint64_t>(a.active, rss);
-  return a;
-}
-
-double ratio(std::uint64_t a, std::uint64_t b) {
-  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
-}
-std::int64_t difference(std::uint64_t a, std::uint64_t b) {
-  return static_cast<std::int64_t>(a) - static_cast<std::int64_t>(b);
-}
-
-std::size_t used_memory(Shard& shard) {
-  return shard.counted_memory();
 }
 
 void server_section(Text& t, Shard& shard) {
@@ -225,10 +188,8 @@ void clients_section(Text& t, Shard& shard) {
 }
 
 void memory_section(Text& t, Shard& shard) {
-  const std::size_t used = used_memory(shard);
-  std::uint64_t& peak = shard.stats().peak_memory;
-  peak = std::max<std::uint64_t>(peak, used);
-  const std::size_t rss = rss_bytes();
+  const MemoryFigures m = measure_memory(shard);
+  const std::uint64_t used = m.used, rss = m.rss, peak = m.peak;
   const std::uint64_t maxmemory = shard.config().maxmemory;
   t.header("Memory");
   t.field_u("used_memory", used);
@@ -238,23 +199,20 @@ void memory_section(Text& t, Shard& shard) {
   t.field_u("used_memory_peak", peak);
   t.field("used_memory_peak_human", human(peak));
   char perc[32];
-  std::snprintf(perc, sizeof perc, "%.2f%%",
-                100.0 * static_cast<double>(used) / static_cast<double>(peak));
+  std::snprintf(perc, sizeof perc, "%.2f%%", 100.0 * memory_ratio(used, peak));
   t.field("used_memory_peak_perc", perc);
-  const std::size_t overhead = kBaseMemory + shard.client_buffer_bytes;
-  t.field_u("used_memory_overhead", overhead);
-  t.field_u("used_memory_startup", kBaseMemory);
-  t.field_u("used_memory_dataset", used - overhead);
+  t.field_u("used_memory_overhead", m.overhead);
+  t.field_u("used_memory_startup", m.startup);
+  t.field_u("used_memory_dataset", used - m.overhead);
   std::snprintf(perc, sizeof perc, "%.2f%%",
-                100.0 * static_cast<double>(used - overhead) / static_cast<double>(used));
+                100.0 * memory_ratio(used - m.overhead, used - m.startup));
   t.field("used_memory_dataset_perc", perc);
   // mimalloc's view as Redis reports jemalloc's: what the heap accounting holds (allocated),
   // what mimalloc has committed for it (active), and of that what is resident (at most the
   // process's RSS); the rest of the RSS is the process's own (code, stacks, buffers).
-  const Allocator alloc = allocator_figures(used, rss);
   t.field_u("allocator_allocated", used);
-  t.field_u("allocator_active", alloc.active);
-  t.field_u("allocator_resident", alloc.resident);
+  t.field_u("allocator_active", m.active);
+  t.field_u("allocator_resident", m.resident);
   const auto total = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                      static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   t.field_u("total_system_memory", total);
@@ -285,21 +243,21 @@ void memory_section(Text& t, Shard& shard) {
   t.field("maxmemory_human", human(maxmemory));
   t.field("maxmemory_policy", config_text(shard, "maxmemory-policy"));
   // Redis's ratios and differences of those figures (the differences may be negative).
-  t.field_f("allocator_frag_ratio", ratio(alloc.active, used));
-  t.field("allocator_frag_bytes", difference(alloc.active, used));
-  t.field_f("allocator_rss_ratio", ratio(alloc.resident, alloc.active));
-  t.field("allocator_rss_bytes", difference(alloc.resident, alloc.active));
-  t.field_f("rss_overhead_ratio", ratio(rss, alloc.resident));
-  t.field("rss_overhead_bytes", difference(rss, alloc.resident));
-  t.field_f("mem_fragmentation_ratio", ratio(rss, used));
-  t.field("mem_fragmentation_bytes", difference(rss, used));
+  t.field_f("allocator_frag_ratio", memory_ratio(m.active, used));
+  t.field("allocator_frag_bytes", memory_difference(m.active, used));
+  t.field_f("allocator_rss_ratio", memory_ratio(m.resident, m.active));
+  t.field("allocator_rss_bytes", memory_difference(m.resident, m.active));
+  t.field_f("rss_overhead_ratio", memory_ratio(rss, m.resident));
+  t.field("rss_overhead_bytes", memory_difference(rss, m.resident));
+  t.field_f("mem_fragmentation_ratio", memory_ratio(rss, used));
+  t.field("mem_fragmentation_bytes", memory_difference(rss, used));
   // No replicas, no replication backlog, no AOF rewrite buffer, no cluster bus: Redis's
   // replica-less standalone answers 0.
   t.field_u("mem_not_counted_for_evict", 0);
   t.field_u("mem_replication_backlog", 0);
   t.field_u("mem_total_replication_buffers", 0);
   t.field_u("mem_clients_slaves", 0);
-  t.field_u("mem_clients_normal", shard.client_buffer_bytes);
+  t.field_u("mem_clients_normal", m.clients);
   t.field_u("mem_cluster_links", 0);
   t.field_u("mem_aof_buffer", 0);
   t.field("mem_allocator", "mimalloc-2.0.9");
