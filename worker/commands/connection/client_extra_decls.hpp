@@ -1,5 +1,5 @@
 // Written by hand: CLIENT subcommands that redis-server 7.0.15 does not have, so
-// tests/tools/gen_command_decls.py cannot take their declarations from it (Redis 7.2's docs).
+// tests/tools/snapshot_command_decls.py cannot take their declarations from it (Redis 7.2's docs).
 #pragma once
 
 #include "worker/commands/connection/client_decls.hpp"

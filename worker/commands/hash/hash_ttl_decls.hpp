@@ -1,5 +1,5 @@
 // Written by hand: the hash-field TTL commands of Redis 7.4, which the redis-server 7.0.15 that
-// gen_command_decls.py reads does not have (so test_server does not compare them). Every field
+// snapshot_command_decls.py reads does not have (so test_server does not compare them). Every field
 // (flags, ACL categories, docs, key specs, arguments) as Redis 7.4's src/commands/h*expire*.json,
 // httl.json, hpersist.json.
 #pragma once

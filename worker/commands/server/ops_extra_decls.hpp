@@ -1,5 +1,5 @@
 // Written by hand: WAITAOF is Redis 7.2's, and the redis-server 7.0.15 that
-// tests/tools/gen_command_decls.py reads has no declaration to generate it from (so
+// tests/tools/snapshot_command_decls.py reads has no declaration to generate it from (so
 // test_server does not compare it). Fields as Redis 7.2's src/commands/waitaof.json.
 #pragma once
 
