@@ -9,19 +9,7 @@
 #include "worker/engine/lookup.hpp"
 #include "worker/engine/subcommand.hpp"
 
-namespace ruvio::worker {
-namespace {
-
-using store::Entry;
-using types::Stream;
-using types::StreamConsumer;
-using types::StreamGroup;
-using types::StreamID;
-using types::StreamIter;
-using types::StreamNack;
-using types::Type;
-
-}  // namespace
+namespace ruvio::worker::streams {
 
 // ---------------------------------------------------------------------------------------
 // XINFO.
@@ -239,4 +227,4 @@ void xinfo_help(Context& ctx) {
               "    Show information about the stream."});
 }
 
-}  // namespace ruvio::worker
+}  // namespace ruvio::worker::streams
