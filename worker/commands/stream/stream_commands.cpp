@@ -40,6 +40,15 @@ bool parse_ll(Context& ctx, std::string_view arg, std::int64_t& out) {
   return true;
 }
 
+void nogroup(Context& ctx, std::string_view key, std::string_view group, std::string_view tail) {
+  std::string msg = "NOGROUP No such key '";
+  msg.append(key);
+  msg.append("' or consumer group '");
+  msg.append(group);
+  msg.append(tail);
+  ctx.out.error(msg);
+}
+
 void reply_stream_id(Context& ctx, const StreamID& id) {
   char buf[types::kStreamIdBuf];
   ctx.out.bulk(types::stream_id_format(id, buf));

@@ -46,6 +46,10 @@ bool parse_interval(Context& ctx, std::string_view arg, types::StreamID& id, boo
 // getLongLongFromObjectOrReply.
 bool parse_ll(Context& ctx, std::string_view arg, std::int64_t& out);
 
+// "NOGROUP No such key '<key>' or consumer group '<group>" and `tail`.
+void nogroup(Context& ctx, std::string_view key, std::string_view group,
+             std::string_view tail = "'");
+
 void reply_stream_id(Context& ctx, const types::StreamID& id);
 // One entry: [id, [field, value, ...]].
 void reply_stream_entry(Context& ctx, const types::StreamIter& it);

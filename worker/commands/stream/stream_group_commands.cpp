@@ -17,15 +17,6 @@
 namespace ruvio::worker::streams {
 namespace {
 
-void nogroup(Context& ctx, std::string_view key, std::string_view group) {
-  std::string msg = "NOGROUP No such key '";
-  msg.append(key);
-  msg.append("' or consumer group '");
-  msg.append(group);
-  msg.append("'");
-  ctx.out.error(msg);
-}
-
 // One entry by ID (streamReplyWithRange over [id, id]); false when it is not there.
 bool reply_one(Context& ctx, const Stream* s, const StreamID& id) {
   StreamIter it(s, id, id, false);

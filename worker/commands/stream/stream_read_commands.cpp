@@ -188,12 +188,7 @@ void xread_generic(Context& ctx, bool group_cmd) {
                                        "no longer exists");
           return;
         }
-        std::string msg = "NOGROUP No such key '";
-        msg.append(key);
-        msg.append("' or consumer group '");
-        msg.append(groupname);
-        msg.append("' in XREADGROUP with GROUP option");
-        ctx.out.error(msg);
+        nogroup(ctx, key, groupname, "' in XREADGROUP with GROUP option");
         return;
       }
       groups[k] = g;
@@ -401,21 +396,20 @@ BlockingSpec::Serve xread_serves(const Entry* e, std::span<const std::string_vie
   return types::stream_edge_id(s, false) > gt ? Serve::kYes : Serve::kNo;
 }
 
+template <bool kGroup>
+constexpr BlockingSpec xread_spec() {
+  return {.timeout_arg = 0,
+          .type = Type::kStream,
+          .args_ok = xread_args_ok<kGroup>,
+          .timeout_at = xread_timeout_at<kGroup>,
+          .timeout_ms = true,
+          .serves = xread_serves<kGroup>,
+          .memo = xread_memo<kGroup>};
+}
+
 }  // namespace
 
-constexpr BlockingSpec kBlockXread{.timeout_arg = 0,
-                                   .type = Type::kStream,
-                                   .args_ok = xread_args_ok<false>,
-                                   .timeout_at = xread_timeout_at<false>,
-                                   .timeout_ms = true,
-                                   .serves = xread_serves<false>,
-                                   .memo = xread_memo<false>};
-constexpr BlockingSpec kBlockXreadgroup{.timeout_arg = 0,
-                                        .type = Type::kStream,
-                                        .args_ok = xread_args_ok<true>,
-                                        .timeout_at = xread_timeout_at<true>,
-                                        .timeout_ms = true,
-                                        .serves = xread_serves<true>,
-                                        .memo = xread_memo<true>};
+constexpr BlockingSpec kBlockXread = xread_spec<false>();
+constexpr BlockingSpec kBlockXreadgroup = xread_spec<true>();
 
 }  // namespace ruvio::worker::streams
