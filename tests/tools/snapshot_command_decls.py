@@ -17,8 +17,9 @@ It finds a family's commands by reading the `&decl::<name>` of the rows in
 worker/commands/<group>/<family>_commands.cpp (a subcommand's "container|sub" is spelled
 container_sub), so a new command gets its declaration data by adding its row
 `{&decl::name, handler}` and re-running this script. Ruvio-only commands (unknown to
-redis-server) are skipped: their CommandDecl is written by hand, every field, in a header
-whose first line starts with "// Written by hand".
+redis-server) are skipped: their declarations are written by hand, every field, in a JSON file
+of the same form whose "written_by_hand" says why (hash_ttl_decls.json, ops_extra_decls.json,
+client_extra_decls.json), which this script never overwrites.
 
 Redis keeps commands and subcommands in dicts, so COMMAND DOCS lists a container's subcommands
 in a different order each run; the order a JSON file already holds is kept (new ones after),
@@ -161,6 +162,13 @@ def command(r, name, subs):
     return out
 
 
+def by_hand(path):
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        return "written_by_hand" in json.load(f)
+
+
 def kept_order(path):
     """container -> its subcommands' names as the committed JSON lists them."""
     if not os.path.exists(path):
@@ -203,6 +211,9 @@ def main():
         if not todo:
             continue
         target = os.path.join(os.path.dirname(path), family + "_decls.json")
+        if by_hand(target):
+            print("kept (written by hand): " + target, file=sys.stderr)
+            continue
         kept = kept_order(target)
         commands, done = [], set()
 
