@@ -4,8 +4,9 @@ a short bounded session without a finding. The header of each target holds its b
     //   clang++ ... -fsanitize=fuzzer,address,undefined ... -o NAME
 
 (continued with backslashes), so adding a target adds it here. $RUVIO_BUILD in a line is the
-build dir (default ./build), where the build generates the families' <family>_decls.hpp. The long runs quoted in the
-targets' headers are done by hand; this keeps them building and finding nothing quickly.
+build dir (default ./build), where the build generates the families' <family>_decls.hpp. The
+long runs quoted in the targets' headers are done by hand; this keeps them building and
+finding nothing quickly.
 Set RUVIO_FUZZ_SECONDS for a longer run per target (default 5)."""
 
 import os
