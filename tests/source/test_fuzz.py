@@ -3,8 +3,10 @@ a short bounded session without a finding. The header of each target holds its b
 
     //   clang++ ... -fsanitize=fuzzer,address,undefined ... -o NAME
 
-(continued with backslashes), so adding a target adds it here. The long runs quoted in the
-targets' headers are done by hand; this keeps them building and finding nothing quickly.
+(continued with backslashes), so adding a target adds it here. $RUVIO_BUILD in a line is the
+build dir (default ./build), where the build generates the families' <family>_decls.hpp. The
+long runs quoted in the targets' headers are done by hand; this keeps them building and
+finding nothing quickly.
 Set RUVIO_FUZZ_SECONDS for a longer run per target (default 5)."""
 
 import os
@@ -19,6 +21,7 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(TESTS)
 FUZZ = os.path.join(TESTS, "fuzz")
 SECONDS = int(os.environ.get("RUVIO_FUZZ_SECONDS", "5"))
+BUILD = os.environ.get("RUVIO_BUILD", os.path.join(ROOT, "build"))
 
 
 def build_line(path):
@@ -54,7 +57,8 @@ class FuzzTargets(unittest.TestCase):
         if shutil.which("clang++") is None:
             self.fail("clang++ is not installed (deploy/ruvio.sh installs clang)")
         with tempfile.TemporaryDirectory(prefix="ruvio-fuzz-") as tmp:
-            args = shlex.split(build_line(os.path.join(FUZZ, name)))
+            line = build_line(os.path.join(FUZZ, name)).replace("$RUVIO_BUILD", BUILD)
+            args = shlex.split(line)
             out = os.path.join(tmp, name[:-4])
             args[args.index("-o") + 1] = out
             proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)

@@ -63,7 +63,7 @@ struct BlockingSpec {
   std::string (*memo)(store::Db& db, std::span<const std::string_view> args) = nullptr;
 };
 // The specs of the list and sorted-set blocking commands, for their rows (XREAD's is beside
-// its handler, in stream_commands.cpp).
+// its handler, in stream_read_commands.cpp).
 extern const BlockingSpec kBlockList;    // BLPOP, BRPOP, BRPOPLPUSH: timeout last
 extern const BlockingSpec kBlockBlmove;  // BLMOVE: and LEFT|RIGHT twice
 extern const BlockingSpec kBlockBlmpop;  // BLMPOP timeout numkeys key… LEFT|RIGHT [COUNT n]

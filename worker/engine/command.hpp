@@ -1,9 +1,10 @@
 // Declarative command table entries (after Redis's commands/*.json and Dragonfly's
 // CommandRegistry). A command is declared once: its CommandDecl holds everything Redis 7
 // declares about it (name, arity, flags, ACL categories, docs, key specs, tips, arguments,
-// subcommands), generated from redis-server 7.0.15 by tests/tools/gen_command_decls.py into
-// worker/commands/<group>/<family>_decls.hpp (or written by hand, with every field, for what
-// 7.0.15 lacks). A family's table row (CommandDef) states only that decl, the handler and
+// subcommands), taken from redis-server 7.0.15 by tests/tools/snapshot_command_decls.py into
+// worker/commands/<group>/<family>_decls.json (or written there by hand, every field, for what
+// 7.0.15 lacks) and generated from it at build time by tools/emit_command_decls.py into
+// <family>_decls.hpp. A family's table row (CommandDef) states only that decl, the handler and
 // Ruvio's own traits. The router, the cluster slot check, transactions and COMMAND GETKEYS
 // find keys with for_each_key(); COMMAND INFO/DOCS are written from the same data. Nothing
 // parses argument positions or compares names by hand.
@@ -207,8 +208,8 @@ struct History {
 };
 
 // Everything Redis 7 declares about a command or subcommand (COMMAND INFO and COMMAND DOCS),
-// generated from redis-server 7.0.15 (gen_command_decls.py) or, for what it lacks, written by
-// hand in a file so marked.
+// generated from the committed <family>_decls.json: what redis-server 7.0.15 declares or, for
+// what it lacks, what is written there by hand (its "written_by_hand" says why).
 struct CommandDecl {
   std::string_view name = {};   // lower case; a subcommand's is "container|sub"
   int arity = 0;                // Redis arity: exact n, or -n for "at least n" (name counts)

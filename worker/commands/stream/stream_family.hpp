@@ -1,6 +1,8 @@
-// What the stream family's two files share (stream_commands.cpp: entries and XREAD;
-// stream_group_commands.cpp: consumer groups and XINFO): ID arguments, entry replies and the
-// XREADGROUP delivery that XREAD's parser hands over.
+// What the stream family's files share (stream_commands.cpp: the table, XADD XDEL XTRIM XSETID
+// and the helpers below; stream_read_commands.cpp: XRANGE XREVRANGE XLEN XREAD;
+// stream_group_commands.cpp: consumer groups and XREADGROUP's delivery;
+// stream_info_commands.cpp: XINFO): the names they use, ID arguments, entry replies, the
+// XREADGROUP delivery that XREAD's parser hands over, and the handlers the table points at.
 #pragma once
 
 #include <cstddef>
@@ -9,11 +11,23 @@
 #include <string>
 #include <string_view>
 
+#include "worker/engine/blocking.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/types/stream/stream.hpp"
 #include "worker/types/stream/stream_group.hpp"
 
-namespace ruvio::worker {
+namespace ruvio::worker::streams {
+
+using store::Entry;
+using types::ParsedStreamId;
+using types::Stream;
+using types::StreamConsumer;
+using types::StreamGroup;
+using types::StreamID;
+using types::StreamIter;
+using types::StreamNack;
+using types::StreamTrim;
+using types::Type;
 
 // The stream a found key of type stream holds.
 inline const types::Stream* stream_in(store::Entry e) {
@@ -26,8 +40,15 @@ inline constexpr std::string_view kInvalidStreamId =
 // streamParseStrictIDOrReply / streamParseIDOrReply: false after replying the error.
 bool parse_stream_id(Context& ctx, std::string_view arg, std::uint64_t missing_seq, bool strict,
                      types::StreamID& out);
+// streamParseIntervalIDOrReply: "(" makes the bound exclusive.
+bool parse_interval(Context& ctx, std::string_view arg, types::StreamID& id, bool& ex,
+                    std::uint64_t missing_seq);
 // getLongLongFromObjectOrReply.
 bool parse_ll(Context& ctx, std::string_view arg, std::int64_t& out);
+
+// "NOGROUP No such key '<key>' or consumer group '<group>" and `tail`.
+void nogroup(Context& ctx, std::string_view key, std::string_view group,
+             std::string_view tail = "'");
 
 void reply_stream_id(Context& ctx, const types::StreamID& id);
 // One entry: [id, [field, value, ...]].
@@ -59,7 +80,17 @@ void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
                       types::StreamGroup* g, std::string_view consumer, const types::StreamID& gt,
                       bool history, std::size_t count, bool noack);
 
-// The handlers of stream_group_commands.cpp (the table is in stream_commands.cpp).
+// The handlers of stream_read_commands.cpp (the table is in stream_commands.cpp), and XREAD's
+// and XREADGROUP's specs under the blocking framework.
+void xrange(Context& ctx);
+void xrevrange(Context& ctx);
+void xlen(Context& ctx);
+void xread(Context& ctx);
+void xreadgroup(Context& ctx);
+extern const BlockingSpec kBlockXread;
+extern const BlockingSpec kBlockXreadgroup;
+
+// The handlers of stream_group_commands.cpp and stream_info_commands.cpp.
 void xgroup_create(Context& ctx);
 void xgroup_setid(Context& ctx);
 void xgroup_destroy(Context& ctx);
@@ -75,4 +106,4 @@ void xinfo_groups(Context& ctx);
 void xinfo_consumers(Context& ctx);
 void xinfo_help(Context& ctx);
 
-}  // namespace ruvio::worker
+}  // namespace ruvio::worker::streams

@@ -14,26 +14,8 @@
 #include "worker/engine/lookup.hpp"
 #include "worker/engine/subcommand.hpp"
 
-namespace ruvio::worker {
+namespace ruvio::worker::streams {
 namespace {
-
-using store::Entry;
-using types::Stream;
-using types::StreamConsumer;
-using types::StreamGroup;
-using types::StreamID;
-using types::StreamIter;
-using types::StreamNack;
-using types::Type;
-
-void nogroup(Context& ctx, std::string_view key, std::string_view group) {
-  std::string msg = "NOGROUP No such key '";
-  msg.append(key);
-  msg.append("' or consumer group '");
-  msg.append(group);
-  msg.append("'");
-  ctx.out.error(msg);
-}
 
 // One entry by ID (streamReplyWithRange over [id, id]); false when it is not there.
 bool reply_one(Context& ctx, const Stream* s, const StreamID& id) {
@@ -417,17 +399,6 @@ void xack(Context& ctx) {
   ctx.out.integer(acked);
 }
 
-namespace {
-
-bool parse_interval(Context& ctx, std::string_view arg, StreamID& id, bool& ex,
-                    std::uint64_t missing_seq) {
-  ex = arg.size() > 1 && arg[0] == '(';
-  if (ex) return parse_stream_id(ctx, arg.substr(1), missing_seq, true, id);
-  return parse_stream_id(ctx, arg, missing_seq, false, id);
-}
-
-}  // namespace
-
 void xpending(Context& ctx) {
   const bool justinfo = ctx.argc() == 3;
   if (ctx.argc() != 3 && (ctx.argc() < 6 || ctx.argc() > 9)) {
@@ -768,4 +739,4 @@ void xautoclaim(Context& ctx) {
   log_dropped(ctx, ctx.args[1], g, deleted);
 }
 
-}  // namespace ruvio::worker
+}  // namespace ruvio::worker::streams

@@ -9,24 +9,23 @@
 #include "worker/engine/lookup.hpp"
 #include "worker/engine/subcommand.hpp"
 
-namespace ruvio::worker {
-namespace {
-
-using store::Entry;
-using types::Stream;
-using types::StreamConsumer;
-using types::StreamGroup;
-using types::StreamID;
-using types::StreamIter;
-using types::StreamNack;
-using types::Type;
-
-}  // namespace
+namespace ruvio::worker::streams {
 
 // ---------------------------------------------------------------------------------------
 // XINFO.
 
 namespace {
+
+// The stream XINFO's key (args[2]) holds, or nullptr after the error reply.
+const Stream* info_stream(Context& ctx) {
+  Entry e;
+  if (!lookup_or_wrongtype(ctx, ctx.args[2], Type::kStream, Access::kRead, e)) return nullptr;
+  if (!e) {
+    ctx.out.error(err::kNoSuchKey);
+    return nullptr;
+  }
+  return stream_in(e);
+}
 
 void reply_bulk_id_pair(Context& ctx, std::string_view name, const StreamID& id) {
   ctx.out.bulk(name);
@@ -42,7 +41,15 @@ void reply_first_last(Context& ctx, const Stream* s, bool first) {
   }
 }
 
-void reply_lag(Context& ctx, const Stream* s, const StreamGroup* g) {
+// A group's "entries-read" and "lag", as XINFO GROUPS and XINFO STREAM FULL put them.
+void reply_read_and_lag(Context& ctx, const Stream* s, const StreamGroup* g) {
+  ctx.out.bulk("entries-read");
+  if (g->entries_read != types::kEntriesReadInvalid) {
+    ctx.out.integer(g->entries_read);
+  } else {
+    ctx.out.null();
+  }
+  ctx.out.bulk("lag");
   std::int64_t lag = 0;
   if (types::stream_group_lag(s, g, &lag)) {
     ctx.out.integer(lag);
@@ -66,6 +73,11 @@ void reply_stream_header(Context& ctx, const Stream* s) {
   reply_bulk_id_pair(ctx, "recorded-first-entry-id", s->first_id);
 }
 
+// How many of n PEL entries FULL's COUNT lets through (0: all).
+std::size_t capped(std::size_t n, std::int64_t count) {
+  return count == 0 ? n : std::min<std::size_t>(n, static_cast<std::size_t>(count));
+}
+
 void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
   ctx.out.map(9);
   reply_stream_header(ctx, s);
@@ -80,20 +92,11 @@ void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
     ctx.out.bulk("name");
     ctx.out.bulk(g->name());
     reply_bulk_id_pair(ctx, "last-delivered-id", g->last_id);
-    ctx.out.bulk("entries-read");
-    if (g->entries_read != types::kEntriesReadInvalid) {
-      ctx.out.integer(g->entries_read);
-    } else {
-      ctx.out.null();
-    }
-    ctx.out.bulk("lag");
-    reply_lag(ctx, s, g);
+    reply_read_and_lag(ctx, s, g);
     ctx.out.bulk("pel-count");
     ctx.out.integer(static_cast<std::int64_t>(g->pel.size()));
     ctx.out.bulk("pending");
-    const std::size_t np =
-        count == 0 ? g->pel.size()
-                   : std::min<std::size_t>(g->pel.size(), static_cast<std::size_t>(count));
+    const std::size_t np = capped(g->pel.size(), count);
     ctx.out.array(np);
     for (std::size_t i = 0; i < np; ++i) {
       const StreamNack* k = g->pel[i];
@@ -114,9 +117,7 @@ void xinfo_stream_full(Context& ctx, const Stream* s, std::int64_t count) {
       ctx.out.bulk("pel-count");
       ctx.out.integer(static_cast<std::int64_t>(c->pel.size()));
       ctx.out.bulk("pending");
-      const std::size_t cp =
-          count == 0 ? c->pel.size()
-                     : std::min<std::size_t>(c->pel.size(), static_cast<std::size_t>(count));
+      const std::size_t cp = capped(c->pel.size(), count);
       ctx.out.array(cp);
       for (std::size_t i = 0; i < cp; ++i) {
         const StreamNack* k = c->pel[i];
@@ -149,13 +150,8 @@ void xinfo_stream(Context& ctx) {
       if (count < 0) count = 10;
     }
   }
-  Entry e;
-  if (!lookup_or_wrongtype(ctx, ctx.args[2], Type::kStream, Access::kRead, e)) return;
-  if (!e) {
-    ctx.out.error(err::kNoSuchKey);
-    return;
-  }
-  const Stream* s = stream_in(e);
+  const Stream* s = info_stream(ctx);
+  if (s == nullptr) return;
   if (full) {
     xinfo_stream_full(ctx, s, count);
     return;
@@ -171,13 +167,8 @@ void xinfo_stream(Context& ctx) {
 }
 
 void xinfo_groups(Context& ctx) {
-  Entry e;
-  if (!lookup_or_wrongtype(ctx, ctx.args[2], Type::kStream, Access::kRead, e)) return;
-  if (!e) {
-    ctx.out.error(err::kNoSuchKey);
-    return;
-  }
-  const Stream* s = stream_in(e);
+  const Stream* s = info_stream(ctx);
+  if (s == nullptr) return;
   ctx.out.array(types::stream_group_count(s));
   if (s->groups == nullptr) return;
   for (const StreamGroup* g : s->groups->list) {
@@ -189,25 +180,13 @@ void xinfo_groups(Context& ctx) {
     ctx.out.bulk("pending");
     ctx.out.integer(static_cast<std::int64_t>(g->pel.size()));
     reply_bulk_id_pair(ctx, "last-delivered-id", g->last_id);
-    ctx.out.bulk("entries-read");
-    if (g->entries_read != types::kEntriesReadInvalid) {
-      ctx.out.integer(g->entries_read);
-    } else {
-      ctx.out.null();
-    }
-    ctx.out.bulk("lag");
-    reply_lag(ctx, s, g);
+    reply_read_and_lag(ctx, s, g);
   }
 }
 
 void xinfo_consumers(Context& ctx) {
-  Entry e;
-  if (!lookup_or_wrongtype(ctx, ctx.args[2], Type::kStream, Access::kRead, e)) return;
-  if (!e) {
-    ctx.out.error(err::kNoSuchKey);
-    return;
-  }
-  const Stream* s = stream_in(e);
+  const Stream* s = info_stream(ctx);
+  if (s == nullptr) return;
   const StreamGroup* g = types::stream_group_find(s, ctx.args[3]);
   if (g == nullptr) {
     std::string msg = "NOGROUP No such consumer group '";
@@ -239,4 +218,4 @@ void xinfo_help(Context& ctx) {
               "    Show information about the stream."});
 }
 
-}  // namespace ruvio::worker
+}  // namespace ruvio::worker::streams
