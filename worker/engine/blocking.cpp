@@ -105,13 +105,14 @@ std::string Blocking::slot_key(int db, std::string_view key) {
 }
 
 void Blocking::add(std::uint64_t token, int db, std::span<const std::string_view> keys,
-                   std::int64_t deadline_ms, types::Type type) {
+                   std::int64_t deadline_ms, types::Type type, bool ends_when_not_type) {
   remove(token);
   Waiter& w = waiters_[token];
   w.db = db;
   w.seq = next_seq_++;
   w.deadline_ms = deadline_ms;
   w.type = type;
+  w.ends_when_not_type = ends_when_not_type;
   for (std::string_view k : keys) {
     w.keys.emplace_back(k);
     std::vector<std::uint64_t>& q = keys_[slot_key(db, k)];
@@ -143,6 +144,19 @@ void Blocking::key_ready(int db, std::string_view key) {
     if (r.db == db && r.key == key) return;
   }
   ready_.push_back({db, std::string(key)});
+}
+
+void Blocking::db_ready(int db) {
+  // keys_ is unordered: the waiters' keys are queued in blocking order instead.
+  std::vector<std::pair<std::uint64_t, const Waiter*>> order;
+  for (const auto& [t, w] : waiters_) {
+    if (w.db == db) order.emplace_back(w.seq, &w);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [seq, w] : order) {
+    for (const std::string& k : w->keys) key_ready(db, k);
+  }
 }
 
 const std::vector<std::uint64_t>* Blocking::waiting_on(int db, std::string_view key) const {

@@ -218,6 +218,9 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::string_view k = keys[i];
     const store::Entry e = db.find(k, now);
+    // A key that became another type while the client waited does not end the wait (its
+    // deadline answers the timeout reply), except where the spec says so (XREADGROUP).
+    if (w != nullptr && e && e.type() != spec->type && !spec->ends_when_not_type) continue;
     if (spec->serves != nullptr) {
       const BlockingSpec::Serve sv = spec->serves(e ? &e : nullptr, args, i, memo);
       if (sv == BlockingSpec::Serve::kNo) continue;
@@ -236,7 +239,8 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
     return false;
   }
   if (w == nullptr) {
-    shard_.block(token, client.db, keys, timeout(args[at]).deadline_ms, spec->type);
+    shard_.block(token, client.db, keys, timeout(args[at]).deadline_ms, spec->type,
+                 spec->ends_when_not_type);
     if (!memo_now.empty()) shard_.blocking().set_memo(token, std::move(memo_now));
     return true;
   }

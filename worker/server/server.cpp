@@ -275,7 +275,8 @@ void Server::serve_ready_keys() {
       const bool stream = w->type == types::Type::kStream;
       const store::Entry e = shard_.db(rk.db).find(rk.key, shard_.now_ms());
       if (!e && !stream) break;                // empty again: nobody else is served
-      if (e && e.type() != w->type) continue;  // waits for another type: passed over
+      // Waits for another type: passed over, but XREADGROUP's wait ends (-UNBLOCKED).
+      if (e && e.type() != w->type && !w->ends_when_not_type) continue;
       const std::uint64_t seq = w->seq;
       if (!resume_waiter(t)) {
         shard_.unblock(t);  // its client is gone

@@ -571,10 +571,10 @@ void xread_generic(Context& ctx, bool group_cmd) {
     ctx.out.error("ERR Missing GROUP option for XREADGROUP");
     return;
   }
-  if (unblocked_by_error(ctx)) return;
-  const bool was_timeout = timed_out(ctx);
-  // What "$" stood for when this client blocked (the waiter's memo), else the stream's top.
+  // What "$" stood for when this client blocked (the waiter's memo), else the stream's top;
+  // taken first so that no ending of the wait leaves it for the client's next command.
   const std::string memo = ctx.shard.blocking().take_memo(ctx.shard.watcher_of(ctx.client));
+  if (unblocked_by_error(ctx) || answered_timeout(ctx)) return;
 
   static thread_local std::vector<StreamID> ids;
   static thread_local std::vector<types::StreamGroup*> groups;
@@ -585,7 +585,10 @@ void xread_generic(Context& ctx, bool group_cmd) {
     const std::string_view idarg = ctx.args[streams_arg + streams_count + k];
     Typed t = lookup_as(ctx, key, Type::kStream, Access::kRead);
     if (t.wrong_type) {
-      ctx.out.error(err::kWrongType);
+      // A blocked XREADGROUP whose stream was overwritten by another type: Redis 7.0 says
+      // the stream is gone, not WRONGTYPE.
+      ctx.out.error(have_group && !memo.empty() ? "UNBLOCKED the stream key no longer exists"
+                                                : err::kWrongType);
       return;
     }
     const Stream* s = t.entry ? stream_in(t.entry) : nullptr;
@@ -681,7 +684,6 @@ void xread_generic(Context& ctx, bool group_cmd) {
   }
   // Nothing to serve: a timeout reply, whether the wait ended, was never allowed (MULTI,
   // scripts) or no BLOCK was asked.
-  (void)was_timeout;
   (void)timeout;
   ctx.out.null_array();
 }
@@ -824,7 +826,8 @@ constexpr BlockingSpec kBlockXreadgroup{.timeout_arg = 0,
                                         .timeout_at = xread_timeout_at<true>,
                                         .timeout_ms = true,
                                         .serves = xread_serves<true>,
-                                        .memo = xread_memo<true>};
+                                        .memo = xread_memo<true>,
+                                        .ends_when_not_type = true};
 
 // ---------------------------------------------------------------------------------------
 // The declaration table (XGROUP and XINFO dispatch in the executor, so each subcommand's own
