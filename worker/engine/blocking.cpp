@@ -57,44 +57,47 @@ const BlockingSpec kBlockBlmpop{1, types::Type::kList, blmpop_ok};
 const BlockingSpec kBlockZset{-1, types::Type::kZSet, nullptr};
 const BlockingSpec kBlockBzmpop{1, types::Type::kZSet, bzmpop_ok};
 
-Timeout parse_timeout(std::string_view arg, std::int64_t now_ms) {
+namespace {
+
+// What Redis 7.0.15 does with a timeout of `ms` milliseconds: negative is an error, 0 waits
+// for ever, and so does one whose deadline (now + ms) overflows: Redis's sum wraps negative
+// and its timeout table (unsigned) never reaches it. Its "timeout is out of range" check came
+// later (7.2).
+Timeout from_ms(std::int64_t ms, std::int64_t now_ms) {
   Timeout t;
-  const auto v = parse_long_double(arg);
-  if (!v || std::isnan(*v)) {
-    t.error = "ERR timeout is not a float or out of range";
-    return t;
-  }
-  const long double ms = *v * 1000.0L;
   if (ms < 0) {
     t.error = "ERR timeout is negative";
     return t;
   }
-  if (ms >= static_cast<long double>(LLONG_MAX) - static_cast<long double>(now_ms)) {
-    t.error = "ERR timeout is out of range";
-    return t;
-  }
-  const auto whole = static_cast<std::int64_t>(ms);
-  t.deadline_ms = whole > 0 ? now_ms + whole : 0;
+  t.deadline_ms = ms > 0 && ms <= LLONG_MAX - now_ms ? now_ms + ms : 0;
   return t;
 }
 
+}  // namespace
+
+Timeout parse_timeout(std::string_view arg, std::int64_t now_ms) {
+  const auto v = parse_long_double(arg);
+  if (!v || std::isnan(*v)) {
+    Timeout t;
+    t.error = "ERR timeout is not a float or out of range";
+    return t;
+  }
+  // (long long) ceill(seconds * 1000): a part of a millisecond is a whole one (0.0001 waits
+  // 1 ms, -0.0001 is 0: for ever), and a value past long long converts as x86 converts it,
+  // to LLONG_MIN: "negative" (1e20, inf).
+  const long double ms = std::ceil(*v * 1000.0L);
+  const bool fits = ms > -0x1p63L && ms < 0x1p63L;
+  return from_ms(fits ? static_cast<std::int64_t>(ms) : LLONG_MIN, now_ms);
+}
+
 Timeout parse_timeout_ms(std::string_view arg, std::int64_t now_ms) {
-  Timeout t;
   const auto v = parse_int64(arg);
   if (!v) {
+    Timeout t;
     t.error = "ERR timeout is not an integer or out of range";
     return t;
   }
-  if (*v < 0) {
-    t.error = "ERR timeout is negative";
-    return t;
-  }
-  if (*v > 0 && *v > LLONG_MAX - now_ms) {
-    t.error = "ERR timeout is out of range";
-    return t;
-  }
-  t.deadline_ms = *v > 0 ? now_ms + *v : 0;
-  return t;
+  return from_ms(*v, now_ms);
 }
 
 std::string Blocking::slot_key(int db, std::string_view key) {

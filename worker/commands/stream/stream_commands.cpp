@@ -509,20 +509,12 @@ void xread_generic(Context& ctx, bool group_cmd) {
         return;
       }
       ++i;
-      const auto v = parse_int64(ctx.args[i]);
-      if (!v) {
-        ctx.out.error("ERR timeout is not an integer or out of range");
+      const Timeout t = parse_timeout_ms(ctx.args[i], ctx.now_ms());
+      if (!t.error.empty()) {
+        ctx.out.error(t.error);
         return;
       }
-      if (*v < 0) {
-        ctx.out.error("ERR timeout is negative");
-        return;
-      }
-      if (*v > 0 && *v > INT64_MAX - ctx.now_ms()) {
-        ctx.out.error("ERR timeout is out of range");
-        return;
-      }
-      timeout = *v;
+      timeout = t.deadline_ms;
     } else if (iequals(o, "count") && more != 0) {
       ++i;
       if (!parse_ll(ctx, ctx.args[i], count)) return;
