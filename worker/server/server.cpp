@@ -484,6 +484,13 @@ proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
   return &it->second->local_writer();
 }
 
+proto::ReplyWriter* Server::pubsub_writer(std::uint64_t id) {
+  auto it = clients_.find(id);
+  if (it == clients_.end() || it->second->closing()) return nullptr;
+  mark_dirty(it->second);
+  return &it->second->push_writer();
+}
+
 void Server::on_connection_closed(Connection* c) {
   std::erase(parked_, c);
   std::erase(held_, c);
