@@ -253,6 +253,23 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
   return true;
 }
 
+bool Executor::refuses_busy(const CommandDef& def, std::span<const std::string_view> args,
+                            proto::ReplyWriter& out) const {
+  if (shard_.busy_error.empty()) return false;
+  // A container with its own handler (SCRIPT, CLIENT) is judged by its subcommand.
+  const CommandDef* judged = &def;
+  if (!def.subcommands.empty() && args.size() >= 2) {
+    if (const CommandDef* sub = CommandTable::find_sub(def, args[1])) judged = sub;
+  }
+  if (judged->flags & kAllowBusy) return false;
+  if (def.flags & kTxExec) {
+    out.error("EXECABORT Transaction discarded because of: " + std::string(shard_.busy_error));
+  } else {
+    out.error(shard_.busy_error);
+  }
+  return true;
+}
+
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out) {
   execute(client, args, out, command_table().find(args[0]));
@@ -327,17 +344,9 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
       return;
     }
   }
-  if (!shard_.busy_error.empty()) {
-    // A container with its own handler (SCRIPT, CLIENT) is judged by its subcommand.
-    const CommandDef* judged = def;
-    if (!def->subcommands.empty() && args.size() >= 2) {
-      if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) judged = sub;
-    }
-    if (!(judged->flags & kAllowBusy)) {
-      out.error(shard_.busy_error);
-      rejected(*def);
-      return;
-    }
+  if (!shard_.busy_error.empty() && refuses_busy(*def, args, out)) {
+    rejected(*def);
+    return;
   }
   // maxmemory: one predictable test when no limit is set (Redis's processCommand order: after
   // the busy check, before the command runs).
@@ -403,6 +412,13 @@ void Executor::run_transaction(ClientInfo& client,
       out.error("EXECABORT Transaction discarded because of: " + std::string(err::kOom));
       return;
     }
+  }
+  // A transaction forwarded to this worker while its script is past busy-reply-threshold:
+  // EXEC is not allowed then, so the whole of it is refused, as Redis refuses EXEC.
+  if (!shard_.busy_error.empty()) [[unlikely]] {
+    shard_.unwatch(watcher);
+    out.error("EXECABORT Transaction discarded because of: " + std::string(shard_.busy_error));
+    return;
   }
   if (client.no_touch || shard_.no_touch()) [[unlikely]]
     shard_.set_no_touch(client.no_touch);
