@@ -274,7 +274,7 @@ void Server::serve_ready_keys() {
       // nothing for it parks again and the next is tried.
       const bool stream = w->type == types::Type::kStream;
       const store::Entry e = shard_.db(rk.db).find(rk.key, shard_.now_ms());
-      if (!e && !stream) break;                // empty again: nobody else is served
+      if (!e && !stream) break;  // empty again: nobody else is served
       // Waits for another type: passed over, but XREADGROUP's wait ends (-UNBLOCKED).
       if (e && e.type() != w->type && !w->ends_when_not_type) continue;
       const std::uint64_t seq = w->seq;
