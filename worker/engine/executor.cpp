@@ -278,7 +278,10 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out, const CommandDef* def) {
   out.set_error_sink(&stats_);
-  if (shard_.tracking.enabled() && client.origin < 0) [[unlikely]]
+  // A script's call belongs to its caller's command for tracking: its CACHING flag, its
+  // NOLOOP identity and its messages held until its reply.
+  const bool script_call = client.script && caller_ != nullptr;
+  if (shard_.tracking.enabled() && client.origin < 0 && !script_call) [[unlikely]]
     shard_.tracking.before_command(client.id);
   if (def == nullptr) {
     unknown_command(out, args);
@@ -370,8 +373,16 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   const int db = client.db;
   store::KeyspaceEvents& events = shard_.events();
   Tracking& tracking = shard_.tracking;
-  if (tracking.enabled()) [[unlikely]]
+  if (tracking.enabled() && !script_call) [[unlikely]]
     tracking.set_current(client);
+  const ClientInfo* const outer = caller_;
+  const CommandDef* const outer_def = caller_def_;
+  const std::span<const std::string_view> outer_args = caller_args_;
+  if (!client.script) {
+    caller_ = &client;
+    caller_def_ = def;
+    caller_args_ = args;
+  }
   // Redis's two ustime() reads around the handler (TickClock: the TSC where the kernel trusts it).
   const std::uint64_t start = clock_.now();
   ++depth_;
@@ -388,9 +399,17 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   // MONITOR: after the command, with the database it left selected (SELECT shows its new one).
   if (shard_.monitors.on()) [[unlikely]]
     shard_.monitors.feed(client, client.db, args, *def);
+  caller_ = outer;
+  caller_def_ = outer_def;
+  caller_args_ = outer_args;
   if (tracking.enabled()) [[unlikely]] {
-    tracking.after_command(client, *def, args, shard_.config().tracking_table_max_keys);
-    tracking.end_command();
+    const std::size_t max_keys = shard_.config().tracking_table_max_keys;
+    if (!script_call) {
+      tracking.after_command(client, *def, args, max_keys);
+      tracking.end_command();
+    } else if ((def->flags & kReadonly) && !(def->flags & kPubsub)) {
+      tracking.after_script_read(*caller_, *caller_def_, caller_args_, max_keys);
+    }
   }
   if (journal != nullptr) journal->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one

@@ -151,6 +151,11 @@ class Executor {
   // when the command must be refused with -OOM.
   bool admit(const ClientInfo& client, const CommandDef& def, proto::ReplyWriter& out);
   int depth_ = 0;  // > 0 inside a command (EXEC's, a script's calls): no eviction there
+  // The command of a client (not a script's call) running now: a script's read-only calls
+  // are tracked with its keys, as Redis 7.0.15 (Tracking::after_script_read).
+  const ClientInfo* caller_ = nullptr;
+  const CommandDef* caller_def_ = nullptr;
+  std::span<const std::string_view> caller_args_;
   bool oom_at_start_ = false;
   bool eviction_pending_ = false;
 
