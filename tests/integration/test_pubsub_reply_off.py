@@ -7,7 +7,6 @@ confirmations and every message, and only the replies of its other commands are 
 (PING, PUBLISH's count). The bytes the subscriber receives are compared whole."""
 
 import os
-import socket
 import sys
 import time
 import unittest
@@ -15,23 +14,6 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import sidebyside  # noqa: E402
 from itest import Raw, encode  # noqa: E402
-
-
-def drain(c, quiet=0.3, limit=3.0):
-    """Every byte `c` receives until it is quiet for `quiet` s (at most `limit` s)."""
-    c.sock.settimeout(quiet)
-    got = c.buf
-    c.buf = b""
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        try:
-            d = c.sock.recv(65536)
-        except socket.timeout:
-            break
-        if not d:
-            break
-        got += d
-    return got
 
 
 def scenario(port, resp, mode):
@@ -56,7 +38,7 @@ def scenario(port, resp, mode):
         s.send(encode("UNSUBSCRIBE", "ch1"))
         time.sleep(0.05)
         out.append(p.call("PUBLISH", "ch1", "after unsubscribe"))
-        out.append(drain(s))
+        out.append(s.read_quiet(0.3))
     return out
 
 
@@ -76,7 +58,7 @@ class ReplyOff:
                 s.send(encode("CLIENT", "REPLY", "OFF"))
                 time.sleep(0.05)
                 n = p.call("PUBLISH", "ch", "m")
-                return first, n, drain(s)
+                return first, n, s.read_quiet(0.3)
 
         self.assertEqual(run(self.cand.port), run(self.ref.port))
 

@@ -10,13 +10,11 @@ queued. Once the script is killed nothing of this remains: a new MULTI/EXEC runs
 
 import os
 import sys
-import threading
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import itest  # noqa: E402
-from busy_case import BusyServer  # noqa: E402
+from busy_case import BusyServer, start_busy_on_worker0  # noqa: E402
 
 LOOP = "local i = 0 while true do i = i + 1 end"
 BUSY = b"BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
@@ -106,21 +104,7 @@ class RuvioProxy(unittest.TestCase):
     def test_multi_while_busy_then_after_kill(self):
         seq = [(tuple(self.key if a == "x" else a for a in cmd), r) for cmd, r in WHILE_BUSY]
         after = [(tuple(self.key if a == "x" else a for a in cmd), r) for cmd, r in AFTER_KILL]
-        result = {}
-        conn = itest.Raw(self.server.port + 1, timeout=30)  # worker 0's direct port
-        self.addCleanup(conn.close)
-        t = threading.Thread(target=lambda: result.update(
-            reply=conn.call("EVAL", LOOP, "1", self.key)))
-        t.start()
-        self.addCleanup(t.join, 30)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with itest.Raw(self.server.port) as c:
-                if c.call("GET", self.key) == BUSY:
-                    break
-            time.sleep(0.05)
-        else:
-            self.fail("never busy")
+        t, result = start_busy_on_worker0(self, self.server, LOOP, self.key)
         b = self.connection(busy=True)
         other = self.connection(busy=False)
         try:

@@ -12,7 +12,6 @@ Not at 2 workers: a script whose keys live on the other worker runs there for a 
 and its reads are not remembered for the caller yet (see the report of issue 25)."""
 
 import os
-import socket
 import sys
 import time
 import unittest
@@ -20,21 +19,6 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import sidebyside  # noqa: E402
 from itest import Raw  # noqa: E402
-
-
-def drain(c, quiet=0.15):
-    c.sock.settimeout(quiet)
-    got = c.buf
-    c.buf = b""
-    while True:
-        try:
-            d = c.sock.recv(65536)
-        except socket.timeout:
-            break
-        if not d:
-            break
-        got += d
-    return got
 
 
 def scenario(port, opts):
@@ -47,13 +31,13 @@ def scenario(port, opts):
         out.append(("on", t.call("CLIENT", "TRACKING", "ON", *opts)))
 
         def step(name, *cmd):
-            out.append((name, t.call(*cmd) + drain(t)))
+            out.append((name, t.call(*cmd) + t.read_quiet()))
 
         def others(name, *keys):
             for k in keys:
                 o.call("SET", k, "1")
             time.sleep(0.05)
-            out.append((name, drain(t)))
+            out.append((name, t.read_quiet()))
 
         step("read, write, read", "EVAL",
              "redis.call('get',KEYS[1]); redis.call('set',KEYS[2],'v'); "
