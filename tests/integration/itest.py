@@ -246,6 +246,22 @@ class Raw:
         out, self.buf = self.buf[:end], self.buf[end:]
         return out
 
+    def read_quiet(self, quiet=0.15, limit=3.0):
+        """Everything the server sends (what is buffered first) until the connection is
+        quiet for `quiet` s, or `limit` s have passed: pushes that come unasked."""
+        self.sock.settimeout(quiet)
+        data, self.buf = self.buf, b""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                break
+            if not chunk:
+                break
+            data += chunk
+        return data
+
     def read_until_closed(self, timeout=5.0):
         """Everything the server sends until it closes the connection; raises
         AssertionError if it stays open longer than timeout."""

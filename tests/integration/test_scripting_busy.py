@@ -7,13 +7,12 @@ import hashlib
 import os
 import signal
 import sys
-import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import itest  # noqa: E402
-from busy_case import UNKILLABLE, BusyServer  # noqa: E402
+from busy_case import UNKILLABLE, BusyServer, start_busy_on_worker0  # noqa: E402
 
 LOOP = "local i = 0 while true do i = i + 1 end"
 WRITE_LOOP = "redis.call('set', 'w', 1) local i = 0 while true do i = i + 1 end"
@@ -167,21 +166,7 @@ class RuvioProxy(unittest.TestCase):
         self.key = itest.keys_of(0, 1, "busy")[0]
 
     def test_busy_and_kill_from_any_connection(self):
-        result = {}
-        conn = itest.Raw(self.server.port + 1, timeout=30)  # worker 0's direct port
-        self.addCleanup(conn.close)
-        t = threading.Thread(target=lambda: result.update(
-            reply=conn.call("EVAL", LOOP, "1", self.key)))
-        t.start()
-        self.addCleanup(t.join, 30)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with itest.Raw(self.server.port) as c:
-                if c.call("GET", self.key) == BUSY:
-                    break
-            time.sleep(0.05)
-        else:
-            self.fail("never busy")
+        t, result = start_busy_on_worker0(self, self.server, LOOP, self.key)
         # New connections land on either worker (SO_REUSEPORT): all get -BUSY for the key.
         for _ in range(6):
             with itest.Raw(self.server.port) as c:

@@ -18,14 +18,22 @@ using worker::parse_timeout;
 
 TEST_CASE("blocking: timeouts parse as Redis's getTimeoutFromObjectOrReply") {
   CHECK(parse_timeout("0", 1000).deadline_ms == 0);
-  CHECK(parse_timeout("0.0001", 1000).deadline_ms == 0);  // under 1 ms: forever, as Redis
+  CHECK(parse_timeout("0.0001", 1000).deadline_ms == 1001);  // a part of a ms: 1 ms
+  CHECK(parse_timeout("0.001", 1000).deadline_ms == 1001);
+  CHECK(parse_timeout("-0.0001", 1000).deadline_ms == 0);  // ceil: -0, for ever (7.0.15)
   CHECK(parse_timeout("0.25", 1000).deadline_ms == 1250);
   CHECK(parse_timeout("2", 1000).deadline_ms == 3000);
   CHECK(parse_timeout("-1", 1000).error == "ERR timeout is negative");
   CHECK(parse_timeout("abc", 1000).error == "ERR timeout is not a float or out of range");
   CHECK(parse_timeout("", 1000).error == "ERR timeout is not a float or out of range");
   CHECK(parse_timeout("nan", 1000).error == "ERR timeout is not a float or out of range");
-  CHECK(parse_timeout("1e30", 1000).error == "ERR timeout is out of range");
+  // Past long long: LLONG_MIN, negative; a deadline past it: for ever (Redis 7.0.15).
+  CHECK(parse_timeout("1e30", 1000).error == "ERR timeout is negative");
+  CHECK(parse_timeout("inf", 1000).error == "ERR timeout is negative");
+  CHECK(parse_timeout("9223372036854775", 1000).deadline_ms == 0);
+  CHECK(parse_timeout("1e10", 1000).deadline_ms == 10000000001000);
+  CHECK(worker::parse_timeout_ms("9223372036854775807", 1000).deadline_ms == 0);
+  CHECK(worker::parse_timeout_ms("-1", 1000).error == "ERR timeout is negative");
 }
 
 TEST_CASE("blocking: waiters, readiness, FIFO, unblock, stale") {

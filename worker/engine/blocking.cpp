@@ -57,44 +57,47 @@ const BlockingSpec kBlockBlmpop{1, types::Type::kList, blmpop_ok};
 const BlockingSpec kBlockZset{-1, types::Type::kZSet, nullptr};
 const BlockingSpec kBlockBzmpop{1, types::Type::kZSet, bzmpop_ok};
 
-Timeout parse_timeout(std::string_view arg, std::int64_t now_ms) {
+namespace {
+
+// What Redis 7.0.15 does with a timeout of `ms` milliseconds: negative is an error, 0 waits
+// for ever, and so does one whose deadline (now + ms) overflows: Redis's sum wraps negative
+// and its timeout table (unsigned) never reaches it. Its "timeout is out of range" check came
+// later (7.2).
+Timeout from_ms(std::int64_t ms, std::int64_t now_ms) {
   Timeout t;
-  const auto v = parse_long_double(arg);
-  if (!v || std::isnan(*v)) {
-    t.error = "ERR timeout is not a float or out of range";
-    return t;
-  }
-  const long double ms = *v * 1000.0L;
   if (ms < 0) {
     t.error = "ERR timeout is negative";
     return t;
   }
-  if (ms >= static_cast<long double>(LLONG_MAX) - static_cast<long double>(now_ms)) {
-    t.error = "ERR timeout is out of range";
-    return t;
-  }
-  const auto whole = static_cast<std::int64_t>(ms);
-  t.deadline_ms = whole > 0 ? now_ms + whole : 0;
+  t.deadline_ms = ms > 0 && ms <= LLONG_MAX - now_ms ? now_ms + ms : 0;
   return t;
 }
 
+}  // namespace
+
+Timeout parse_timeout(std::string_view arg, std::int64_t now_ms) {
+  const auto v = parse_long_double(arg);
+  if (!v || std::isnan(*v)) {
+    Timeout t;
+    t.error = "ERR timeout is not a float or out of range";
+    return t;
+  }
+  // (long long) ceill(seconds * 1000): a part of a millisecond is a whole one (0.0001 waits
+  // 1 ms, -0.0001 is 0: for ever), and a value past long long converts as x86 converts it,
+  // to LLONG_MIN: "negative" (1e20, inf).
+  const long double ms = std::ceil(*v * 1000.0L);
+  const bool fits = ms > -0x1p63L && ms < 0x1p63L;
+  return from_ms(fits ? static_cast<std::int64_t>(ms) : LLONG_MIN, now_ms);
+}
+
 Timeout parse_timeout_ms(std::string_view arg, std::int64_t now_ms) {
-  Timeout t;
   const auto v = parse_int64(arg);
   if (!v) {
+    Timeout t;
     t.error = "ERR timeout is not an integer or out of range";
     return t;
   }
-  if (*v < 0) {
-    t.error = "ERR timeout is negative";
-    return t;
-  }
-  if (*v > 0 && *v > LLONG_MAX - now_ms) {
-    t.error = "ERR timeout is out of range";
-    return t;
-  }
-  t.deadline_ms = *v > 0 ? now_ms + *v : 0;
-  return t;
+  return from_ms(*v, now_ms);
 }
 
 std::string Blocking::slot_key(int db, std::string_view key) {
@@ -105,13 +108,14 @@ std::string Blocking::slot_key(int db, std::string_view key) {
 }
 
 void Blocking::add(std::uint64_t token, int db, std::span<const std::string_view> keys,
-                   std::int64_t deadline_ms, types::Type type) {
+                   std::int64_t deadline_ms, types::Type type, bool ends_when_not_type) {
   remove(token);
   Waiter& w = waiters_[token];
   w.db = db;
   w.seq = next_seq_++;
   w.deadline_ms = deadline_ms;
   w.type = type;
+  w.ends_when_not_type = ends_when_not_type;
   for (std::string_view k : keys) {
     w.keys.emplace_back(k);
     std::vector<std::uint64_t>& q = keys_[slot_key(db, k)];
@@ -143,6 +147,19 @@ void Blocking::key_ready(int db, std::string_view key) {
     if (r.db == db && r.key == key) return;
   }
   ready_.push_back({db, std::string(key)});
+}
+
+void Blocking::db_ready(int db) {
+  // keys_ is unordered: the waiters' keys are queued in blocking order instead.
+  std::vector<std::pair<std::uint64_t, const Waiter*>> order;
+  for (const auto& [t, w] : waiters_) {
+    if (w.db == db) order.emplace_back(w.seq, &w);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [seq, w] : order) {
+    for (const std::string& k : w->keys) key_ready(db, k);
+  }
 }
 
 const std::vector<std::uint64_t>* Blocking::waiting_on(int db, std::string_view key) const {

@@ -61,6 +61,10 @@ struct BlockingSpec {
   // What to remember when the client blocks (XREAD: the IDs "$" stands for), handed back to
   // the handler by Blocking::take_memo when the wait ends.
   std::string (*memo)(store::Db& db, std::span<const std::string_view> args) = nullptr;
+  // XREADGROUP: a waited-on key that stops holding a stream (deleted, flushed, overwritten by
+  // another type) ends the wait with -UNBLOCKED, as Redis 7.0's deleted-stream unblocking;
+  // the other commands stay blocked on a key of another type.
+  bool ends_when_not_type = false;
 };
 // The specs of the list and sorted-set blocking commands, for their rows (XREAD's is beside
 // its handler, in stream_read_commands.cpp).
@@ -88,6 +92,7 @@ class Blocking {
     std::int64_t deadline_ms = 0;           // 0: forever
     bool error = false;                     // CLIENT UNBLOCK ... ERROR
     types::Type type = types::Type::kList;  // the value type it waits for
+    bool ends_when_not_type = false;        // BlockingSpec::ends_when_not_type
     std::vector<std::string> keys;
     std::string memo;  // BlockingSpec::memo's record
   };
@@ -103,7 +108,8 @@ class Blocking {
     return it == waiters_.end() ? nullptr : &it->second;
   }
   void add(std::uint64_t token, int db, std::span<const std::string_view> keys,
-           std::int64_t deadline_ms, types::Type type = types::Type::kList);
+           std::int64_t deadline_ms, types::Type type = types::Type::kList,
+           bool ends_when_not_type = false);
   // True when the token was waiting.
   bool remove(std::uint64_t token);
   void set_memo(std::uint64_t token, std::string memo) {
@@ -117,6 +123,10 @@ class Blocking {
   }
   // The keyspace's key_ready: a waited-on key was written (queued once until taken).
   void key_ready(int db, std::string_view key);
+  // FLUSHDB, FLUSHALL, SWAPDB of `db`: every key waited on there is ready (Redis's
+  // scanDatabaseForDeletedStreams / scanDatabaseForReadyKeys); whoever finds nothing parks
+  // again.
+  void db_ready(int db);
   // Whether a waited-on key was written and not yet taken.
   bool has_ready() const { return !ready_.empty(); }
   // Moves the keys made ready so far, in the order they became ready, into `out` (cleared

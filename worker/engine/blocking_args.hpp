@@ -33,4 +33,13 @@ inline bool timed_out(Context& ctx) {
   return ctx.shard.blocking().take_timed_out(ctx.shard.watcher_of(ctx.client));
 }
 
+// The run after the deadline answers Redis's replyToBlockedClientTimedOut (a null array for
+// every list, sorted-set and stream command) and nothing else: the executor has just found
+// no key that serves it, and a key that became another type meanwhile is no WRONGTYPE.
+inline bool answered_timeout(Context& ctx) {
+  if (!timed_out(ctx)) return false;
+  ctx.out.null_array();
+  return true;
+}
+
 }  // namespace ruvio::worker

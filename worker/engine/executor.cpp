@@ -218,6 +218,9 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::string_view k = keys[i];
     const store::Entry e = db.find(k, now);
+    // A key that became another type while the client waited does not end the wait (its
+    // deadline answers the timeout reply), except where the spec says so (XREADGROUP).
+    if (w != nullptr && e && e.type() != spec->type && !spec->ends_when_not_type) continue;
     if (spec->serves != nullptr) {
       const BlockingSpec::Serve sv = spec->serves(e ? &e : nullptr, args, i, memo);
       if (sv == BlockingSpec::Serve::kNo) continue;
@@ -236,7 +239,8 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
     return false;
   }
   if (w == nullptr) {
-    shard_.block(token, client.db, keys, timeout(args[at]).deadline_ms, spec->type);
+    shard_.block(token, client.db, keys, timeout(args[at]).deadline_ms, spec->type,
+                 spec->ends_when_not_type);
     if (!memo_now.empty()) shard_.blocking().set_memo(token, std::move(memo_now));
     return true;
   }
@@ -249,6 +253,23 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
   return true;
 }
 
+bool Executor::refuses_busy(const CommandDef& def, std::span<const std::string_view> args,
+                            proto::ReplyWriter& out) const {
+  if (shard_.busy_error.empty()) return false;
+  // A container with its own handler (SCRIPT, CLIENT) is judged by its subcommand.
+  const CommandDef* judged = &def;
+  if (!def.subcommands.empty() && args.size() >= 2) {
+    if (const CommandDef* sub = CommandTable::find_sub(def, args[1])) judged = sub;
+  }
+  if (judged->flags & kAllowBusy) return false;
+  if (def.flags & kTxExec) {
+    out.error("EXECABORT Transaction discarded because of: " + std::string(shard_.busy_error));
+  } else {
+    out.error(shard_.busy_error);
+  }
+  return true;
+}
+
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out) {
   execute(client, args, out, command_table().find(args[0]));
@@ -257,7 +278,10 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
 void Executor::execute(ClientInfo& client, std::span<const std::string_view> args,
                        proto::ReplyWriter& out, const CommandDef* def) {
   out.set_error_sink(&stats_);
-  if (shard_.tracking.enabled() && client.origin < 0) [[unlikely]]
+  // A script's call belongs to its caller's command for tracking: its CACHING flag, its
+  // NOLOOP identity and its messages held until its reply.
+  const bool script_call = client.script && caller_ != nullptr;
+  if (shard_.tracking.enabled() && client.origin < 0 && !script_call) [[unlikely]]
     shard_.tracking.before_command(client.id);
   if (def == nullptr) {
     unknown_command(out, args);
@@ -323,17 +347,9 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
       return;
     }
   }
-  if (!shard_.busy_error.empty()) {
-    // A container with its own handler (SCRIPT, CLIENT) is judged by its subcommand.
-    const CommandDef* judged = def;
-    if (!def->subcommands.empty() && args.size() >= 2) {
-      if (const CommandDef* sub = CommandTable::find_sub(*def, args[1])) judged = sub;
-    }
-    if (!(judged->flags & kAllowBusy)) {
-      out.error(shard_.busy_error);
-      rejected(*def);
-      return;
-    }
+  if (!shard_.busy_error.empty() && refuses_busy(*def, args, out)) {
+    rejected(*def);
+    return;
   }
   // maxmemory: one predictable test when no limit is set (Redis's processCommand order: after
   // the busy check, before the command runs).
@@ -357,8 +373,16 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   const int db = client.db;
   store::KeyspaceEvents& events = shard_.events();
   Tracking& tracking = shard_.tracking;
-  if (tracking.enabled()) [[unlikely]]
+  if (tracking.enabled() && !script_call) [[unlikely]]
     tracking.set_current(client);
+  const ClientInfo* const outer = caller_;
+  const CommandDef* const outer_def = caller_def_;
+  const std::span<const std::string_view> outer_args = caller_args_;
+  if (!client.script) {
+    caller_ = &client;
+    caller_def_ = def;
+    caller_args_ = args;
+  }
   // Redis's two ustime() reads around the handler (TickClock: the TSC where the kernel trusts it).
   const std::uint64_t start = clock_.now();
   ++depth_;
@@ -375,9 +399,17 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
   // MONITOR: after the command, with the database it left selected (SELECT shows its new one).
   if (shard_.monitors.on()) [[unlikely]]
     shard_.monitors.feed(client, client.db, args, *def);
+  caller_ = outer;
+  caller_def_ = outer_def;
+  caller_args_ = outer_args;
   if (tracking.enabled()) [[unlikely]] {
-    tracking.after_command(client, *def, args, shard_.config().tracking_table_max_keys);
-    tracking.end_command();
+    const std::size_t max_keys = shard_.config().tracking_table_max_keys;
+    if (!script_call) {
+      tracking.after_command(client, *def, args, max_keys);
+      tracking.end_command();
+    } else if ((def->flags & kReadonly) && !(def->flags & kPubsub)) {
+      tracking.after_script_read(*caller_, *caller_def_, caller_args_, max_keys);
+    }
   }
   if (journal != nullptr) journal->after_write(db, args);
   out.set_protocol(client.resp);  // HELLO may have changed it; later replies use the new one
@@ -399,6 +431,13 @@ void Executor::run_transaction(ClientInfo& client,
       out.error("EXECABORT Transaction discarded because of: " + std::string(err::kOom));
       return;
     }
+  }
+  // A transaction forwarded to this worker while its script is past busy-reply-threshold:
+  // EXEC is not allowed then, so the whole of it is refused, as Redis refuses EXEC.
+  if (!shard_.busy_error.empty()) [[unlikely]] {
+    shard_.unwatch(watcher);
+    out.error("EXECABORT Transaction discarded because of: " + std::string(shard_.busy_error));
+    return;
   }
   if (client.no_touch || shard_.no_touch()) [[unlikely]]
     shard_.set_no_touch(client.no_touch);

@@ -128,6 +128,12 @@ class Executor {
   // MULTI: true (the error written) when queueing must be refused for memory, as Redis
   // refuses every queued command but EXEC/DISCARD/QUIT/RESET while out of memory.
   bool refuses_queueing(const ClientInfo& client, proto::ReplyWriter& out);
+  // While a script or function runs past busy-reply-threshold: true (the -BUSY error
+  // written; EXEC's in its EXECABORT form, as Redis's rejectCommand) when `def` (judged by
+  // its subcommand) is not one Redis allows then (CMD_ALLOW_BUSY). MULTI asks it before
+  // queueing, so that a refused command fails the transaction.
+  bool refuses_busy(const CommandDef& def, std::span<const std::string_view> args,
+                    proto::ReplyWriter& out) const;
   // True while an eviction pass ran out of time and the timer should continue it.
   bool eviction_pending() const { return eviction_pending_; }
   // The clock of command durations; the loop's housekeeping calibrates it.
@@ -149,6 +155,11 @@ class Executor {
   // when the command must be refused with -OOM.
   bool admit(const ClientInfo& client, const CommandDef& def, proto::ReplyWriter& out);
   int depth_ = 0;  // > 0 inside a command (EXEC's, a script's calls): no eviction there
+  // The command of a client (not a script's call) running now: a script's read-only calls
+  // are tracked with its keys, as Redis 7.0.15 (Tracking::after_script_read).
+  const ClientInfo* caller_ = nullptr;
+  const CommandDef* caller_def_ = nullptr;
+  std::span<const std::string_view> caller_args_;
   bool oom_at_start_ = false;
   bool eviction_pending_ = false;
 

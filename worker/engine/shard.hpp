@@ -238,6 +238,11 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
     watches_.touched_all(a, in_either);
     watches_.touched_all(b, in_either);
     std::swap(dbs_[static_cast<std::size_t>(a)], dbs_[static_cast<std::size_t>(b)]);
+    // A waited-on key may now hold data, or no longer hold its stream.
+    if (!blocking_.empty()) {
+      blocking_.db_ready(a);
+      blocking_.db_ready(b);
+    }
   }
 
   Config& config() { return config_; }
@@ -372,8 +377,9 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
   const Blocking& blocking() const { return blocking_; }
   Blocking& blocking() { return blocking_; }
   void block(std::uint64_t token, int db, std::span<const std::string_view> keys,
-             std::int64_t deadline_ms, types::Type type = types::Type::kList) {
-    blocking_.add(token, db, keys, deadline_ms, type);
+             std::int64_t deadline_ms, types::Type type = types::Type::kList,
+             bool ends_when_not_type = false) {
+    blocking_.add(token, db, keys, deadline_ms, type, ends_when_not_type);
     events_.listener = this;
   }
   void unblock(std::uint64_t token) {
@@ -411,6 +417,7 @@ class Shard final : public store::KeyspaceListener, public store::KeyspaceNotifi
       tracking.invalidate_all();
     const int i = index_of(db);
     if (i >= 0) watches_.touched_all(i, [&](std::string_view k) { return bool(db.peek(k)); });
+    if (i >= 0 && !blocking_.empty()) blocking_.db_ready(i);
   }
   void key_ready(store::Db& db, std::string_view key) override {
     const int i = index_of(db);

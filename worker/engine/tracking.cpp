@@ -97,18 +97,27 @@ void Tracking::after_command(const ClientInfo& c, const CommandDef& def,
     evict_over(max_keys);
     return;
   }
-  auto it = clients_.find(c.id);
+  // EVAL_RO, EVALSHA_RO, FCALL_RO (the read-only script commands): Redis tracks what their
+  // script's commands read (after_script_read), not the command itself.
+  if (!(def.flags & kReadonly) || (def.flags & (kPubsub | kNoScript))) return;
+  remember(c.id, def, args, max_keys);
+}
+
+void Tracking::after_script_read(const ClientInfo& caller, const CommandDef& def,
+                                 std::span<const std::string_view> args, std::size_t max_keys) {
+  if (caller.origin < 0) remember(caller.id, def, args, max_keys);
+}
+
+void Tracking::remember(std::uint64_t id, const CommandDef& def,
+                        std::span<const std::string_view> args, std::size_t max_keys) {
+  auto it = clients_.find(id);
   if (it == clients_.end()) return;
   Client& t = it->second;
-  if (!(t.flags & kBcast) && (def.flags & kReadonly) && !(def.flags & kPubsub)) {
-    const bool caching = (t.flags & kCaching) != 0;
-    const bool skip = ((t.flags & kOptin) && !caching) || ((t.flags & kOptout) && caching);
-    if (!skip) {
-      for_each_key(def, args,
-                   [&](std::size_t pos, const KeySpec&) { table_.add(args[pos], c.id); });
-      evict_over(max_keys);
-    }
-  }
+  if (t.flags & kBcast) return;
+  const bool caching = (t.flags & kCaching) != 0;
+  if (((t.flags & kOptin) && !caching) || ((t.flags & kOptout) && caching)) return;
+  for_each_key(def, args, [&](std::size_t pos, const KeySpec&) { table_.add(args[pos], id); });
+  evict_over(max_keys);
 }
 
 void Tracking::invalidate(std::string_view key) {

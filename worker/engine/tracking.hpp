@@ -110,6 +110,11 @@ class Tracking {
   // mode, OPTIN/OPTOUT as CLIENT CACHING says) and clears the CACHING flag.
   void after_command(const ClientInfo& c, const CommandDef& def,
                      std::span<const std::string_view> args, std::size_t max_keys);
+  // A read-only command of a script ran: as Redis 7.0.15 (trackingRememberKeys of the
+  // calling client), the keys remembered are those of the caller's own command `def`/`args`
+  // (EVAL's or FCALL's KEYS), for `caller` of this worker.
+  void after_script_read(const ClientInfo& caller, const CommandDef& def,
+                         std::span<const std::string_view> args, std::size_t max_keys);
   // The client whose command runs: current_ a client of this worker (its messages wait for
   // its reply), writer_ of any worker (NOLOOP); 0 outside commands.
   template <class C>
@@ -178,6 +183,10 @@ class Tracking {
                             std::span<const std::string_view> keys, bool null);
   void queue(std::uint64_t id, std::string_view key, bool null);
   void evict_over(std::size_t max_keys);
+  // Remembers the keys of `def`/`args` for tracking client `id` of this worker (normal mode,
+  // OPTIN/OPTOUT as CLIENT CACHING says).
+  void remember(std::uint64_t id, const CommandDef& def, std::span<const std::string_view> args,
+                std::size_t max_keys);
   // To every peer, or to worker `only`.
   void announce_prefixes(int only = -1);
   // The REDIRECT target of tracking client `t` is gone: flagged, and told (RESP3) with

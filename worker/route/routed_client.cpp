@@ -13,16 +13,25 @@ void RoutedClient::set_output(std::string* out) {
 }
 
 proto::ReplyWriter& RoutedClient::local_writer() {
-  if (discarding_) {
-    writer_.set_buffer(sink_);
-  } else if (slots_.empty()) {
-    writer_.set_buffer(*out_);
-  } else {
-    if (slots_.back().waiting != 0) slots_.emplace_back();
-    writer_.set_buffer(slots_.back().bytes);
-  }
+  if (!discarding_) return aim(writer_);
+  writer_.set_buffer(sink_);
   writer_.set_protocol(info_.resp);
   return writer_;
+}
+
+proto::ReplyWriter& RoutedClient::push_writer() {
+  return aim(pusher_);
+}
+
+proto::ReplyWriter& RoutedClient::aim(proto::ReplyWriter& w) {
+  if (slots_.empty()) {
+    w.set_buffer(*out_);
+  } else {
+    if (slots_.back().waiting != 0) slots_.emplace_back();
+    w.set_buffer(slots_.back().bytes);
+  }
+  w.set_protocol(info_.resp);
+  return w;
 }
 
 std::uint64_t RoutedClient::reserve(std::uint32_t parts, MergeFn merge) {

@@ -33,6 +33,10 @@ class RoutedClient {
 
   // The writer for a reply produced here and now, placed behind any reserved slot.
   proto::ReplyWriter& local_writer();
+  // The writer for a pub/sub push (a message, a (un)subscribe confirmation): as Redis 7's
+  // CLIENT_PUSHING, it reaches the client under CLIENT REPLY OFF/SKIP too, in order behind
+  // any reserved slot. A writer of its own, so the command's (discarding) one is untouched.
+  proto::ReplyWriter& push_writer();
   // Reserves the reply of a command whose `parts` answers arrive later (deliver()).
   // `merge` is null for a single part passed through as is. Returns the slot's sequence.
   std::uint64_t reserve(std::uint32_t parts, MergeFn merge);
@@ -76,10 +80,13 @@ class RoutedClient {
   };
 
   void drain_slots();
+  // Points `w` at the end of what the client gets (the output, or the last slot).
+  proto::ReplyWriter& aim(proto::ReplyWriter& w);
 
   std::string unset_;  // the writer's buffer until set_output()
   std::string* out_ = &unset_;
   proto::ReplyWriter writer_{unset_};
+  proto::ReplyWriter pusher_{unset_};
   std::deque<Slot> slots_;
   std::uint64_t next_seq_ = 1;
   std::uint64_t blocked_seq_ = 0;  // wait_blocked's slot; 0: none

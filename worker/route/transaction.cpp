@@ -61,6 +61,16 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     }
     return;
   }
+  // A script past busy-reply-threshold: -BUSY instead of QUEUED fails the transaction, and
+  // EXEC (not allowed while busy) aborts it, as Redis's processCommand.
+  if (executor_.refuses_busy(*def, args, c.local_writer())) {
+    if (def->flags & kTxExec) {
+      discard(c);
+    } else {
+      client.multi_failed = true;
+    }
+    return;
+  }
   // MONITOR shows EXEC after its commands and DISCARD, as Redis feeds them after they ran.
   Monitors& monitors = executor_.shard().monitors;
   if (def->flags & kTxExec) {

@@ -58,7 +58,12 @@ std::unordered_set<std::string>& PubSubHub::held(std::uint64_t client, Kind kind
 }
 
 void PubSubHub::confirm(ClientInfo& c, Kind kind, bool sub, const std::string* name,
-                        proto::ReplyWriter& out) {
+                        proto::ReplyWriter& reply) {
+  // Under CLIENT REPLY OFF/SKIP the command's replies are dropped, but a confirmation is a
+  // push in Redis 7 (CLIENT_PUSHING): the client gets it.
+  proto::ReplyWriter* push = nullptr;
+  if (c.reply_mode != ClientInfo::kReplyOn) push = server_.pubsub_writer(c.id);
+  proto::ReplyWriter& out = push != nullptr ? *push : reply;
   header(out, 3);
   out.bulk(verb(kind, sub));
   if (name != nullptr) {
@@ -132,7 +137,7 @@ std::int64_t PubSubHub::publish(std::string_view channel, std::string_view messa
   const Registry& direct = shard ? shard_channels_ : channels_;
   if (auto it = direct.find(channel); it != direct.end()) {
     for (std::uint64_t id : it->second) {
-      proto::ReplyWriter* out = server_.push_writer(id);
+      proto::ReplyWriter* out = server_.pubsub_writer(id);
       if (out == nullptr) continue;
       header(*out, 3);
       out->bulk(shard ? "smessage" : "message");
@@ -145,7 +150,7 @@ std::int64_t PubSubHub::publish(std::string_view channel, std::string_view messa
   for (const auto& [pattern, members] : patterns_) {
     if (!glob_match(pattern, channel)) continue;
     for (std::uint64_t id : members) {
-      proto::ReplyWriter* out = server_.push_writer(id);
+      proto::ReplyWriter* out = server_.pubsub_writer(id);
       if (out == nullptr) continue;
       header(*out, 4);
       out->bulk("pmessage");

@@ -274,8 +274,9 @@ void Server::serve_ready_keys() {
       // nothing for it parks again and the next is tried.
       const bool stream = w->type == types::Type::kStream;
       const store::Entry e = shard_.db(rk.db).find(rk.key, shard_.now_ms());
-      if (!e && !stream) break;                // empty again: nobody else is served
-      if (e && e.type() != w->type) continue;  // waits for another type: passed over
+      if (!e && !stream) break;  // empty again: nobody else is served
+      // Waits for another type: passed over, but XREADGROUP's wait ends (-UNBLOCKED).
+      if (e && e.type() != w->type && !w->ends_when_not_type) continue;
       const std::uint64_t seq = w->seq;
       if (!resume_waiter(t)) {
         shard_.unblock(t);  // its client is gone
@@ -481,6 +482,13 @@ proto::ReplyWriter* Server::push_writer(std::uint64_t id) {
   if (it == clients_.end() || it->second->closing()) return nullptr;
   mark_dirty(it->second);
   return &it->second->local_writer();
+}
+
+proto::ReplyWriter* Server::pubsub_writer(std::uint64_t id) {
+  auto it = clients_.find(id);
+  if (it == clients_.end() || it->second->closing()) return nullptr;
+  mark_dirty(it->second);
+  return &it->second->push_writer();
 }
 
 void Server::on_connection_closed(Connection* c) {

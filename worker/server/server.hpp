@@ -82,8 +82,12 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
   // clients: those are told to drop their caches.
   void on_mesh_link_down(int peer) override;
   void on_mesh_peer_gone(int peer) override;
-  // The writer for an unsolicited message (pub/sub) to client `id`, or null if it is gone.
+  // The writer for an unsolicited message (tracking, MONITOR) to client `id`, or null if it
+  // is gone.
   proto::ReplyWriter* push_writer(std::uint64_t id);
+  // A pub/sub push to client `id` (RoutedClient::push_writer: CLIENT REPLY OFF does not stop
+  // it), or null if it is gone.
+  proto::ReplyWriter* pubsub_writer(std::uint64_t id);
 
   // Output above this is backpressure: the connection stops reading until it drains.
   static constexpr std::size_t kOutputHighWater = 64ull * 1024 * 1024;

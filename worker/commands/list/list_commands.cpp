@@ -513,8 +513,10 @@ void rpoplpush(Context& ctx) {
 
 // BLPOP / BRPOP key [key ...] timeout: [key, element] from the first non-empty list.
 void bpop_generic(Context& ctx, ListEnd end) {
-  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1]) || unblocked_by_error(ctx)) return;
-  timed_out(ctx);
+  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1]) || unblocked_by_error(ctx) ||
+      answered_timeout(ctx)) {
+    return;
+  }
   for (std::size_t j = 1; j + 1 < ctx.argc(); ++j) {
     store::WriteHandle h;
     if (!open_or_reply(ctx, ctx.args[j], Type::kList, IfMissing::kNothing, h)) return;
@@ -536,17 +538,11 @@ void brpop(Context& ctx) {
 }
 
 void bmove_generic(Context& ctx, ListEnd from, ListEnd to, std::string_view timeout) {
-  if (!timeout_ok(ctx, timeout) || unblocked_by_error(ctx)) return;
-  const bool expired = timed_out(ctx);
+  if (!timeout_ok(ctx, timeout) || unblocked_by_error(ctx) || answered_timeout(ctx)) return;
   store::Entry se;
   if (!lookup_or_wrongtype(ctx, ctx.args[1], Type::kList, Access::kWrite, se)) return;
   if (!se) {
-    // Redis: the timeout answers a null array, MULTI's immediate answer a null bulk.
-    if (expired) {
-      ctx.out.null_array();
-    } else {
-      ctx.out.null();
-    }
+    ctx.out.null();  // MULTI's immediate answer (the timeout's is a null array)
     return;
   }
   move_generic(ctx, ctx.args[1], ctx.args[2], from, to);
@@ -568,8 +564,7 @@ void brpoplpush(Context& ctx) {
 
 // BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
 void blmpop(Context& ctx) {
-  if (!timeout_ok(ctx, ctx.args[1]) || unblocked_by_error(ctx)) return;
-  timed_out(ctx);
+  if (!timeout_ok(ctx, ctx.args[1]) || unblocked_by_error(ctx) || answered_timeout(ctx)) return;
   mpop_generic(ctx, 2);
 }
 

@@ -500,8 +500,10 @@ void zmpop(Context& ctx) {
 // BZPOPMIN / BZPOPMAX key [key ...] timeout: [key, member, score] of the first non-empty
 // sorted set; a null array on timeout (and inside MULTI, where Redis never blocks).
 void bzpop_generic(Context& ctx, bool max) {
-  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1]) || unblocked_by_error(ctx)) return;
-  timed_out(ctx);
+  if (!timeout_ok(ctx, ctx.args[ctx.argc() - 1]) || unblocked_by_error(ctx) ||
+      answered_timeout(ctx)) {
+    return;
+  }
   const std::string_view key =
       zpop_generic(ctx, ctx.args.subspan(1, ctx.argc() - 2), max, true, -1, false, true);
   if (!key.empty()) ctx.log_as({max ? "ZPOPMAX" : "ZPOPMIN", key});
@@ -515,8 +517,7 @@ void bzpopmax(Context& ctx) {
 
 // BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]: ZMPOP's reply, or a null array.
 void bzmpop(Context& ctx) {
-  if (!timeout_ok(ctx, ctx.args[1]) || unblocked_by_error(ctx)) return;
-  timed_out(ctx);
+  if (!timeout_ok(ctx, ctx.args[1]) || unblocked_by_error(ctx) || answered_timeout(ctx)) return;
   zmpop_from(ctx, 2);
 }
 

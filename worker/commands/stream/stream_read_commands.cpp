@@ -99,20 +99,12 @@ void xread_generic(Context& ctx, bool group_cmd) {
         return;
       }
       ++i;
-      const auto v = parse_int64(ctx.args[i]);
-      if (!v) {
-        ctx.out.error("ERR timeout is not an integer or out of range");
+      const Timeout t = parse_timeout_ms(ctx.args[i], ctx.now_ms());
+      if (!t.error.empty()) {
+        ctx.out.error(t.error);
         return;
       }
-      if (*v < 0) {
-        ctx.out.error("ERR timeout is negative");
-        return;
-      }
-      if (*v > 0 && *v > INT64_MAX - ctx.now_ms()) {
-        ctx.out.error("ERR timeout is out of range");
-        return;
-      }
-      timeout = *v;
+      timeout = t.deadline_ms;
     } else if (iequals(o, "count") && more != 0) {
       ++i;
       if (!parse_ll(ctx, ctx.args[i], count)) return;
@@ -161,10 +153,10 @@ void xread_generic(Context& ctx, bool group_cmd) {
     ctx.out.error("ERR Missing GROUP option for XREADGROUP");
     return;
   }
-  if (unblocked_by_error(ctx)) return;
-  const bool was_timeout = timed_out(ctx);
-  // What "$" stood for when this client blocked (the waiter's memo), else the stream's top.
+  // What "$" stood for when this client blocked (the waiter's memo), else the stream's top;
+  // taken first so that no ending of the wait leaves it for the client's next command.
   const std::string memo = ctx.shard.blocking().take_memo(ctx.shard.watcher_of(ctx.client));
+  if (unblocked_by_error(ctx) || answered_timeout(ctx)) return;
 
   static thread_local std::vector<StreamID> ids;
   static thread_local std::vector<types::StreamGroup*> groups;
@@ -175,7 +167,10 @@ void xread_generic(Context& ctx, bool group_cmd) {
     const std::string_view idarg = ctx.args[streams_arg + streams_count + k];
     Typed t = lookup_as(ctx, key, Type::kStream, Access::kRead);
     if (t.wrong_type) {
-      ctx.out.error(err::kWrongType);
+      // A blocked XREADGROUP whose stream was overwritten by another type: Redis 7.0 says
+      // the stream is gone, not WRONGTYPE.
+      ctx.out.error(have_group && !memo.empty() ? "UNBLOCKED the stream key no longer exists"
+                                                : err::kWrongType);
       return;
     }
     const Stream* s = t.entry ? stream_in(t.entry) : nullptr;
@@ -266,7 +261,6 @@ void xread_generic(Context& ctx, bool group_cmd) {
   }
   // Nothing to serve: a timeout reply, whether the wait ended, was never allowed (MULTI,
   // scripts) or no BLOCK was asked.
-  (void)was_timeout;
   (void)timeout;
   ctx.out.null_array();
 }
@@ -404,7 +398,8 @@ constexpr BlockingSpec xread_spec() {
           .timeout_at = xread_timeout_at<kGroup>,
           .timeout_ms = true,
           .serves = xread_serves<kGroup>,
-          .memo = xread_memo<kGroup>};
+          .memo = xread_memo<kGroup>,
+          .ends_when_not_type = kGroup};
 }
 
 }  // namespace
