@@ -360,9 +360,15 @@ class MeshPause(unittest.TestCase):
         self.assertEqual(self.c2.call("SET", self.keys_b[0], "now"), OK)
 
 
-def mesh_request(kind, db, resp, origin, client_id, request_id, *args):
-    """A request frame as proto/mesh_frame.hpp draws it."""
-    body = struct.pack("<BBBBQQ", kind, db, resp, origin, client_id, request_id) + encode(*args)
+MESH_COMMAND, MESH_FORGET = 0, 3  # proto::MeshKind
+
+
+def mesh_request(kind, db, resp, origin, client_id, request_id, *args, command_id=0):
+    """A request frame as proto/mesh_frame.hpp draws it: a kCommand of `args` (run as the
+    table's row `command_id`, no user, not tracked), or a kind without payload."""
+    body = struct.pack("<BBBBQQ", kind, db, resp, origin, client_id, request_id)
+    if kind == MESH_COMMAND:
+        body += struct.pack("<HBI", command_id, 0, 0) + encode(*args)
     return struct.pack("<I", len(body)) + body
 
 
@@ -437,7 +443,7 @@ class MeshWire(unittest.TestCase):
         with Raw(self.direct_b) as b:
             self.assertTrue(itest.wait_for(
                 lambda: b"\r\nblocked_clients:1\r\n" in b.call("INFO", "clients"), timeout=3))
-        s.sendall(mesh_request(3, 0, 2, 0, 3003, 22, "FORGET"))
+        s.sendall(mesh_request(MESH_FORGET, 0, 2, 0, 3003, 22))
         self.assertEqual(read_mesh_reply(s), (20, b"-ERR client gone\r\n"))
         self.assertEqual(read_mesh_reply(s), (21, b"-ERR client gone\r\n"))
         self.assertEqual(read_mesh_reply(s), (22, OK))
@@ -451,7 +457,9 @@ class MeshWire(unittest.TestCase):
             "short meta": struct.pack("<I", 5) + b"\0" * 5,
             "oversized": struct.pack("<I", 0xFFFFFFFF) + b"\0" * 32,
             "bad kind": good[:4] + b"\xff" + good[5:],  # past the last kind
-            "bad body": struct.pack("<I", 20 + 6) + good[4:24] + b"PING\r\n",
+            # an inline command where the multibulk goes
+            "bad body": struct.pack("<I", 20 + 7 + 6) + good[4:31] + b"PING\r\n",
+            "bad payload": struct.pack("<I", 20 + 2) + good[4:26],  # ends inside the command id
         }
         for name, frame in cases.items():
             with self.subTest(name):

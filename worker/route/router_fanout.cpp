@@ -23,8 +23,43 @@
 #include "worker/route/router.hpp"
 
 namespace ruvio::worker {
+namespace {
 
-void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args) {
+constexpr std::string_view kUserGone = "NOPERM the user of this request no longer exists";
+
+// A command or transaction of a restricted client runs on its owner as that client's ACL
+// user (scripts' redis.call, EXEC's re-check), the mesh client's own user restored after.
+class RunAs {
+ public:
+  RunAs(Shard& shard, ClientInfo& client, std::string_view user) : client_(client) {
+    if (user.empty()) return;
+    std::shared_ptr<acl::User> u = shard.acl().find(user);
+    if (u == nullptr) {  // deleted meanwhile: its client is being closed at its worker
+      ok_ = false;
+      return;
+    }
+    saved_ = std::move(client.user);
+    client.user = std::move(u);
+    swapped_ = true;
+  }
+  RunAs(const RunAs&) = delete;
+  RunAs& operator=(const RunAs&) = delete;
+  ~RunAs() {
+    if (swapped_) client_.user = std::move(saved_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  ClientInfo& client_;
+  std::shared_ptr<acl::User> saved_;
+  bool swapped_ = false;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+void Router::fan_out(RoutedClient& c, Merge how, const Resolved& r,
+                     std::span<const std::string_view> args) {
   MergeFn merge;
   switch (how) {
     case Merge::kRandom:
@@ -74,10 +109,10 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       // call is not in them yet (Redis records a command after it ran).
       std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_ * 2), std::move(merge));
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(workers_ + w), MeshKind::kHistograms, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(workers_ + w), {MeshKind::kHistograms, {}});
       }
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kCommand, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), command(r, args));
       }
       return;
     }
@@ -132,7 +167,7 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
                       merge_acl_log(parts, count, max_len, resp, out);
                     });
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kAclLog, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kAclLog, {}});
       }
       return;
     }
@@ -148,7 +183,7 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
                         merge_latency_report(sub, event, parts, report, resp, out);
                       });
         for (int w = 0; w < workers_; ++w) {
-          send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kLatencyEvents, args);
+          send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kLatencyEvents, {}});
         }
         return;
       }
@@ -182,7 +217,7 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
             out = reply_is_error(all) ? all : ":" + std::to_string(h ? h->count : 0) + "\r\n";
           });
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kPatterns, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kPatterns, {}});
       }
       return;
     }
@@ -191,15 +226,14 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       break;
   }
   std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_), std::move(merge));
-  for (int w = 0; w < workers_; ++w) {
-    send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kCommand, args);
-  }
+  const MeshMessage m = command(r, args);
+  for (int w = 0; w < workers_; ++w) send_part(c, w, seq, static_cast<std::uint32_t>(w), m);
 }
 
 // The proxy's SCAN cursor: low 8 bits name the worker, the rest is that worker's own
 // cursor. A worker's scan that ends moves on to the next worker, so a full iteration visits
 // every worker's table once and keeps Redis's guarantee for each.
-void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
+void Router::scan(RoutedClient& c, const Resolved& r, std::span<const std::string_view> args) {
   auto cursor = parse_scan_cursor(args[1]);
   if (!cursor) {
     c.local_writer().error("ERR invalid cursor");
@@ -236,21 +270,26 @@ void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
     out.append(p, h->body + first, std::string::npos);
   };
   std::uint64_t seq = c.reserve(1, std::move(fix));
-  send_part(c, w, seq, 0, MeshKind::kCommand, a);
+  send_part(c, w, seq, 0, command(r, a));
 }
 
-bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-                   proto::ReplyWriter& out, bool may_park) {
-  switch (kind) {
-    case MeshKind::kCommand:
+bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter& out,
+                   bool may_park) {
+  switch (m.kind) {
+    case MeshKind::kCommand: {
+      const auto& cmd = std::get<proto::MeshCommand>(m.payload);
+      RunAs as(executor_.shard(), client, cmd.user);
+      if (!as.ok()) {
+        out.error(kUserGone);
+        return true;
+      }
+      const std::span<const std::string_view> args = cmd.args;
       if (may_park && (executor_.parks(client, args) || executor_.blocks(client, args))) {
         return false;
       }
-      executor_.execute(client, args, out);
-      return true;
-    case MeshKind::kTracked: {
-      if (may_park && (executor_.parks(client, args) || executor_.blocks(client, args))) {
-        return false;
+      if (!cmd.tracked) {
+        executor_.execute(client, args, out);
+        return true;
       }
       Shard& shard = executor_.shard();
       shard.tracking.begin_remote_read();
@@ -259,17 +298,31 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       shard.update_listener();
       return true;
     }
-    case MeshKind::kTracking: {
-      Shard& shard = executor_.shard();
-      if (args.size() == 2 && args[0] == "exists") {  // Router::redirect_known's question
-        const auto id = parse_int64(args[1]);
-        const ClientInfo* info = nullptr;
-        const bool found = id && shard.tracking.writer &&
-                           shard.tracking.writer(static_cast<std::uint64_t>(*id), &info) != nullptr;
-        out.integer(found ? 1 : 0);
+    case MeshKind::kExec: {
+      const auto& exec = std::get<proto::MeshExec>(m.payload);
+      RunAs as(executor_.shard(), client, exec.user);
+      if (!as.ok()) {
+        out.error(kUserGone);
         return true;
       }
-      shard.tracking.on_peer_message(client.origin, args);
+      std::vector<std::vector<std::string_view>> commands;
+      commands.reserve(exec.commands.size());
+      for (const proto::MeshQueued& q : exec.commands)
+        commands.emplace_back(q.args.begin(), q.args.end());
+      if (may_park && executor_.parks(commands)) return false;
+      executor_.run_transaction(client, commands, out);
+      return true;
+    }
+    case MeshKind::kClientExists: {  // Router::redirect_known's question
+      const Shard& shard = executor_.shard();
+      const std::uint64_t id = std::get<proto::MeshClientExists>(m.payload).client_id;
+      const ClientInfo* info = nullptr;
+      out.integer(shard.tracking.writer && shard.tracking.writer(id, &info) != nullptr ? 1 : 0);
+      return true;
+    }
+    case MeshKind::kTracking: {
+      Shard& shard = executor_.shard();
+      shard.tracking.on_peer_message(client.origin, std::get<proto::MeshTracking>(m.payload).args);
       shard.update_listener();
       out.ok();
       return true;
@@ -289,44 +342,6 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       for (const std::string& p : patterns) out.bulk(p);
       return true;
     }
-    case MeshKind::kExec: {
-      // EXEC n1 args… n2 args… (see Router::exec)
-      std::vector<std::vector<std::string_view>> commands;
-      std::size_t i = 1;
-      while (i < args.size()) {
-        std::size_t n = 0;
-        std::from_chars(args[i].data(), args[i].data() + args[i].size(), n);
-        if (n == 0 || i + 1 + n > args.size()) {
-          out.error("ERR malformed mesh transaction");
-          return true;
-        }
-        commands.emplace_back(args.begin() + static_cast<long>(i + 1),
-                              args.begin() + static_cast<long>(i + 1 + n));
-        i += 1 + n;
-      }
-      if (may_park && executor_.parks(commands)) return false;
-      executor_.run_transaction(client, commands, out);
-      return true;
-    }
-    case MeshKind::kAsUser: {
-      if (args.size() < 3 || (args[1] != "0" && args[1] != "2" && args[1] != "5")) {
-        out.error("ERR malformed mesh request");
-        return true;
-      }
-      std::shared_ptr<acl::User> user = executor_.shard().acl().find(args[0]);
-      if (user == nullptr) {  // deleted meanwhile: its client is being closed at its worker
-        out.error("NOPERM the user of this request no longer exists");
-        return true;
-      }
-      std::shared_ptr<acl::User> mesh_user = std::move(client.user);
-      client.user = std::move(user);
-      const MeshKind inner = args[1] == "2"   ? MeshKind::kExec
-                             : args[1] == "5" ? MeshKind::kTracked
-                                              : MeshKind::kCommand;
-      const bool done = serve(inner, client, args.subspan(2), out, may_park);
-      client.user = std::move(mesh_user);
-      return done;
-    }
     case MeshKind::kDigest: {
       const std::vector<std::optional<Digest>> parts = digest_parts(executor_.shard());
       out.array(parts.size());
@@ -334,35 +349,32 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       return true;
     }
     case MeshKind::kPause: {
-      const auto end = args.size() == 2 ? parse_int64(args[1]) : std::nullopt;
-      if (!end || (args[0] != "ALL" && args[0] != "WRITE")) {
-        out.error("ERR malformed mesh request");
-        return true;
-      }
+      const auto& p = std::get<proto::MeshPause>(m.payload);
       // As CLIENT PAUSE: never weakens a pause in force here.
       ClientPause& pause = executor_.shard().client_pause;
       pause.expire(executor_.shard().now_ms());
-      pause.pause(args[0] == "ALL" ? ClientPause::Mode::kAll : ClientPause::Mode::kWrite, *end);
+      pause.pause(
+          p.mode == proto::PauseMode::kAll ? ClientPause::Mode::kAll : ClientPause::Mode::kWrite,
+          p.end_ms);
       out.ok();
       return true;
     }
     case MeshKind::kMonitor: {
+      const auto& mon = std::get<proto::MeshMonitor>(m.payload);
       Monitors& monitors = executor_.shard().monitors;
-      if (args.size() == 2 && args[0] == "line") {
-        monitors.deliver(args[1]);
-      } else if (args.size() == 1 && (args[0] == "on" || args[0] == "off")) {
-        monitors.set_peer(client.origin, args[0] == "on");
+      if (mon.op == proto::MonitorOp::kLine) {
+        monitors.deliver(mon.line);
       } else {
-        out.error("ERR malformed mesh request");
-        return true;
+        monitors.set_peer(client.origin, mon.op == proto::MonitorOp::kOn);
       }
       out.ok();
       return true;
     }
-    default:
-      out.error("ERR unsupported mesh request");
-      return true;
+    case MeshKind::kForget:  // the mesh answers it itself
+      break;
   }
+  out.error("ERR unsupported mesh request");
+  return true;
 }
 
 }  // namespace ruvio::worker

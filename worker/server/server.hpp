@@ -53,9 +53,9 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
   // A connection whose next command waits for CLIENT PAUSE to end.
   void park(Connection* c);
   // A request that arrived over the mesh (or a local part of a split/fan-out).
-  bool run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
+  bool run_mesh_request(const MeshMessage& m, ClientInfo& client,
                         proto::ReplyWriter& out) override {
-    return router_.serve(kind, client, args, out, true);
+    return router_.serve(m, client, out, true);
   }
   // ShardHost: the engine's questions about this worker's clients and its peers.
   void for_each_client(const std::function<void(const ClientInfo&)>& fn) override;
