@@ -47,10 +47,6 @@ class RouteHost {
   virtual void on_mesh_peer_gone(int peer) = 0;
   // An answer from a peer for a client's reserved reply slot (dropped if the client left).
   virtual void deliver(const MeshWaiter& waiter, std::string_view reply) = 0;
-  // A request that arrived over the mesh. Returns false, writing nothing, when it must wait
-  // (CLIENT PAUSE on this worker): the mesh parks it and asks again after resume_parked.
-  virtual bool run_mesh_request(const MeshMessage& m, ClientInfo& client,
-                                proto::ReplyWriter& out) = 0;
 
  protected:
   ~RouteHost() = default;

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "worker/route/router.hpp"
+
 namespace ruvio::worker {
 namespace {
 
@@ -403,7 +405,7 @@ struct MeshListener::Peer {
     proto::ReplyWriter w(o, client.resp);
     if (client.db >= server.shard().databases()) {
       w.error("ERR malformed mesh request");
-    } else if (!server.run_mesh_request(m, client, w)) {
+    } else if (!owner.router_.serve(m, client, w, true)) {
       o.resize(at);
       return false;
     }
@@ -526,7 +528,7 @@ struct MeshListener::Peer {
   bool closed = false;
 };
 
-MeshListener::MeshListener(RouteHost& server) : server_(server) {}
+MeshListener::MeshListener(RouteHost& server, Router& router) : server_(server), router_(router) {}
 
 bool MeshListener::listen(const std::string& address) {
   int fd = abstract_socket(address, true);

@@ -45,6 +45,8 @@
 
 namespace ruvio::worker {
 
+class Router;
+
 inline constexpr std::string_view kLoadingError = "LOADING Ruvio is loading the dataset in memory";
 
 // A blocking command's timeout, for sending it again (MeshLink::send's `keep`).
@@ -125,10 +127,11 @@ class MeshLink {
   uv_timer_t held_timer_{};  // the earliest deadline of held_
 };
 
-// The accepting side: runs the requests peers send and answers them.
+// The accepting side: hands the requests peers send to the router (Router::serve) and
+// answers them.
 class MeshListener {
  public:
-  explicit MeshListener(RouteHost& server);
+  MeshListener(RouteHost& server, Router& router);
   // A peer opened a link to this worker (the router reconnects its own links then).
   std::function<void()> peer_connected;
   bool listen(const std::string& address);
@@ -154,6 +157,7 @@ class MeshListener {
   void on_peer_closed(Peer* p);
 
   RouteHost& server_;
+  Router& router_;
   uv_pipe_t pipe_{};
   bool listening_ = false;
   std::vector<Peer*> peers_;

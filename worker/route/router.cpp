@@ -59,7 +59,7 @@ Router::Router(RouteHost& host, Executor& executor, int self, int workers,
       mesh_name_(mesh_name),
       topology_(topology),
       slot_owner_(kSlotCount, 0),
-      listener_(host) {
+      listener_(host, *this) {
   for (int s = 0; s < kSlotCount; ++s) {
     slot_owner_[static_cast<std::size_t>(s)] =
         static_cast<std::int16_t>(topology.worker_of_slot(static_cast<std::uint16_t>(s)));

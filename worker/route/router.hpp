@@ -68,7 +68,8 @@ class Router {
   void send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part,
                  const MeshMessage& m, const BlockedResend* keep = nullptr);
 
-  // Runs a request that arrived over the mesh (or a local part of a split/fan-out).
+  // Runs a request that arrived over the mesh (MeshListener hands it here directly) or a
+  // local part of a split/fan-out.
   // With `may_park`, returns false and writes nothing when it must wait (CLIENT PAUSE).
   bool serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter& out, bool may_park);
   // CLIENT PAUSE ended here: requests parked by the mesh run again.
