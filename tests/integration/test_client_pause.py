@@ -361,14 +361,17 @@ class MeshPause(unittest.TestCase):
 
 
 MESH_COMMAND, MESH_FORGET = 0, 3  # proto::MeshKind
+# A kCommand names the row that runs by its CommandDef::id (DEBUG COMMAND-ID tells it): the
+# owner trusts it as it trusts its peers, so MeshWire fills this in from its server first.
+COMMAND_IDS = {}
 
 
-def mesh_request(kind, db, resp, origin, client_id, request_id, *args, command_id=0):
-    """A request frame as proto/mesh_frame.hpp draws it: a kCommand of `args` (run as the
-    table's row `command_id`, no user, not tracked), or a kind without payload."""
+def mesh_request(kind, db, resp, origin, client_id, request_id, *args):
+    """A request frame as proto/mesh_frame.hpp draws it: a kCommand of `args` (no user, not
+    tracked), or a kind without payload."""
     body = struct.pack("<BBBBQQ", kind, db, resp, origin, client_id, request_id)
     if kind == MESH_COMMAND:
-        body += struct.pack("<HBI", command_id, 0, 0) + encode(*args)
+        body += struct.pack("<HBI", COMMAND_IDS[args[0]], 0, 0) + encode(*args)
     return struct.pack("<I", len(body)) + body
 
 
@@ -395,8 +398,11 @@ class MeshWire(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.srv = harness.Server("ruvio", args=["--workers", "2"])
+        cls.srv = harness.Server("ruvio", args=["--workers", "2", "--enable-debug-command", "yes"])
         itest.wait_mesh_up(cls.srv.port)
+        with Raw(cls.srv.port) as c:
+            for name in ("PING", "GET", "SET"):
+                COMMAND_IDS[name] = int(c.call("DEBUG", "COMMAND-ID", name)[1:-2])
         cls.direct_b = cls.srv.port + 2
         cls.address = b"\0ruvio.%d.%d.1" % (cls.srv.pid, cls.srv.port)
 

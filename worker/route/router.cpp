@@ -125,8 +125,8 @@ void Router::close() {
 
 // A blocking command parked here: CLIENT LIST shows it as the client's command (cmd=blpop), as
 // Redis does for a blocked client. Returns false (the command waits).
-static bool parked_blocked(ClientInfo& client, std::span<const std::string_view> args) {
-  if (const CommandDef* def = command_table().find(args[0])) client.last_command = def->name;
+static bool parked_blocked(ClientInfo& client, const CommandDef& def) {
+  client.last_command = def.name;
   return false;
 }
 
@@ -144,21 +144,31 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   const CommandDef* const named = def;
   Resolved r{def, def};
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
-    if (executor_.blocks(client, args, named)) return parked_blocked(client, args);
+    if (executor_.blocks(client, args, named)) return parked_blocked(client, *named);
     executor_.execute(client, args, c.local_writer(), named);
     return true;
   }
-  // Unknown commands, anything before AUTH and wrong arities get their error from the local
-  // executor; nothing unauthenticated ever crosses the mesh.
+  // Unknown commands, anything before AUTH and wrong arities (the subcommand's too) get their
+  // error from the local executor; nothing unauthenticated ever crosses the mesh.
   if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth)) ||
       !arity_ok(*def, args.size())) {
     executor_.execute(client, args, c.local_writer(), named);
     return true;
   }
-  // ACL before the command leaves this worker (the owner runs it for a mesh client, which has
-  // every permission).
+  // OBJECT ENCODING key, CONFIG SET, CLIENT LIST: the declaration is the subcommand's.
+  if (!def->subcommands.empty()) {
+    const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
+    if (sub == nullptr || !arity_ok(*sub, args.size())) {
+      executor_.execute(client, args, c.local_writer(), named);
+      return true;
+    }
+    def = sub;
+    r.def = sub;
+  }
+  // ACL, once, before the command leaves this worker: the owner trusts the mesh and runs it
+  // without checking again (Executor::execute_resolved).
   if (client.user != nullptr && client.user->restricted &&
-      executor_.acl_refuses(client, args, c.local_writer(), false)) {
+      executor_.acl_refuses(client, *def, args, c.local_writer(), false)) {
     return true;
   }
   if ((def->flags & kRouteDebug) && debug_allowed(executor_.shard(), client)) [[unlikely]] {
@@ -197,16 +207,6 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     unwatch_remote(c);  // then the handler drops the local part
     executor_.execute(client, args, c.local_writer(), named);
     return true;
-  }
-  // OBJECT ENCODING key, CONFIG SET, CLIENT LIST: the declaration is the subcommand's.
-  if (!def->subcommands.empty()) {
-    const CommandDef* sub = CommandTable::find_sub(*def, args[1]);
-    if (sub == nullptr || !arity_ok(*sub, args.size())) {
-      executor_.execute(client, args, c.local_writer(), named);
-      return true;
-    }
-    def = sub;
-    r.def = sub;
   }
   const Routing routing = routing_of(*def);
   // MONITOR: a command this worker routes is fed here, once, with the arguments as sent; its
@@ -275,7 +275,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     return true;
   }
   if (owner < 0 || owner == self_) {
-    if (executor_.blocks(client, args, named)) return parked_blocked(client, args);
+    if (executor_.blocks(client, args, named)) return parked_blocked(client, *named);
     executor_.execute(client, args, c.local_writer(), named);
   } else {
     client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
@@ -502,7 +502,7 @@ void Router::split(RoutedClient& c, Merge how, std::size_t step, const Resolved&
   }
   if (groups.size() == 1) {
     if (owners[0] == self_) {
-      executor_.execute(c.info(), args, c.local_writer());
+      executor_.execute(c.info(), args, c.local_writer(), r.top);
     } else {
       forward(c, owners[0], r, args);
     }

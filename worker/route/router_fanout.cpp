@@ -26,6 +26,7 @@ namespace ruvio::worker {
 namespace {
 
 constexpr std::string_view kUserGone = "NOPERM the user of this request no longer exists";
+constexpr std::string_view kMalformed = "ERR malformed mesh request";
 
 // A command or transaction of a restricted client runs on its owner as that client's ACL
 // user (scripts' redis.call, EXEC's re-check), the mesh client's own user restored after.
@@ -156,7 +157,7 @@ void Router::fan_out(RoutedClient& c, Merge how, const Resolved& r,
       const std::optional<std::int64_t> n =
           args.size() == 3 ? parse_int64(args[2]) : std::optional<std::int64_t>(10);
       if (args.size() > 3 || !n) {
-        executor_.execute(c.info(), args, c.local_writer());
+        executor_.execute(c.info(), args, c.local_writer(), r.top);
         return;
       }
       const std::size_t count = *n < 0 ? 0 : static_cast<std::size_t>(*n);
@@ -283,17 +284,24 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
         out.error(kUserGone);
         return true;
       }
+      // The client's worker resolved the command and checked it: no name lookup here.
+      const CommandDef* def = cmd.command < table_.ids() ? table_.by_id(cmd.command) : nullptr;
+      if (def == nullptr || def->handler == nullptr) {
+        out.error(kMalformed);
+        return true;
+      }
       const std::span<const std::string_view> args = cmd.args;
-      if (may_park && (executor_.parks(client, args) || executor_.blocks(client, args))) {
+      if (may_park &&
+          (executor_.parks_resolved(*def) || executor_.blocks_resolved(client, args, *def))) {
         return false;
       }
       if (!cmd.tracked) {
-        executor_.execute(client, args, out);
+        executor_.execute_resolved(client, args, out, *def);
         return true;
       }
       Shard& shard = executor_.shard();
       shard.tracking.begin_remote_read();
-      executor_.execute(client, args, out);
+      executor_.execute_resolved(client, args, out, *def);
       shard.tracking.end_remote_read();
       shard.update_listener();
       return true;
@@ -306,11 +314,19 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
         return true;
       }
       std::vector<std::vector<std::string_view>> commands;
+      std::vector<const CommandDef*> defs;
       commands.reserve(exec.commands.size());
-      for (const proto::MeshQueued& q : exec.commands)
+      defs.reserve(exec.commands.size());
+      for (const proto::MeshQueued& q : exec.commands) {
+        if (q.command >= table_.ids()) {
+          out.error(kMalformed);
+          return true;
+        }
         commands.emplace_back(q.args.begin(), q.args.end());
-      if (may_park && executor_.parks(commands)) return false;
-      executor_.run_transaction(client, commands, out);
+        defs.push_back(table_.by_id(q.command));
+      }
+      if (may_park && executor_.parks(defs)) return false;
+      executor_.run_transaction(client, commands, out, defs);
       return true;
     }
     case MeshKind::kClientExists: {  // Router::redirect_known's question
