@@ -54,6 +54,9 @@ Router::Router(RouteHost& host, Executor& executor, int self, int workers,
       executor_(executor),
       publish_(*table_.find("PUBLISH")),
       unwatch_(*table_.find("UNWATCH")),
+      monitors_(executor.shard().monitors),
+      tracking_(executor.shard().tracking),
+      users_(executor.shard().acl()),
       self_(self),
       workers_(workers),
       mesh_name_(mesh_name),
@@ -197,9 +200,8 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     }
   }
   if (def->flags & kTxWatch) {
-    Monitors& monitors = executor_.shard().monitors;
-    if (monitors.on()) [[unlikely]]
-      monitors.feed(client, client.db, args, *def);
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed(client, client.db, args, *def);
     watch(c, r, args);
     return true;
   }
@@ -211,12 +213,11 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   const Routing routing = routing_of(*def);
   // MONITOR: a command this worker routes is fed here, once, with the arguments as sent; its
   // local part (a fan-out's, a split's) is not fed again by the executor.
-  Monitors& monitors = executor_.shard().monitors;
   std::optional<Monitors::Routed> routed;
-  if (monitors.on() && routing.where != Where::kHere && routing.where != Where::kTips &&
+  if (monitors_.on() && routing.where != Where::kHere && routing.where != Where::kTips &&
       routing.where != Where::kKeyOwner && routing.where != Where::kRedirect) [[unlikely]] {
-    monitors.feed(client, client.db, args, *def);
-    routed.emplace(monitors);
+    monitors_.feed(client, client.db, args, *def);
+    routed.emplace(monitors_);
   }
   switch (routing.where) {
     case Where::kHere:
@@ -279,8 +280,8 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     executor_.execute(client, args, c.local_writer(), named);
   } else {
     client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
-    if (monitors.on()) [[unlikely]]
-      monitors.feed_forwarded(client, client.db, args, *def);
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed_forwarded(client, client.db, args, *def);
     forward(c, owner, r, args);
   }
   return true;
@@ -412,12 +413,11 @@ void Router::forward(RoutedClient& c, int owner, const Resolved& r,
 }
 
 bool Router::tracked_read(ClientInfo& client, const CommandDef& def, bool ages) {
-  Tracking& t = executor_.shard().tracking;
-  if (!t.enabled() || !client.tracking) [[likely]]
+  if (!tracking_.enabled() || !client.tracking) [[likely]]
     return false;
-  const bool tracked = t.wants_read(client.id, def);
+  const bool tracked = tracking_.wants_read(client.id, def);
   // The local executor never sees this command: CLIENT CACHING's flag ages here.
-  if (ages) t.before_command(client.id);
+  if (ages) tracking_.before_command(client.id);
   return tracked;
 }
 

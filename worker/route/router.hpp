@@ -111,6 +111,8 @@ class Router {
   void discard(RoutedClient& c);
   void watch(RoutedClient& c, const Resolved& r, std::span<const std::string_view> args);
   void unwatch_remote(RoutedClient& c);
+  // Drops the client's WATCHes on this worker.
+  void unwatch_local(const ClientInfo& client);
   // A command whose (sub)command is blocking: the client shows flags=b here until the owner
   // answers, and the link keeps it should the owner die while it waits there.
   void forward(RoutedClient& c, int owner, const Resolved& r,
@@ -139,6 +141,11 @@ class Router {
   // The commands the router itself sends (a keyspace event's PUBLISH, UNWATCH on peers).
   const CommandDef& publish_;
   const CommandDef& unwatch_;
+  // What the router itself keeps of this worker's shard, named once (the executor runs the
+  // commands): MONITOR's feed, client tracking, the ACL users a mesh request runs as.
+  Monitors& monitors_;
+  Tracking& tracking_;
+  acl::Users& users_;
   int self_;
   int workers_;
   std::string mesh_name_;

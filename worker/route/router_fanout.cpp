@@ -32,9 +32,9 @@ constexpr std::string_view kMalformed = "ERR malformed mesh request";
 // user (scripts' redis.call, EXEC's re-check), the mesh client's own user restored after.
 class RunAs {
  public:
-  RunAs(Shard& shard, ClientInfo& client, std::string_view user) : client_(client) {
+  RunAs(acl::Users& users, ClientInfo& client, std::string_view user) : client_(client) {
     if (user.empty()) return;
-    std::shared_ptr<acl::User> u = shard.acl().find(user);
+    std::shared_ptr<acl::User> u = users.find(user);
     if (u == nullptr) {  // deleted meanwhile: its client is being closed at its worker
       ok_ = false;
       return;
@@ -161,12 +161,11 @@ void Router::fan_out(RoutedClient& c, Merge how, const Resolved& r,
         return;
       }
       const std::size_t count = *n < 0 ? 0 : static_cast<std::size_t>(*n);
-      std::uint64_t seq =
-          c.reserve(static_cast<std::uint32_t>(workers_),
-                    [count, max_len = executor_.shard().acl().log_max_len, resp = c.info().resp](
-                        std::vector<std::string>& parts, std::string& out) {
-                      merge_acl_log(parts, count, max_len, resp, out);
-                    });
+      std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_),
+                                    [count, max_len = users_.log_max_len, resp = c.info().resp](
+                                        std::vector<std::string>& parts, std::string& out) {
+                                      merge_acl_log(parts, count, max_len, resp, out);
+                                    });
       for (int w = 0; w < workers_; ++w) {
         send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kAclLog, {}});
       }
@@ -279,7 +278,7 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
   switch (m.kind) {
     case MeshKind::kCommand: {
       const auto& cmd = std::get<proto::MeshCommand>(m.payload);
-      RunAs as(executor_.shard(), client, cmd.user);
+      RunAs as(users_, client, cmd.user);
       if (!as.ok()) {
         out.error(kUserGone);
         return true;
@@ -299,16 +298,15 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
         executor_.execute_resolved(client, args, out, *def);
         return true;
       }
-      Shard& shard = executor_.shard();
-      shard.tracking.begin_remote_read();
+      tracking_.begin_remote_read();
       executor_.execute_resolved(client, args, out, *def);
-      shard.tracking.end_remote_read();
-      shard.update_listener();
+      tracking_.end_remote_read();
+      executor_.shard().update_listener();
       return true;
     }
     case MeshKind::kExec: {
       const auto& exec = std::get<proto::MeshExec>(m.payload);
-      RunAs as(executor_.shard(), client, exec.user);
+      RunAs as(users_, client, exec.user);
       if (!as.ok()) {
         out.error(kUserGone);
         return true;
@@ -330,16 +328,14 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
       return true;
     }
     case MeshKind::kClientExists: {  // Router::redirect_known's question
-      const Shard& shard = executor_.shard();
       const std::uint64_t id = std::get<proto::MeshClientExists>(m.payload).client_id;
       const ClientInfo* info = nullptr;
-      out.integer(shard.tracking.writer && shard.tracking.writer(id, &info) != nullptr ? 1 : 0);
+      out.integer(tracking_.writer && tracking_.writer(id, &info) != nullptr ? 1 : 0);
       return true;
     }
     case MeshKind::kTracking: {
-      Shard& shard = executor_.shard();
-      shard.tracking.on_peer_message(client.origin, std::get<proto::MeshTracking>(m.payload).args);
-      shard.update_listener();
+      tracking_.on_peer_message(client.origin, std::get<proto::MeshTracking>(m.payload).args);
+      executor_.shard().update_listener();
       out.ok();
       return true;
     }
@@ -377,11 +373,10 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
     }
     case MeshKind::kMonitor: {
       const auto& mon = std::get<proto::MeshMonitor>(m.payload);
-      Monitors& monitors = executor_.shard().monitors;
       if (mon.op == proto::MonitorOp::kLine) {
-        monitors.deliver(mon.line);
+        monitors_.deliver(mon.line);
       } else {
-        monitors.set_peer(client.origin, mon.op == proto::MonitorOp::kOn);
+        monitors_.set_peer(client.origin, mon.op == proto::MonitorOp::kOn);
       }
       out.ok();
       return true;

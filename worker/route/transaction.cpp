@@ -62,18 +62,17 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     return;
   }
   // MONITOR shows EXEC after its commands and DISCARD, as Redis feeds them after they ran.
-  Monitors& monitors = executor_.shard().monitors;
   if (def->flags & kTxExec) {
     exec(c);
-    if (monitors.on()) [[unlikely]]
-      monitors.feed(client, client.db, args, *def);
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed(client, client.db, args, *def);
     return;
   }
   if (def->flags & kTxDiscard) {
     discard(c);
     c.local_writer().ok();
-    if (monitors.on()) [[unlikely]]
-      monitors.feed(client, client.db, args, *def);
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed(client, client.db, args, *def);
     return;
   }
   // MULTI and WATCH answer their "inside MULTI" errors; QUIT and RESET run at once, as in
@@ -122,7 +121,7 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
 void Router::discard(RoutedClient& c) {
   ClientInfo& client = c.info();
   unwatch_remote(c);
-  executor_.shard().unwatch(executor_.shard().watcher_of(client));
+  unwatch_local(client);
   client.in_multi = false;
   client.multi_failed = false;
   client.queued.clear();
@@ -139,7 +138,7 @@ void Router::exec(RoutedClient& c) {
   client.multi_failed = false;
   if (failed) {
     unwatch_remote(c);
-    executor_.shard().unwatch(executor_.shard().watcher_of(client));
+    unwatch_local(client);
     c.local_writer().error("EXECABORT Transaction discarded because of previous errors.");
     return;
   }
@@ -177,7 +176,7 @@ void Router::exec(RoutedClient& c) {
   }
   if (spans) {
     unwatch_remote(c);
-    executor_.shard().unwatch(executor_.shard().watcher_of(client));
+    unwatch_local(client);
     c.local_writer().error(kCrossSlot);
     return;
   }
@@ -185,7 +184,7 @@ void Router::exec(RoutedClient& c) {
     // Redis would have seen any change to those keys; we cannot tell, so the safe
     // answer is the one for "changed".
     unwatch_remote(c);
-    executor_.shard().unwatch(executor_.shard().watcher_of(client));
+    unwatch_local(client);
     c.local_writer().null_array();
     return;
   }
@@ -197,12 +196,11 @@ void Router::exec(RoutedClient& c) {
     return;
   }
   // The owner runs them for a mesh client, which it never feeds: they are fed here.
-  Monitors& monitors = executor_.shard().monitors;
-  if (monitors.on()) [[unlikely]] {
+  if (monitors_.on()) [[unlikely]] {
     for (const auto& cmd : queued) {
       const std::vector<std::string_view> views(cmd.begin(), cmd.end());
       if (const CommandDef* def = command_table().find(views[0])) {
-        monitors.feed_forwarded(client, client.db, views, *def);
+        monitors_.feed_forwarded(client, client.db, views, *def);
       }
     }
   }
@@ -238,6 +236,10 @@ void Router::watch(RoutedClient& c, const Resolved& r, std::span<const std::stri
   }
 }
 
+void Router::unwatch_local(const ClientInfo& client) {
+  executor_.shard().unwatch(executor_.shard().watcher_of(client));
+}
+
 // Drops this client's WATCHes on other workers; nobody waits for those answers (slot 0 is
 // never reserved, so the replies are dropped on arrival).
 void Router::unwatch_remote(RoutedClient& c) {
@@ -262,7 +264,7 @@ void Router::forget(RoutedClient& c) {
   for (auto& link : links_) {
     if (link) link->forget(self_, c.info().id);
   }
-  executor_.shard().unwatch(executor_.shard().watcher_of(c.info()));
+  unwatch_local(c.info());
 }
 
 }  // namespace ruvio::worker
