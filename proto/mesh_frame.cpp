@@ -2,6 +2,8 @@
 
 #include <cassert>
 #include <charconv>
+#include <iterator>
+#include <type_traits>
 
 #include "proto/reply_scan.hpp"
 
@@ -96,28 +98,30 @@ std::string_view frame_error_text(FrameError e) {
 }
 
 bool kind_fits(const MeshMessage& m) {
-  switch (m.kind) {
-    case MeshKind::kCommand:
-      return std::holds_alternative<MeshCommand>(m.payload);
-    case MeshKind::kExec:
-      return std::holds_alternative<MeshExec>(m.payload);
-    case MeshKind::kTracking:
-      return std::holds_alternative<MeshTracking>(m.payload);
-    case MeshKind::kMonitor:
-      return std::holds_alternative<MeshMonitor>(m.payload);
-    case MeshKind::kPause:
-      return std::holds_alternative<MeshPause>(m.payload);
-    case MeshKind::kClientExists:
-      return std::holds_alternative<MeshClientExists>(m.payload);
-    case MeshKind::kPatterns:
-    case MeshKind::kForget:
-    case MeshKind::kDigest:
-    case MeshKind::kAclLog:
-    case MeshKind::kHistograms:
-    case MeshKind::kLatencyEvents:
-      return std::holds_alternative<std::monostate>(m.payload);
-  }
-  return false;
+  // By kind: the index of the MeshPayload alternative it carries (0, std::monostate: none).
+  static constexpr std::size_t kPayloadOf[] = {
+      1,  // kCommand: MeshCommand
+      0,  // kPatterns
+      2,  // kExec: MeshExec
+      0,  // kForget
+      6,  // kClientExists: MeshClientExists
+      3,  // kTracking: MeshTracking
+      4,  // kMonitor: MeshMonitor
+      0,  // kDigest
+      0,  // kAclLog
+      5,  // kPause: MeshPause
+      0,  // kHistograms
+      0,  // kLatencyEvents
+  };
+  static_assert(std::size(kPayloadOf) == kMeshKindLast + 1);
+  static_assert(std::is_same_v<std::variant_alternative_t<1, MeshPayload>, MeshCommand> &&
+                std::is_same_v<std::variant_alternative_t<2, MeshPayload>, MeshExec> &&
+                std::is_same_v<std::variant_alternative_t<3, MeshPayload>, MeshTracking> &&
+                std::is_same_v<std::variant_alternative_t<4, MeshPayload>, MeshMonitor> &&
+                std::is_same_v<std::variant_alternative_t<5, MeshPayload>, MeshPause> &&
+                std::is_same_v<std::variant_alternative_t<6, MeshPayload>, MeshClientExists>);
+  const auto k = static_cast<std::size_t>(m.kind);
+  return k < std::size(kPayloadOf) && m.payload.index() == kPayloadOf[k];
 }
 
 void encode_mesh_request(std::string& out, const MeshRequestHeader& h, const MeshMessage& m) {

@@ -25,7 +25,6 @@
 namespace ruvio::worker {
 namespace {
 
-constexpr std::string_view kUserGone = "NOPERM the user of this request no longer exists";
 constexpr std::string_view kMalformed = "ERR malformed mesh request";
 
 // A command or transaction of a restricted client runs on its owner as that client's ACL
@@ -35,7 +34,7 @@ class RunAs {
   RunAs(acl::Users& users, ClientInfo& client, std::string_view user) : client_(client) {
     if (user.empty()) return;
     std::shared_ptr<acl::User> u = users.find(user);
-    if (u == nullptr) {  // deleted meanwhile: its client is being closed at its worker
+    if (u == nullptr) {
       ok_ = false;
       return;
     }
@@ -48,7 +47,13 @@ class RunAs {
   ~RunAs() {
     if (swapped_) client_.user = std::move(saved_);
   }
-  bool ok() const { return ok_; }
+  // The user was deleted meanwhile (its client is being closed at its worker): the error is
+  // written and nothing runs.
+  bool refused(proto::ReplyWriter& out) const {
+    if (ok_) return false;
+    out.error("NOPERM the user of this request no longer exists");
+    return true;
+  }
 
  private:
   ClientInfo& client_;
@@ -279,10 +284,7 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
     case MeshKind::kCommand: {
       const auto& cmd = std::get<proto::MeshCommand>(m.payload);
       RunAs as(users_, client, cmd.user);
-      if (!as.ok()) {
-        out.error(kUserGone);
-        return true;
-      }
+      if (as.refused(out)) return true;
       // The client's worker resolved the command and checked it: no name lookup here.
       const CommandDef* def = cmd.command < table_.ids() ? table_.by_id(cmd.command) : nullptr;
       if (def == nullptr || def->handler == nullptr) {
@@ -307,10 +309,7 @@ bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter&
     case MeshKind::kExec: {
       const auto& exec = std::get<proto::MeshExec>(m.payload);
       RunAs as(users_, client, exec.user);
-      if (!as.ok()) {
-        out.error(kUserGone);
-        return true;
-      }
+      if (as.refused(out)) return true;
       std::vector<std::vector<std::string_view>> commands;
       std::vector<const CommandDef*> defs;
       commands.reserve(exec.commands.size());
