@@ -241,7 +241,7 @@ FrameError MeshRequestDecoder::payload(std::string_view in, MeshRequest& out) {
       in.remove_prefix(4);
       // Each command takes at least 2 + 4 bytes ("*1\r\n" and more): a count the bytes cannot
       // hold is refused before anything is reserved for it.
-      if (count == 0 || count > in.size() / 6) return FrameError::kBadPayload;
+      if (count > in.size() / 6) return FrameError::kBadPayload;
       std::vector<std::size_t> ends;  // where each command's arguments end in out.args
       for (std::uint64_t i = 0; i < count; ++i) {
         if (in.size() < 2) return FrameError::kBadPayload;

@@ -28,7 +28,7 @@
 //                   the other bits 0; user: the ACL user B runs it as, empty for the mesh
 //                   client's own (unrestricted) permissions.
 //     kExec         MeshExec     | u32 u | u bytes user | u32 count | count × (u16 command |
-//                                multibulk) |   count >= 1
+//                                multibulk) |   count 0: MULTI then EXEC, WATCHes there
 //     kTracking     MeshTracking | multibulk |  the tracking layer's own message
 //     kMonitor      MeshMonitor  | u8 op | line bytes |  op 0 off, 1 on (no line), 2 line
 //     kPause        MeshPause    | u8 mode | i64 end ms |  mode 1 WRITE, 2 ALL

@@ -84,6 +84,8 @@ std::vector<Req> sample_requests() {
   v.push_back({{15, 3, 3, 0xfedcba9876543210ull, 0xffffffffffffffffull},
                {MeshKind::kExec, MeshExec{"alice", kTx}}});
   v.push_back({{1, 2, 0, 1, 2}, {MeshKind::kPatterns, {}}});
+  // An empty transaction (MULTI, EXEC) still goes to the worker holding its WATCHes.
+  v.push_back({{0, 2, 1, 7, 16}, {MeshKind::kExec, MeshExec{{}, {}}}});
   v.push_back({{0, 2, 1, 9, 3}, {MeshKind::kCommand, MeshCommand{0xffff, true, "bob", kSet}}});
   v.push_back({{0, 2, 1, 9, 4}, {MeshKind::kForget, {}}});
   v.push_back({{0, 2, 1, 9, 5}, {MeshKind::kClientExists, MeshClientExists{UINT64_MAX}}});
@@ -207,7 +209,7 @@ TEST_CASE("mesh frame: every kind round-trips through the codec") {
 
 TEST_CASE("mesh frame: requests decode the same at every split point") {
   std::vector<Req> reqs = sample_requests();
-  reqs.resize(5);  // every payload shape but the fixed-size ones; keeps the double loop short
+  reqs.resize(6);  // every payload shape but the fixed-size ones; keeps the double loop short
   std::string stream;
   for (const Req& r : reqs) stream += request_bytes(r);
   for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
@@ -373,7 +375,6 @@ TEST_CASE("mesh frame: every malformed request is an error, never a frame") {
              {std::string("\x05\0\0", 3) + u32(1), k(MeshKind::kCommand)},  // user past the end
              {std::string("\x05\0\0", 3) + u32(0xffffffffu) + ping, 0},     // user length huge
              {"", k(MeshKind::kExec)},                                      // no user length
-             {u32(0) + u32(0), k(MeshKind::kExec)},                         // no command
              {u32(0) + u32(0xffffffffu) + id1 + ping, k(MeshKind::kExec)},  // count too big
              {u32(0) + u32(2) + id1 + ping + "\x01", k(MeshKind::kExec)},   // second cut
              {u32(0) + u32(1) + id1 + ping + "x", k(MeshKind::kExec)},      // trailing byte
