@@ -1,7 +1,9 @@
 // libFuzzer target: the mesh frame decoders (proto/mesh_frame.hpp) must give the same frames
 // and the same final verdict whether a stream arrives in one piece or split at fuzzer-chosen
 // points (moved between reads), never read outside the input, and every decoded request
-// must encode back to the bytes it came from; a parked notice's id survives re-encoding.
+// must carry its kind's payload (MeshCommand, MeshExec, ...) and encode back to the bytes it
+// came from; a malformed payload is an error, never a crash; a parked notice's id survives
+// re-encoding.
 //
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
 //       tests/fuzz/fuzz_mesh_frame.cpp proto/mesh_frame.cpp proto/resp_parser.cpp \
@@ -73,7 +75,11 @@ struct Stream {
       } else {
         MeshRequest m;
         r = requests.decode(in, m);
-        if (r.status == FrameStatus::kFrame) encode_mesh_request(again, m.header, m.args);
+        if (r.status == FrameStatus::kFrame) {
+          check(kind_fits(m.message));
+          check(m.frame.size() == r.consumed);
+          encode_mesh_request(again, m.header, m.message);
+        }
       }
       o.last = r.status;
       if (r.status == FrameStatus::kError) {

@@ -360,9 +360,18 @@ class MeshPause(unittest.TestCase):
         self.assertEqual(self.c2.call("SET", self.keys_b[0], "now"), OK)
 
 
+MESH_COMMAND, MESH_FORGET = 0, 3  # proto::MeshKind
+# A kCommand names the row that runs by its CommandDef::id (DEBUG COMMAND-ID tells it): the
+# owner trusts it as it trusts its peers, so MeshWire fills this in from its server first.
+COMMAND_IDS = {}
+
+
 def mesh_request(kind, db, resp, origin, client_id, request_id, *args):
-    """A request frame as proto/mesh_frame.hpp draws it."""
-    body = struct.pack("<BBBBQQ", kind, db, resp, origin, client_id, request_id) + encode(*args)
+    """A request frame as proto/mesh_frame.hpp draws it: a kCommand of `args` (no user, not
+    tracked), or a kind without payload."""
+    body = struct.pack("<BBBBQQ", kind, db, resp, origin, client_id, request_id)
+    if kind == MESH_COMMAND:
+        body += struct.pack("<HBI", COMMAND_IDS[args[0]], 0, 0) + encode(*args)
     return struct.pack("<I", len(body)) + body
 
 
@@ -389,8 +398,11 @@ class MeshWire(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.srv = harness.Server("ruvio", args=["--workers", "2"])
+        cls.srv = harness.Server("ruvio", args=["--workers", "2", "--enable-debug-command", "yes"])
         itest.wait_mesh_up(cls.srv.port)
+        with Raw(cls.srv.port) as c:
+            for name in ("PING", "GET", "SET"):
+                COMMAND_IDS[name] = int(c.call("DEBUG", "COMMAND-ID", name)[1:-2])
         cls.direct_b = cls.srv.port + 2
         cls.address = b"\0ruvio.%d.%d.1" % (cls.srv.pid, cls.srv.port)
 
@@ -437,7 +449,7 @@ class MeshWire(unittest.TestCase):
         with Raw(self.direct_b) as b:
             self.assertTrue(itest.wait_for(
                 lambda: b"\r\nblocked_clients:1\r\n" in b.call("INFO", "clients"), timeout=3))
-        s.sendall(mesh_request(3, 0, 2, 0, 3003, 22, "FORGET"))
+        s.sendall(mesh_request(MESH_FORGET, 0, 2, 0, 3003, 22))
         self.assertEqual(read_mesh_reply(s), (20, b"-ERR client gone\r\n"))
         self.assertEqual(read_mesh_reply(s), (21, b"-ERR client gone\r\n"))
         self.assertEqual(read_mesh_reply(s), (22, OK))
@@ -451,7 +463,9 @@ class MeshWire(unittest.TestCase):
             "short meta": struct.pack("<I", 5) + b"\0" * 5,
             "oversized": struct.pack("<I", 0xFFFFFFFF) + b"\0" * 32,
             "bad kind": good[:4] + b"\xff" + good[5:],  # past the last kind
-            "bad body": struct.pack("<I", 20 + 6) + good[4:24] + b"PING\r\n",
+            # an inline command where the multibulk goes
+            "bad body": struct.pack("<I", 20 + 7 + 6) + good[4:31] + b"PING\r\n",
+            "bad payload": struct.pack("<I", 20 + 2) + good[4:26],  # ends inside the command id
         }
         for name, frame in cases.items():
             with self.subTest(name):

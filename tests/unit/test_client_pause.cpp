@@ -10,11 +10,14 @@
 
 #include "shared/config.hpp"
 #include "worker/engine/client_pause.hpp"
+#include "worker/engine/command_table.hpp"
 #include "worker/engine/executor.hpp"
 
 using ruvio::Config;
 using ruvio::worker::ClientInfo;
 using ruvio::worker::ClientPause;
+using ruvio::worker::command_table;
+using ruvio::worker::CommandDef;
 using ruvio::worker::Executor;
 using ruvio::worker::Shard;
 
@@ -151,10 +154,16 @@ TEST_CASE("client pause: MULTI queues and EXEC under WRITE") {
   CHECK_FALSE(f.parks({"EXEC"}));
   f.client.queued = {{"GET", "k"}, {"SET", "k", "v"}};
   CHECK(f.parks({"EXEC"}));
-  // A transaction that came over the mesh.
-  std::vector<std::vector<std::string_view>> reads = {{"GET", "a"}}, writes = {{"INCR", "a"}};
+  // A transaction that came over the mesh, each command's row named by the frame; and one
+  // command (the checks before the pause were made at the client's worker).
+  const CommandDef* get = command_table().find("GET");
+  const CommandDef* incr = command_table().find("INCR");
+  const CommandDef* reads[] = {get};
+  const CommandDef* writes[] = {get, incr};
   CHECK_FALSE(f.exec.parks(reads));
   CHECK(f.exec.parks(writes));
+  CHECK_FALSE(f.exec.parks_resolved(*get));
+  CHECK(f.exec.parks_resolved(*incr));
 }
 
 TEST_CASE("client pause: ALL holds every command that would run, UNPAUSE included") {
@@ -167,6 +176,7 @@ TEST_CASE("client pause: ALL holds every command that would run, UNPAUSE include
   CHECK_FALSE(f.parks({"CLIENT", "PAUSE"}));
   CHECK_FALSE(f.parks({"CLIENT", "NOSUCH"}));
   CHECK_FALSE(f.parks({"NOSUCH"}));
-  std::vector<std::vector<std::string_view>> reads = {{"GET", "a"}};
+  const CommandDef* reads[] = {command_table().find("GET")};
   CHECK(f.exec.parks(reads));
+  CHECK(f.exec.parks_resolved(*command_table().find("PING")));
 }

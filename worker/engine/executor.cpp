@@ -62,24 +62,25 @@ const CommandDef* acl_target(const CommandDef* def, std::span<const std::string_
   return CommandTable::find_sub(*def, args[1]);
 }
 
-// Redis's is_may_replicate_command: what CLIENT PAUSE WRITE holds back.
-bool may_replicate(const CommandDef& def) {
-  return (def.flags & (kWrite | kMayReplicate)) != 0;
-}
-
 template <typename Commands>
 bool any_may_replicate(const Commands& commands) {
   for (const auto& cmd : commands) {
     if (cmd.empty()) continue;
     std::vector<std::string_view> views(cmd.begin(), cmd.end());
     const CommandDef* def = resolve(views);
-    if (def != nullptr && may_replicate(*def)) return true;
+    if (def != nullptr && (def->flags & (kWrite | kMayReplicate))) return true;
   }
   return false;
 }
 
 template <typename Commands>
-bool any_denyoom(const Commands& commands) {
+bool any_denyoom(const Commands& commands, std::span<const CommandDef* const> resolved) {
+  if (!resolved.empty()) {
+    for (const CommandDef* def : resolved) {
+      if (def->flags & kDenyOom) return true;
+    }
+    return false;
+  }
   for (const auto& cmd : commands) {
     if (cmd.empty()) continue;
     std::vector<std::string_view> views(cmd.begin(), cmd.end());
@@ -162,10 +163,14 @@ bool Executor::parks_paused(const ClientInfo& client,
   return may_replicate(*def);
 }
 
-bool Executor::parks(const std::vector<std::vector<std::string_view>>& commands) const {
+bool Executor::parks(std::span<const CommandDef* const> resolved) const {
   const ClientPause::Mode mode = shard_.client_pause.mode(shard_.now_ms());
   if (mode == ClientPause::Mode::kNone) return false;
-  return mode == ClientPause::Mode::kAll || any_may_replicate(commands);
+  if (mode == ClientPause::Mode::kAll) return true;
+  for (const CommandDef* def : resolved) {
+    if (may_replicate(*def)) return true;
+  }
+  return false;
 }
 
 bool Executor::blocks(const ClientInfo& client, std::span<const std::string_view> args) const {
@@ -183,6 +188,12 @@ bool Executor::blocks_here(const ClientInfo& client, std::span<const std::string
       cluster_check(*shard_.topology, shard_.self_node, *def, args)) {
     return false;
   }
+  return waits(client, args, *def);
+}
+
+bool Executor::waits(const ClientInfo& client, std::span<const std::string_view> args,
+                     const CommandDef& resolved) const {
+  const CommandDef* def = &resolved;
   const BlockingSpec* spec = def->blocking;
   if (spec == nullptr || def->decl->keys.empty()) return false;
   const std::uint64_t token = shard_.watcher_of(client);
@@ -322,6 +333,20 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
       return;
     }
   }
+  run(client, args, out, *def);
+}
+
+void Executor::execute_resolved(ClientInfo& client, std::span<const std::string_view> args,
+                                proto::ReplyWriter& out, const CommandDef& def) {
+  out.set_error_sink(&stats_);
+  if (shard_.tracking.enabled() && client.origin < 0) [[unlikely]]
+    shard_.tracking.before_command(client.id);
+  run(client, args, out, def);
+}
+
+void Executor::run(ClientInfo& client, std::span<const std::string_view> args,
+                   proto::ReplyWriter& out, const CommandDef& resolved) {
+  const CommandDef* def = &resolved;
   // RESP2 subscribed mode admits only the commands declared kSubscribedOk (Redis's list).
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) {
     std::string why = "Can't execute '" + std::string(def->name) +
@@ -418,7 +443,8 @@ void Executor::execute(ClientInfo& client, std::span<const std::string_view> arg
 
 void Executor::run_transaction(ClientInfo& client,
                                const std::vector<std::vector<std::string_view>>& commands,
-                               proto::ReplyWriter& out) {
+                               proto::ReplyWriter& out,
+                               std::span<const CommandDef* const> resolved) {
   std::uint64_t watcher = shard_.watcher_of(client);
   // EXEC over the limit: evicts first (before the WATCH check, as Redis's processCommand), and
   // refuses the whole transaction when a queued command is denyoom and memory could not be
@@ -426,7 +452,7 @@ void Executor::run_transaction(ClientInfo& client,
   if (shard_.config().maxmemory != 0 && depth_ == 0 && !client.obey) [[unlikely]] {
     const bool oom = !perform_evictions();
     oom_at_start_ = oom;
-    if (oom && any_denyoom(commands)) {
+    if (oom && any_denyoom(commands, resolved)) {
       shard_.unwatch(watcher);
       out.error("EXECABORT Transaction discarded because of: " + std::string(err::kOom));
       return;
@@ -451,7 +477,26 @@ void Executor::run_transaction(ClientInfo& client,
   if (journal_ != nullptr) journal_->begin_batch();
   in_exec_ = true;  // ACL is checked again: the rules may have changed since queueing
   ++depth_;
-  for (const auto& cmd : commands) execute(client, cmd, out);
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const CommandDef* def = resolved.empty() ? nullptr : resolved[i];
+    // A container queued with a subcommand it lacks came as its own row: the full path
+    // answers it as for a client of this worker.
+    if (def == nullptr || def->handler == nullptr) {
+      execute(client, commands[i], out);
+      continue;
+    }
+    // Queueing checked NOAUTH and arity at the client's worker; ACL is judged again now.
+    out.set_error_sink(&stats_);
+    if (client.user != nullptr && client.user->restricted) {
+      const CommandDef* judged = acl_target(def, commands[i]);
+      if (judged != nullptr &&
+          acl_refused(shard_, client, *judged, commands[i], AclWhere::kExec, &out)) {
+        rejected(*def);
+        continue;
+      }
+    }
+    run(client, commands[i], out, *def);
+  }
   --depth_;
   in_exec_ = false;
   if (journal_ != nullptr) journal_->end_batch();
@@ -468,7 +513,13 @@ bool Executor::acl_refuses(ClientInfo& client, std::span<const std::string_view>
                            proto::ReplyWriter& out, bool queued) {
   const CommandDef* def = acl_target(resolve(args), args);
   if (def == nullptr) return false;  // execute() answers what is wrong
-  return acl_refused(shard_, client, *def, args, queued ? AclWhere::kQueued : AclWhere::kToplevel,
+  return acl_refuses(client, *def, args, out, queued);
+}
+
+bool Executor::acl_refuses(ClientInfo& client, const CommandDef& judged,
+                           std::span<const std::string_view> args, proto::ReplyWriter& out,
+                           bool queued) {
+  return acl_refused(shard_, client, judged, args, queued ? AclWhere::kQueued : AclWhere::kToplevel,
                      &out);
 }
 

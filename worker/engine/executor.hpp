@@ -83,6 +83,13 @@ class Executor {
   // so a request costs one lookup of its name.
   void execute(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out,
                const CommandDef* named);
+  // A command that arrived over the mesh, `def` the row that runs (the frame's CommandDef::id):
+  // the client's worker looked its name up and checked NOAUTH, arity, the subcommand and ACL,
+  // so none of that is done again here; what follows those checks (busy, maxmemory, the
+  // journal, the handler) runs as in execute(). The client's ACL user still governs what the
+  // command runs in turn (a script's redis.call).
+  void execute_resolved(ClientInfo& client, std::span<const std::string_view> args,
+                        proto::ReplyWriter& out, const CommandDef& def);
   // CLIENT PAUSE: true when this command from this client must wait for the pause to end
   // (nothing is written; the caller parks the client and runs the command again later).
   // A command that fails before Redis's pause check (unknown, NOAUTH, arity, subscribed
@@ -101,20 +108,39 @@ class Executor {
     if (named == nullptr || !(named->flags & kBlocking) || client.in_multi) return false;
     return blocks_here(client, args, *named);
   }
-  // The same for a transaction that arrived over the mesh: it waits under WRITE when one of
-  // its commands writes.
-  bool parks(const std::vector<std::vector<std::string_view>>& commands) const;
+  // parks() and blocks() for a command that arrived over the mesh, its row `def` as in
+  // execute_resolved (the checks before the pause and the wait were made at its client's
+  // worker).
+  bool parks_resolved(const CommandDef& def) const {
+    const ClientPause::Mode mode = shard_.client_pause.mode(shard_.now_ms());
+    return mode == ClientPause::Mode::kAll ||
+           (mode == ClientPause::Mode::kWrite && may_replicate(def));
+  }
+  bool blocks_resolved(const ClientInfo& client, std::span<const std::string_view> args,
+                       const CommandDef& def) const {
+    if (!(def.flags & kBlocking) || client.in_multi) return false;
+    return waits(client, args, def);
+  }
+  // The same for a transaction that arrived over the mesh (`resolved`: each command's row):
+  // it waits under WRITE when one of its commands writes.
+  bool parks(std::span<const CommandDef* const> resolved) const;
   // EXEC on this worker: runs `commands` back to back (nothing else runs in between), or
-  // answers a null array when a key `client` WATCHed here has changed.
+  // answers a null array when a key `client` WATCHed here has changed. `resolved`: the rows
+  // a mesh transaction named, one per command (each still passes EXEC's ACL check, as Redis
+  // checks again at EXEC); empty: the names are looked up here.
   void run_transaction(ClientInfo& client,
                        const std::vector<std::vector<std::string_view>>& commands,
-                       proto::ReplyWriter& out);
+                       proto::ReplyWriter& out, std::span<const CommandDef* const> resolved = {});
   // ACL for a command about to be routed elsewhere or queued in MULTI (`queued`): true when
   // refused (the -NOPERM reply written, the ACL LOG entry added). Callers test
   // client.user->restricted first. A command execute() would refuse for another reason
   // (unknown, arity) passes, so that execute() answers it.
   bool acl_refuses(ClientInfo& client, std::span<const std::string_view> args,
                    proto::ReplyWriter& out, bool queued);
+  // The same for a command the caller resolved: `judged` is the row ACL judges (the
+  // subcommand's for a container).
+  bool acl_refuses(ClientInfo& client, const CommandDef& judged,
+                   std::span<const std::string_view> args, proto::ReplyWriter& out, bool queued);
 
   // maxmemory (maxmemory.cpp), Redis's performEvictions: while this worker counts more than
   // its share, evicts keys by maxmemory-policy (each a WAL deletion, INFO evicted_keys, the
@@ -148,6 +174,16 @@ class Executor {
   bool parks_paused(const ClientInfo& client, std::span<const std::string_view> args) const;
   bool blocks_here(const ClientInfo& client, std::span<const std::string_view> args,
                    const CommandDef& named) const;
+  // blocks_here past its checks, `def` the row that runs: whether the command waits.
+  bool waits(const ClientInfo& client, std::span<const std::string_view> args,
+             const CommandDef& def) const;
+  // Redis's is_may_replicate_command: what CLIENT PAUSE WRITE holds back.
+  static bool may_replicate(const CommandDef& def) {
+    return (def.flags & (kWrite | kMayReplicate)) != 0;
+  }
+  // execute() past NOAUTH, arity, the subcommand and ACL, `def` the row that runs.
+  void run(ClientInfo& client, std::span<const std::string_view> args, proto::ReplyWriter& out,
+           const CommandDef& def);
   // The check without a reply or a log entry (CLIENT PAUSE and blocking decide before it).
   bool acl_denies(const ClientInfo& client, const CommandDef& def,
                   std::span<const std::string_view> args) const;

@@ -14,8 +14,9 @@
 
 namespace ruvio::worker {
 
-// The request kinds are the frame codec's (proto/mesh_frame.hpp).
+// The request kinds and their payloads are the frame codec's (proto/mesh_frame.hpp).
 using MeshKind = proto::MeshKind;
+using MeshMessage = proto::MeshMessage;
 
 // Whom an answer belongs to: a client connection's reserved reply slot and part.
 struct MeshWaiter {
@@ -46,11 +47,6 @@ class RouteHost {
   virtual void on_mesh_peer_gone(int peer) = 0;
   // An answer from a peer for a client's reserved reply slot (dropped if the client left).
   virtual void deliver(const MeshWaiter& waiter, std::string_view reply) = 0;
-  // A request that arrived over the mesh. Returns false, writing nothing, when it must wait
-  // (CLIENT PAUSE on this worker): the mesh parks it and asks again after resume_parked.
-  virtual bool run_mesh_request(MeshKind kind, ClientInfo& client,
-                                std::span<const std::string_view> args,
-                                proto::ReplyWriter& out) = 0;
 
  protected:
   ~RouteHost() = default;

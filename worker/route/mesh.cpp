@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "worker/route/router.hpp"
+
 namespace ruvio::worker {
 namespace {
 
@@ -86,11 +88,9 @@ void MeshLink::on_retry(uv_timer_t* t) {
   static_cast<MeshLink*>(t->data)->connect();
 }
 
-void MeshLink::send(MeshKind kind, int origin, int db, int resp,
-                    std::span<const std::string_view> args, MeshWaiter waiter,
+void MeshLink::send(const MeshMessage& m, int origin, int db, int resp, MeshWaiter waiter,
                     const BlockedResend* keep) {
   proto::MeshRequestHeader h;
-  h.kind = kind;
   h.db = static_cast<std::uint8_t>(db);
   h.resp = static_cast<std::uint8_t>(resp);
   h.origin = static_cast<std::uint8_t>(origin);
@@ -98,7 +98,7 @@ void MeshLink::send(MeshKind kind, int origin, int db, int resp,
   h.request_id = next_request_id_++;
   std::string& out = out_->buffer();
   const std::size_t at = out.size();
-  proto::encode_mesh_request(out, h, args);
+  proto::encode_mesh_request(out, h, m);
   if (out.size() - at - proto::kMeshLengthBytes > proto::kMeshMaxFrame) {
     // The peer would refuse it (and drop the link): refuse it here instead.
     out.resize(at);
@@ -107,8 +107,10 @@ void MeshLink::send(MeshKind kind, int origin, int db, int resp,
   }
   waiting_.emplace(h.request_id, waiter);
   if (keep != nullptr) [[unlikely]] {
-    Kept k{kind, origin, db, resp, waiter, std::vector<std::string>(args.begin(), args.end()),
-           *keep};
+    const auto& c = std::get<proto::MeshCommand>(m.payload);
+    Kept k{
+        c.command, c.tracked, std::string(c.user), {c.args.begin(), c.args.end()}, origin, db, resp,
+        waiter,    *keep};
     kept_.emplace(h.request_id, std::move(k));
   }
   server_.mark_mesh_dirty();
@@ -128,9 +130,8 @@ void MeshLink::forget(int origin, std::uint64_t client_id) {
     }
   }
   if (!in_flight) return;
-  const std::string_view args[] = {"FORGET"};
   // Its answer goes to a client that is gone: deliver() drops it.
-  send(MeshKind::kForget, origin, 0, 2, args, MeshWaiter{client_id, 0, 0});
+  send({MeshKind::kForget, {}}, origin, 0, 2, MeshWaiter{client_id, 0, 0});
 }
 
 void MeshLink::flush() {
@@ -281,7 +282,8 @@ void MeshLink::resend_held() {
       args[k.resend.timeout_index] = left;
     }
     // Kept again with the original deadline: the new peer parks it and notices it in turn.
-    send(k.kind, k.origin, k.db, k.resp, args, k.waiter, &k.resend);
+    const MeshMessage m{MeshKind::kCommand, proto::MeshCommand{k.command, k.tracked, k.user, args}};
+    send(m, k.origin, k.db, k.resp, k.waiter, &k.resend);
   }
 }
 
@@ -375,14 +377,14 @@ struct MeshListener::Peer {
       const proto::MeshRequestHeader& h = request.header;
       origin = h.origin;
       auto queue = parked.find(h.client_id);
-      if (h.kind == MeshKind::kForget) {
+      if (request.message.kind == MeshKind::kForget) {
         forget(h);
       } else if (queue != parked.end()) {
         // This client has a request waiting: the new one waits behind it.
-        queue->second.push_back({h, std::string(request.body)});
-      } else if (!run(h, request.args)) {
+        queue->second.push_back({h, std::string(request.frame)});
+      } else if (!run(h, request.message)) {
         std::deque<Parked>& q = parked[h.client_id];
-        q.push_back({h, std::string(request.body)});
+        q.push_back({h, std::string(request.frame)});
         parked_order.push_back(h.client_id);
         notice_parked(q.back());
       }
@@ -392,7 +394,7 @@ struct MeshListener::Peer {
   }
 
   // Runs one request and queues its reply; false (nothing written) when it must wait.
-  bool run(const proto::MeshRequestHeader& h, std::span<const std::string_view> args) {
+  bool run(const proto::MeshRequestHeader& h, const MeshMessage& m) {
     RouteHost& server = owner.server_;
     client.db = h.db;
     client.resp = h.resp;
@@ -403,7 +405,7 @@ struct MeshListener::Peer {
     proto::ReplyWriter w(o, client.resp);
     if (client.db >= server.shard().databases()) {
       w.error("ERR malformed mesh request");
-    } else if (!server.run_mesh_request(h.kind, client, args, w)) {
+    } else if (!owner.router_.serve(m, client, w, true)) {
       o.resize(at);
       return false;
     }
@@ -462,17 +464,17 @@ struct MeshListener::Peer {
   // Runs a client's parked requests in order until one must wait again; true when none is
   // left.
   bool run_parked(std::deque<Parked>& q) {
-    std::vector<std::string_view> args;
+    proto::MeshRequest again;
     while (!q.empty()) {
       owner.server_.refresh_clock();
       Parked& p = q.front();
-      if (!decoder.parse_body(p.body, args)) {
+      if (decoder.decode(p.frame, again).status != proto::FrameStatus::kFrame) {
         // It was a valid command when it arrived; answer rather than leave A waiting.
         std::string& o = out.buffer();
         const std::size_t at = proto::begin_mesh_reply(o, p.header.request_id);
         o += "-ERR malformed mesh request\r\n";
         proto::end_mesh_frame(o, at);
-      } else if (!run(p.header, args)) {
+      } else if (!run(p.header, again.message)) {
         notice_parked(p);  // it waited for a pause and now waits on a key
         return false;
       }
@@ -507,7 +509,7 @@ struct MeshListener::Peer {
 
   struct Parked {  // declared above
     proto::MeshRequestHeader header;
-    std::string body;      // the multibulk, copied: the input buffer moves on
+    std::string frame;     // the whole frame, copied: the input buffer moves on
     bool noticed = false;  // the parked notice went to the origin
   };
 
@@ -526,7 +528,7 @@ struct MeshListener::Peer {
   bool closed = false;
 };
 
-MeshListener::MeshListener(RouteHost& server) : server_(server) {}
+MeshListener::MeshListener(RouteHost& server, Router& router) : server_(server), router_(router) {}
 
 bool MeshListener::listen(const std::string& address) {
   int fd = abstract_socket(address, true);

@@ -45,6 +45,8 @@
 
 namespace ruvio::worker {
 
+class Router;
+
 inline constexpr std::string_view kLoadingError = "LOADING Ruvio is loading the dataset in memory";
 
 // A blocking command's timeout, for sending it again (MeshLink::send's `keep`).
@@ -66,10 +68,11 @@ class MeshLink {
   // Counts connections made: a change means the peer may have restarted (and forgotten
   // state kept for us there, such as WATCH registrations).
   std::uint64_t generation() const { return generation_; }
-  // Appends a request. The caller checked up(). `keep`: a blocking command, kept (copied)
-  // until answered so that it can be sent again if the peer parks it and then dies.
-  void send(MeshKind kind, int origin, int db, int resp, std::span<const std::string_view> args,
-            MeshWaiter waiter, const BlockedResend* keep = nullptr);
+  // Appends a request. The caller checked up(). `keep`: a blocking command (a kCommand),
+  // kept (copied) until answered so that it can be sent again if the peer parks it and then
+  // dies.
+  void send(const MeshMessage& m, int origin, int db, int resp, MeshWaiter waiter,
+            const BlockedResend* keep = nullptr);
   // Client `client_id` of worker `origin` left: if it has requests in flight here, the peer
   // drops those it still holds parked (they never run, as in Redis) and answers them.
   void forget(int origin, std::uint64_t client_id);
@@ -88,12 +91,14 @@ class MeshLink {
   static void on_retry(uv_timer_t* t);
   // A blocking command in flight with `keep`, or held while the link is down.
   struct Kept {
-    MeshKind kind = MeshKind::kCommand;
+    std::uint16_t command = 0;  // the MeshCommand, copied
+    bool tracked = false;
+    std::string user;
+    std::vector<std::string> args;
     int origin = 0;
     int db = 0;
     int resp = 2;
     MeshWaiter waiter;
-    std::vector<std::string> args;
     BlockedResend resend;
     bool parked = false;  // the peer's parked notice came
   };
@@ -122,10 +127,11 @@ class MeshLink {
   uv_timer_t held_timer_{};  // the earliest deadline of held_
 };
 
-// The accepting side: runs the requests peers send and answers them.
+// The accepting side: hands the requests peers send to the router (Router::serve) and
+// answers them.
 class MeshListener {
  public:
-  explicit MeshListener(RouteHost& server);
+  MeshListener(RouteHost& server, Router& router);
   // A peer opened a link to this worker (the router reconnects its own links then).
   std::function<void()> peer_connected;
   bool listen(const std::string& address);
@@ -151,6 +157,7 @@ class MeshListener {
   void on_peer_closed(Peer* p);
 
   RouteHost& server_;
+  Router& router_;
   uv_pipe_t pipe_{};
   bool listening_ = false;
   std::vector<Peer*> peers_;

@@ -52,12 +52,17 @@ Router::Router(RouteHost& host, Executor& executor, int self, int workers,
                const std::string& mesh_name, const Topology& topology)
     : host_(host),
       executor_(executor),
+      publish_(*table_.find("PUBLISH")),
+      unwatch_(*table_.find("UNWATCH")),
+      monitors_(executor.shard().monitors),
+      tracking_(executor.shard().tracking),
+      users_(executor.shard().acl()),
       self_(self),
       workers_(workers),
       mesh_name_(mesh_name),
       topology_(topology),
       slot_owner_(kSlotCount, 0),
-      listener_(host) {
+      listener_(host, *this) {
   for (int s = 0; s < kSlotCount; ++s) {
     slot_owner_[static_cast<std::size_t>(s)] =
         static_cast<std::int16_t>(topology.worker_of_slot(static_cast<std::uint16_t>(s)));
@@ -123,8 +128,8 @@ void Router::close() {
 
 // A blocking command parked here: CLIENT LIST shows it as the client's command (cmd=blpop), as
 // Redis does for a blocked client. Returns false (the command waits).
-static bool parked_blocked(ClientInfo& client, std::span<const std::string_view> args) {
-  if (const CommandDef* def = command_table().find(args[0])) client.last_command = def->name;
+static bool parked_blocked(ClientInfo& client, const CommandDef& def) {
+  client.last_command = def.name;
   return false;
 }
 
@@ -140,58 +145,16 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
   // One lookup of the name per request: the executor's checks take it as found here.
   const CommandDef* def = table_.find(args[0]);
   const CommandDef* const named = def;
+  Resolved r{def, def};
   if (workers_ == 1 || client.cluster_mode || client.subscribed()) {
-    if (executor_.blocks(client, args, named)) return parked_blocked(client, args);
+    if (executor_.blocks(client, args, named)) return parked_blocked(client, *named);
     executor_.execute(client, args, c.local_writer(), named);
     return true;
   }
-  // Unknown commands, anything before AUTH and wrong arities get their error from the local
-  // executor; nothing unauthenticated ever crosses the mesh.
+  // Unknown commands, anything before AUTH and wrong arities (the subcommand's too) get their
+  // error from the local executor; nothing unauthenticated ever crosses the mesh.
   if (def == nullptr || (!client.authenticated && !(def->flags & kNoAuth)) ||
       !arity_ok(*def, args.size())) {
-    executor_.execute(client, args, c.local_writer(), named);
-    return true;
-  }
-  // ACL before the command leaves this worker (the owner runs it for a mesh client, which has
-  // every permission).
-  if (client.user != nullptr && client.user->restricted &&
-      executor_.acl_refuses(client, args, c.local_writer(), false)) {
-    return true;
-  }
-  if ((def->flags & kRouteDebug) && debug_allowed(executor_.shard(), client)) [[unlikely]] {
-    // DIGEST combines every worker's part; RELOAD reloads every worker; DIGEST-VALUE asks
-    // each key's owner and answers in argument order.
-    if (args.size() == 2 && iequals(args[1], "digest")) {
-      digest(c);
-      return true;
-    }
-    if (iequals(args[1], "reload")) {
-      fan_out(c, Merge::kFirstError, args);
-      return true;
-    }
-    if (args.size() > 2 && iequals(args[1], "digest-value")) {
-      split(c, Merge::kKeyOrder, 1, args, 2);
-      return true;
-    }
-    // The subcommands about one key: its owner answers.
-    if (args.size() >= 3 && (iequals(args[1], "object") || iequals(args[1], "listpack") ||
-                             iequals(args[1], "quicklist"))) {
-      if (moved(c, args[2])) return true;
-      if (const int owner = owner_of(args[2]); owner != self_) {
-        forward(c, owner, args);
-        return true;
-      }
-    }
-  }
-  if (def->flags & kTxWatch) {
-    Monitors& monitors = executor_.shard().monitors;
-    if (monitors.on()) [[unlikely]]
-      monitors.feed(client, client.db, args, *def);
-    watch(c, args);
-    return true;
-  }
-  if (def->flags & kTxUnwatch) {
-    unwatch_remote(c);  // then the handler drops the local part
     executor_.execute(client, args, c.local_writer(), named);
     return true;
   }
@@ -203,16 +166,58 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       return true;
     }
     def = sub;
+    r.def = sub;
+  }
+  // ACL, once, before the command leaves this worker: the owner trusts the mesh and runs it
+  // without checking again (Executor::execute_resolved).
+  if (client.user != nullptr && client.user->restricted &&
+      executor_.acl_refuses(client, *def, args, c.local_writer(), false)) {
+    return true;
+  }
+  if ((def->flags & kRouteDebug) && debug_allowed(executor_.shard(), client)) [[unlikely]] {
+    // DIGEST combines every worker's part; RELOAD reloads every worker; DIGEST-VALUE asks
+    // each key's owner and answers in argument order.
+    if (args.size() == 2 && iequals(args[1], "digest")) {
+      digest(c);
+      return true;
+    }
+    if (iequals(args[1], "reload")) {
+      fan_out(c, Merge::kFirstError, r, args);
+      return true;
+    }
+    if (args.size() > 2 && iequals(args[1], "digest-value")) {
+      split(c, Merge::kKeyOrder, 1, r, args, 2);
+      return true;
+    }
+    // The subcommands about one key: its owner answers.
+    if (args.size() >= 3 && (iequals(args[1], "object") || iequals(args[1], "listpack") ||
+                             iequals(args[1], "quicklist"))) {
+      if (moved(c, args[2])) return true;
+      if (const int owner = owner_of(args[2]); owner != self_) {
+        forward(c, owner, r, args);
+        return true;
+      }
+    }
+  }
+  if (def->flags & kTxWatch) {
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed(client, client.db, args, *def);
+    watch(c, r, args);
+    return true;
+  }
+  if (def->flags & kTxUnwatch) {
+    unwatch_remote(c);  // then the handler drops the local part
+    executor_.execute(client, args, c.local_writer(), named);
+    return true;
   }
   const Routing routing = routing_of(*def);
   // MONITOR: a command this worker routes is fed here, once, with the arguments as sent; its
   // local part (a fan-out's, a split's) is not fed again by the executor.
-  Monitors& monitors = executor_.shard().monitors;
   std::optional<Monitors::Routed> routed;
-  if (monitors.on() && routing.where != Where::kHere && routing.where != Where::kTips &&
+  if (monitors_.on() && routing.where != Where::kHere && routing.where != Where::kTips &&
       routing.where != Where::kKeyOwner && routing.where != Where::kRedirect) [[unlikely]] {
-    monitors.feed(client, client.db, args, *def);
-    routed.emplace(monitors);
+    monitors_.feed(client, client.db, args, *def);
+    routed.emplace(monitors_);
   }
   switch (routing.where) {
     case Where::kHere:
@@ -223,14 +228,14 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
       executor_.execute(client, args, c.local_writer(), named);
       return true;
     case Where::kCursor:
-      scan(c, args);
+      scan(c, r, args);
       return true;
     case Where::kAllWorkers:
-      fan_out(c, routing.merge, args);
+      fan_out(c, routing.merge, r, args);
       return true;
     case Where::kSplit:
       if (const std::size_t step = split_step(*def, args.size())) {
-        split(c, routing.merge, step, args);
+        split(c, routing.merge, step, r, args);
       } else {
         executor_.execute(client, args, c.local_writer(), named);
       }
@@ -259,7 +264,7 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     // A later spec ran out of arguments (PFMERGE dest with no source): when the keys seen
     // before it have one other owner, that owner answers, as one redis-server would.
     if (!cross && !elsewhere && owner >= 0 && owner != self_) {
-      forward(c, owner, args);
+      forward(c, owner, r, args);
     } else {
       executor_.execute(client, args, c.local_writer(), named);
     }
@@ -271,21 +276,22 @@ bool Router::dispatch(RoutedClient& c, std::span<const std::string_view> args) {
     return true;
   }
   if (owner < 0 || owner == self_) {
-    if (executor_.blocks(client, args, named)) return parked_blocked(client, args);
+    if (executor_.blocks(client, args, named)) return parked_blocked(client, *named);
     executor_.execute(client, args, c.local_writer(), named);
   } else {
     client.last_command = def->name;  // CLIENT LIST cmd= on this worker, as if run here
-    if (monitors.on()) [[unlikely]]
-      monitors.feed_forwarded(client, client.db, args, *def);
-    forward(c, owner, args, (def->flags & kBlocking) != 0 ? def : nullptr);
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed_forwarded(client, client.db, args, *def);
+    forward(c, owner, r, args);
   }
   return true;
 }
 
 void Router::publish_peers(std::string_view channel, std::string_view message) {
   const std::string_view args[] = {"PUBLISH", channel, message};
+  const MeshMessage m = command({&publish_, &publish_}, args);
   for (auto& link : links_) {
-    if (link && link->up()) link->send(MeshKind::kCommand, self_, 0, 2, args, MeshWaiter{});
+    if (link && link->up()) link->send(m, self_, 0, 2, MeshWaiter{});
   }
 }
 
@@ -311,69 +317,76 @@ void Router::digest(RoutedClient& c) {
         }
         out = "+" + digest_hex(digest_combine(dbs)) + "\r\n";
       });
-  const std::string_view args[] = {"DIGEST"};
   for (int w = 0; w < workers_; ++w) {
-    send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kDigest, args);
+    send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kDigest, {}});
   }
 }
 
 void Router::monitor_announce(bool on) {
-  const std::string_view args[] = {on ? "on" : "off"};
+  const MeshMessage m{MeshKind::kMonitor,
+                      proto::MeshMonitor{on ? proto::MonitorOp::kOn : proto::MonitorOp::kOff, {}}};
   for (auto& link : links_) {
-    if (link && link->up()) link->send(MeshKind::kMonitor, self_, 0, 2, args, MeshWaiter{});
+    if (link && link->up()) link->send(m, self_, 0, 2, MeshWaiter{});
   }
 }
 
 void Router::monitor_line(int w, std::string_view line) {
   if (w < 0 || w >= workers_ || w == self_) return;
   MeshLink* link = links_[static_cast<std::size_t>(w)].get();
-  const std::string_view args[] = {"line", line};
-  if (link != nullptr && link->up())
-    link->send(MeshKind::kMonitor, self_, 0, 2, args, MeshWaiter{});
+  if (link != nullptr && link->up()) {
+    link->send({MeshKind::kMonitor, proto::MeshMonitor{proto::MonitorOp::kLine, line}}, self_, 0, 2,
+               MeshWaiter{});
+  }
 }
 
-void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
-                       std::span<const std::string_view> args, const BlockedResend* keep) {
+MeshMessage Router::command(const Resolved& r, std::span<const std::string_view> args,
+                            bool tracked) {
+  return {MeshKind::kCommand, proto::MeshCommand{r.runs().id, tracked, {}, args}};
+}
+
+void Router::send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part,
+                       const MeshMessage& m, const BlockedResend* keep) {
   ClientInfo& client = c.info();
   if (w == self_) {
     std::string reply;
     proto::ReplyWriter writer(reply, client.resp);
-    serve(kind, client, args, writer, false);  // dispatch checked the pause for all parts
+    serve(m, client, writer, false);  // dispatch checked the pause for all parts
     c.deliver(seq, part, reply);
-  } else if (links_[static_cast<std::size_t>(w)]->up()) {
+    return;
+  }
+  MeshLink* link = links_[static_cast<std::size_t>(w)].get();
+  if (!link->up()) {
+    c.deliver(seq, part, loading_reply());
+    return;
+  }
+  const MeshWaiter waiter{client.id, seq, part};
+  const bool restricted = client.user != nullptr && client.user->restricted;
+  if (auto* cmd = std::get_if<proto::MeshCommand>(&m.payload)) {
     // Worker w now remembers a key this client read: if it restarts, the client is told.
-    if (kind == MeshKind::kTracked) client.tracking_peers |= tracking_peer_bit(w);
-    if (client.user != nullptr && client.user->restricted &&
-        (kind == MeshKind::kCommand || kind == MeshKind::kExec || kind == MeshKind::kTracked)) {
-      std::vector<std::string_view> tagged;
-      tagged.reserve(args.size() + 2);
-      tagged.push_back(client.user->name);
-      tagged.push_back(kind == MeshKind::kExec ? "2" : kind == MeshKind::kTracked ? "5" : "0");
-      tagged.insert(tagged.end(), args.begin(), args.end());
-      BlockedResend shifted;  // the user's name and the inner kind come first
-      if (keep != nullptr) {
-        shifted = *keep;
-        shifted.timeout_index += 2;
-      }
-      links_[static_cast<std::size_t>(w)]->send(MeshKind::kAsUser, self_, client.db, client.resp,
-                                                tagged, MeshWaiter{client.id, seq, part},
-                                                keep != nullptr ? &shifted : nullptr);
+    if (cmd->tracked) client.tracking_peers |= tracking_peer_bit(w);
+    if (restricted) {
+      proto::MeshCommand as_user = *cmd;
+      as_user.user = client.user->name;
+      link->send({m.kind, as_user}, self_, client.db, client.resp, waiter, keep);
       return;
     }
-    links_[static_cast<std::size_t>(w)]->send(kind, self_, client.db, client.resp, args,
-                                              MeshWaiter{client.id, seq, part}, keep);
-  } else {
-    c.deliver(seq, part, loading_reply());
+  } else if (auto* exec = std::get_if<proto::MeshExec>(&m.payload); exec != nullptr && restricted) {
+    proto::MeshExec as_user = *exec;
+    as_user.user = client.user->name;
+    link->send({m.kind, as_user}, self_, client.db, client.resp, waiter);
+    return;
   }
+  link->send(m, self_, client.db, client.resp, waiter, keep);
 }
 
-void Router::forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
-                     const CommandDef* blocking) {
+void Router::forward(RoutedClient& c, int owner, const Resolved& r,
+                     std::span<const std::string_view> args) {
   std::uint64_t seq = c.reserve(1, nullptr);
+  const bool tracked = tracked_read(c.info(), *r.def, true);
   // The owner parks it if nothing is there; this worker's CLIENT LIST and the client's own
   // view see it blocked (flags=b) until the answer comes, as Redis shows a blocked client.
-  if (blocking == nullptr) {
-    send_part(c, owner, seq, 0, read_kind(c.info(), args, true), args);
+  if (!(r.def->flags & kBlocking)) {
+    send_part(c, owner, seq, 0, command(r, args, tracked));
     return;
   }
   c.wait_blocked(seq);
@@ -381,7 +394,7 @@ void Router::forward(RoutedClient& c, int owner, std::span<const std::string_vie
   // while the command waits there, the link sends it again with what is left.
   BlockedResend keep;
   bool kept = false;
-  if (const BlockingSpec* spec = blocking->blocking) {
+  if (const BlockingSpec* spec = r.def->blocking) {
     const std::size_t at = spec->timeout_at != nullptr ? spec->timeout_at(args)
                            : spec->timeout_arg > 0
                                ? static_cast<std::size_t>(spec->timeout_arg)
@@ -396,33 +409,38 @@ void Router::forward(RoutedClient& c, int owner, std::span<const std::string_vie
       }
     }
   }
-  send_part(c, owner, seq, 0, read_kind(c.info(), args, true), args, kept ? &keep : nullptr);
+  send_part(c, owner, seq, 0, command(r, args, tracked), kept ? &keep : nullptr);
 }
 
-MeshKind Router::read_kind(ClientInfo& client, std::span<const std::string_view> args, bool ages) {
-  Tracking& t = executor_.shard().tracking;
-  if (!t.enabled() || !client.tracking) [[likely]]
-    return MeshKind::kCommand;
-  const CommandDef* def = command_table().find(args[0]);
-  if (def != nullptr && !def->subcommands.empty() && args.size() > 1) {
-    def = CommandTable::find_sub(*def, args[1]);
-  }
-  const bool tracked = def != nullptr && t.wants_read(client.id, *def);
+bool Router::tracked_read(ClientInfo& client, const CommandDef& def, bool ages) {
+  if (!tracking_.enabled() || !client.tracking) [[likely]]
+    return false;
+  const bool tracked = tracking_.wants_read(client.id, def);
   // The local executor never sees this command: CLIENT CACHING's flag ages here.
-  if (ages) t.before_command(client.id);
-  return tracked ? MeshKind::kTracked : MeshKind::kCommand;
+  if (ages) tracking_.before_command(client.id);
+  return tracked;
 }
 
-bool Router::tell_peer(int w, MeshKind kind, std::span<const std::string_view> args) {
+bool Router::tell_peer(int w, const MeshMessage& m) {
   if (w < 0 || w >= workers_ || w == self_) return false;
   auto& link = links_[static_cast<std::size_t>(w)];
   if (!link || !link->up()) return false;
-  link->send(kind, self_, 0, 2, args, MeshWaiter{});
+  link->send(m, self_, 0, 2, MeshWaiter{});
   return true;
 }
 
+bool Router::tell_peer_command(int w, std::span<const std::string_view> args) {
+  Resolved r{table_.find(args[0]), nullptr};
+  if (r.top == nullptr) return false;
+  r.def = r.top;
+  if (!r.top->subcommands.empty() && args.size() > 1) {
+    if (const CommandDef* sub = CommandTable::find_sub(*r.top, args[1])) r.def = sub;
+  }
+  return tell_peer(w, command(r, args));
+}
+
 // CLIENT TRACKING ON ... REDIRECT id, id a client of another worker: Redis requires the
-// target to exist now, so that worker is asked ("exists", a kTracking request) while the
+// target to exist now, so that worker is asked (a kClientExists request) while the
 // client waits (its later commands too, as behind CLIENT PAUSE); the handler reads the
 // answer from ClientInfo. A worker whose link is down has no clients: no such target.
 bool Router::redirect_known(RoutedClient& c, std::span<const std::string_view> args) {
@@ -449,11 +467,8 @@ bool Router::redirect_known(RoutedClient& c, std::span<const std::string_view> a
     return true;
   }
   client.redirect_answer = ClientInfo::kAsking;
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, id);
-  const std::string_view q[] = {"exists",
-                                std::string_view(buf, static_cast<std::size_t>(r.ptr - buf))};
-  link->send(MeshKind::kTracking, self_, 0, 2, q, MeshWaiter{client.id, 0, kQuestionPart});
+  link->send({MeshKind::kClientExists, proto::MeshClientExists{id}}, self_, 0, 2,
+             MeshWaiter{client.id, 0, kQuestionPart});
   return false;
 }
 
@@ -463,7 +478,7 @@ void Router::answered(ClientInfo& client, std::string_view reply) {
       reply == ":1\r\n" ? ClientInfo::kClientExists : ClientInfo::kNoSuchClient;
 }
 
-void Router::split(RoutedClient& c, Merge how, std::size_t step,
+void Router::split(RoutedClient& c, Merge how, std::size_t step, const Resolved& r,
                    std::span<const std::string_view> args, std::size_t first) {
   std::vector<int> group_of(static_cast<std::size_t>(workers_), -1);
   std::vector<std::vector<std::string_view>> groups;
@@ -487,9 +502,9 @@ void Router::split(RoutedClient& c, Merge how, std::size_t step,
   }
   if (groups.size() == 1) {
     if (owners[0] == self_) {
-      executor_.execute(c.info(), args, c.local_writer());
+      executor_.execute(c.info(), args, c.local_writer(), r.top);
     } else {
-      forward(c, owners[0], args);
+      forward(c, owners[0], r, args);
     }
     return;
   }
@@ -512,11 +527,11 @@ void Router::split(RoutedClient& c, Merge how, std::size_t step,
   }
   // A tracked read: the local part (if any) ages CLIENT CACHING's flag in the executor.
   const bool local = std::find(owners.begin(), owners.end(), self_) != owners.end();
-  const MeshKind kind = read_kind(c.info(), args, !local);
+  const bool tracked = tracked_read(c.info(), *r.def, !local);
   std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(groups.size()), std::move(merge));
   for (std::size_t g = 0; g < groups.size(); ++g) {
     send_part(c, owners[g], seq, static_cast<std::uint32_t>(g),
-              owners[g] == self_ ? MeshKind::kCommand : kind, groups[g]);
+              command(r, groups[g], tracked && owners[g] != self_));
   }
 }
 

@@ -28,6 +28,15 @@ namespace ruvio::worker {
 
 class Executor;
 
+// A request's command as dispatch resolved it, once: `top` the row args[0] names, `def` its
+// subcommand's row when it has one (else top). The parts it sends carry runs()'s id.
+struct Resolved {
+  const CommandDef* top;
+  const CommandDef* def;
+  // The row the executor runs: a container without a handler of its own runs its subcommand.
+  const CommandDef& runs() const { return top->handler != nullptr ? *top : *def; }
+};
+
 class Router {
  public:
   // Slot owners come from the topology: with --cluster-config some slots belong to another
@@ -53,15 +62,16 @@ class Router {
   bool dispatch(RoutedClient& c, std::span<const std::string_view> args);
 
   // Fan-out and forwarding primitives, also used by pub/sub and transactions.
-  // Sends `args` to worker `w` (or runs them here) as part `part` of slot `seq` of `c`.
+  // Sends `m` to worker `w` (or serves it here) as part `part` of slot `seq` of `c`; a
+  // command or transaction goes with the ACL user of a restricted client.
   // `keep`: a blocking command's timeout, so that the link may send it again (mesh.hpp).
-  void send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part, MeshKind kind,
-                 std::span<const std::string_view> args, const BlockedResend* keep = nullptr);
+  void send_part(RoutedClient& c, int w, std::uint64_t seq, std::uint32_t part,
+                 const MeshMessage& m, const BlockedResend* keep = nullptr);
 
-  // Runs a request that arrived over the mesh (or a local part of a split/fan-out).
+  // Runs a request that arrived over the mesh (MeshListener hands it here directly) or a
+  // local part of a split/fan-out.
   // With `may_park`, returns false and writes nothing when it must wait (CLIENT PAUSE).
-  bool serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-             proto::ReplyWriter& out, bool may_park);
+  bool serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter& out, bool may_park);
   // CLIENT PAUSE ended here: requests parked by the mesh run again.
   void resume_parked() { listener_.resume_parked(); }
   // A blocked client of another worker, parked here by the mesh, can be served.
@@ -77,9 +87,13 @@ class Router {
   // one key all leave from its owner over the same links, so each key's order holds.
   void publish_peers(std::string_view channel, std::string_view message);
 
-  // A one-way request to worker `w` (its reply is dropped): tracking messages. False when
-  // the link is down (the peer is restarting: its clients are gone).
-  bool tell_peer(int w, MeshKind kind, std::span<const std::string_view> args);
+  // A one-way request to worker `w` (its reply is dropped): tracking messages, a restarted
+  // peer's catch-up. False when the link is down (the peer is restarting: its clients are
+  // gone).
+  bool tell_peer(int w, const MeshMessage& m);
+  // The same for a command of this worker's own (CONFIG SET, SCRIPT LOAD for a peer that
+  // restarted); false too when `args` names no command.
+  bool tell_peer_command(int w, std::span<const std::string_view> args);
   // The answer to a question asked for `client` (redirect_known's).
   static void answered(ClientInfo& client, std::string_view reply);
   // MONITOR across workers (monitor.hpp): tells every peer whose link is up that this
@@ -95,29 +109,43 @@ class Router {
   void in_transaction(RoutedClient& c, std::span<const std::string_view> args);
   void exec(RoutedClient& c);
   void discard(RoutedClient& c);
-  void watch(RoutedClient& c, std::span<const std::string_view> args);
+  void watch(RoutedClient& c, const Resolved& r, std::span<const std::string_view> args);
   void unwatch_remote(RoutedClient& c);
-  // `blocking`: the definition of a blocking command (the client shows flags=b here until the
-  // owner answers, and the link keeps it should the owner die while it waits there).
-  void forward(RoutedClient& c, int owner, std::span<const std::string_view> args,
-               const CommandDef* blocking = nullptr);
+  // Drops the client's WATCHes on this worker.
+  void unwatch_local(const ClientInfo& client);
+  // A command whose (sub)command is blocking: the client shows flags=b here until the owner
+  // answers, and the link keeps it should the owner die while it waits there.
+  void forward(RoutedClient& c, int owner, const Resolved& r,
+               std::span<const std::string_view> args);
   // CLIENT TRACKING with a REDIRECT to a client of another worker: false (the client parks)
   // while that worker has not said whether the client exists.
   bool redirect_known(RoutedClient& c, std::span<const std::string_view> args);
-  // kTracked when the owner must remember the keys of this read of a tracking client.
+  // Whether the owner must remember the keys of this read of a tracking client.
   // `ages`: no local part runs it, so CLIENT CACHING's flag is aged here.
-  MeshKind read_kind(ClientInfo& client, std::span<const std::string_view> args, bool ages);
+  bool tracked_read(ClientInfo& client, const CommandDef& def, bool ages);
+  // The command message for `args`, run as r.runs().
+  static MeshMessage command(const Resolved& r, std::span<const std::string_view> args,
+                             bool tracked = false);
   // Keys from args[first] on, `step` arguments each; args[0..first) head every part.
-  void split(RoutedClient& c, Merge how, std::size_t step, std::span<const std::string_view> args,
-             std::size_t first = 1);
-  void fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args);
-  void scan(RoutedClient& c, std::span<const std::string_view> args);
+  void split(RoutedClient& c, Merge how, std::size_t step, const Resolved& r,
+             std::span<const std::string_view> args, std::size_t first = 1);
+  void fan_out(RoutedClient& c, Merge how, const Resolved& r,
+               std::span<const std::string_view> args);
+  void scan(RoutedClient& c, const Resolved& r, std::span<const std::string_view> args);
   // DEBUG DIGEST: every worker's part (MeshKind::kDigest) combined as one server's digest.
   void digest(RoutedClient& c);
 
   RouteHost& host_;
   Executor& executor_;
   const CommandTable& table_ = command_table();  // no static-guard test per request
+  // The commands the router itself sends (a keyspace event's PUBLISH, UNWATCH on peers).
+  const CommandDef& publish_;
+  const CommandDef& unwatch_;
+  // What the router itself keeps of this worker's shard, named once (the executor runs the
+  // commands): MONITOR's feed, client tracking, the ACL users a mesh request runs as.
+  Monitors& monitors_;
+  Tracking& tracking_;
+  acl::Users& users_;
   int self_;
   int workers_;
   std::string mesh_name_;

@@ -23,8 +23,49 @@
 #include "worker/route/router.hpp"
 
 namespace ruvio::worker {
+namespace {
 
-void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_view> args) {
+constexpr std::string_view kMalformed = "ERR malformed mesh request";
+
+// A command or transaction of a restricted client runs on its owner as that client's ACL
+// user (scripts' redis.call, EXEC's re-check), the mesh client's own user restored after.
+class RunAs {
+ public:
+  RunAs(acl::Users& users, ClientInfo& client, std::string_view user) : client_(client) {
+    if (user.empty()) return;
+    std::shared_ptr<acl::User> u = users.find(user);
+    if (u == nullptr) {
+      ok_ = false;
+      return;
+    }
+    saved_ = std::move(client.user);
+    client.user = std::move(u);
+    swapped_ = true;
+  }
+  RunAs(const RunAs&) = delete;
+  RunAs& operator=(const RunAs&) = delete;
+  ~RunAs() {
+    if (swapped_) client_.user = std::move(saved_);
+  }
+  // The user was deleted meanwhile (its client is being closed at its worker): the error is
+  // written and nothing runs.
+  bool refused(proto::ReplyWriter& out) const {
+    if (ok_) return false;
+    out.error("NOPERM the user of this request no longer exists");
+    return true;
+  }
+
+ private:
+  ClientInfo& client_;
+  std::shared_ptr<acl::User> saved_;
+  bool swapped_ = false;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+void Router::fan_out(RoutedClient& c, Merge how, const Resolved& r,
+                     std::span<const std::string_view> args) {
   MergeFn merge;
   switch (how) {
     case Merge::kRandom:
@@ -74,10 +115,10 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       // call is not in them yet (Redis records a command after it ran).
       std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_ * 2), std::move(merge));
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(workers_ + w), MeshKind::kHistograms, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(workers_ + w), {MeshKind::kHistograms, {}});
       }
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kCommand, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), command(r, args));
       }
       return;
     }
@@ -121,18 +162,17 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       const std::optional<std::int64_t> n =
           args.size() == 3 ? parse_int64(args[2]) : std::optional<std::int64_t>(10);
       if (args.size() > 3 || !n) {
-        executor_.execute(c.info(), args, c.local_writer());
+        executor_.execute(c.info(), args, c.local_writer(), r.top);
         return;
       }
       const std::size_t count = *n < 0 ? 0 : static_cast<std::size_t>(*n);
-      std::uint64_t seq =
-          c.reserve(static_cast<std::uint32_t>(workers_),
-                    [count, max_len = executor_.shard().acl().log_max_len, resp = c.info().resp](
-                        std::vector<std::string>& parts, std::string& out) {
-                      merge_acl_log(parts, count, max_len, resp, out);
-                    });
+      std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_),
+                                    [count, max_len = users_.log_max_len, resp = c.info().resp](
+                                        std::vector<std::string>& parts, std::string& out) {
+                                      merge_acl_log(parts, count, max_len, resp, out);
+                                    });
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kAclLog, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kAclLog, {}});
       }
       return;
     }
@@ -148,7 +188,7 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
                         merge_latency_report(sub, event, parts, report, resp, out);
                       });
         for (int w = 0; w < workers_; ++w) {
-          send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kLatencyEvents, args);
+          send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kLatencyEvents, {}});
         }
         return;
       }
@@ -182,7 +222,7 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
             out = reply_is_error(all) ? all : ":" + std::to_string(h ? h->count : 0) + "\r\n";
           });
       for (int w = 0; w < workers_; ++w) {
-        send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kPatterns, args);
+        send_part(c, w, seq, static_cast<std::uint32_t>(w), {MeshKind::kPatterns, {}});
       }
       return;
     }
@@ -191,15 +231,14 @@ void Router::fan_out(RoutedClient& c, Merge how, std::span<const std::string_vie
       break;
   }
   std::uint64_t seq = c.reserve(static_cast<std::uint32_t>(workers_), std::move(merge));
-  for (int w = 0; w < workers_; ++w) {
-    send_part(c, w, seq, static_cast<std::uint32_t>(w), MeshKind::kCommand, args);
-  }
+  const MeshMessage m = command(r, args);
+  for (int w = 0; w < workers_; ++w) send_part(c, w, seq, static_cast<std::uint32_t>(w), m);
 }
 
 // The proxy's SCAN cursor: low 8 bits name the worker, the rest is that worker's own
 // cursor. A worker's scan that ends moves on to the next worker, so a full iteration visits
 // every worker's table once and keeps Redis's guarantee for each.
-void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
+void Router::scan(RoutedClient& c, const Resolved& r, std::span<const std::string_view> args) {
   auto cursor = parse_scan_cursor(args[1]);
   if (!cursor) {
     c.local_writer().error("ERR invalid cursor");
@@ -236,41 +275,66 @@ void Router::scan(RoutedClient& c, std::span<const std::string_view> args) {
     out.append(p, h->body + first, std::string::npos);
   };
   std::uint64_t seq = c.reserve(1, std::move(fix));
-  send_part(c, w, seq, 0, MeshKind::kCommand, a);
+  send_part(c, w, seq, 0, command(r, a));
 }
 
-bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-                   proto::ReplyWriter& out, bool may_park) {
-  switch (kind) {
-    case MeshKind::kCommand:
-      if (may_park && (executor_.parks(client, args) || executor_.blocks(client, args))) {
+bool Router::serve(const MeshMessage& m, ClientInfo& client, proto::ReplyWriter& out,
+                   bool may_park) {
+  switch (m.kind) {
+    case MeshKind::kCommand: {
+      const auto& cmd = std::get<proto::MeshCommand>(m.payload);
+      RunAs as(users_, client, cmd.user);
+      if (as.refused(out)) return true;
+      // The client's worker resolved the command and checked it: no name lookup here.
+      const CommandDef* def = cmd.command < table_.ids() ? table_.by_id(cmd.command) : nullptr;
+      if (def == nullptr || def->handler == nullptr) {
+        out.error(kMalformed);
+        return true;
+      }
+      const std::span<const std::string_view> args = cmd.args;
+      if (may_park &&
+          (executor_.parks_resolved(*def) || executor_.blocks_resolved(client, args, *def))) {
         return false;
       }
-      executor_.execute(client, args, out);
+      if (!cmd.tracked) {
+        executor_.execute_resolved(client, args, out, *def);
+        return true;
+      }
+      tracking_.begin_remote_read();
+      executor_.execute_resolved(client, args, out, *def);
+      tracking_.end_remote_read();
+      executor_.shard().update_listener();
       return true;
-    case MeshKind::kTracked: {
-      if (may_park && (executor_.parks(client, args) || executor_.blocks(client, args))) {
-        return false;
+    }
+    case MeshKind::kExec: {
+      const auto& exec = std::get<proto::MeshExec>(m.payload);
+      RunAs as(users_, client, exec.user);
+      if (as.refused(out)) return true;
+      std::vector<std::vector<std::string_view>> commands;
+      std::vector<const CommandDef*> defs;
+      commands.reserve(exec.commands.size());
+      defs.reserve(exec.commands.size());
+      for (const proto::MeshQueued& q : exec.commands) {
+        if (q.command >= table_.ids()) {
+          out.error(kMalformed);
+          return true;
+        }
+        commands.emplace_back(q.args.begin(), q.args.end());
+        defs.push_back(table_.by_id(q.command));
       }
-      Shard& shard = executor_.shard();
-      shard.tracking.begin_remote_read();
-      executor_.execute(client, args, out);
-      shard.tracking.end_remote_read();
-      shard.update_listener();
+      if (may_park && executor_.parks(defs)) return false;
+      executor_.run_transaction(client, commands, out, defs);
+      return true;
+    }
+    case MeshKind::kClientExists: {  // Router::redirect_known's question
+      const std::uint64_t id = std::get<proto::MeshClientExists>(m.payload).client_id;
+      const ClientInfo* info = nullptr;
+      out.integer(tracking_.writer && tracking_.writer(id, &info) != nullptr ? 1 : 0);
       return true;
     }
     case MeshKind::kTracking: {
-      Shard& shard = executor_.shard();
-      if (args.size() == 2 && args[0] == "exists") {  // Router::redirect_known's question
-        const auto id = parse_int64(args[1]);
-        const ClientInfo* info = nullptr;
-        const bool found = id && shard.tracking.writer &&
-                           shard.tracking.writer(static_cast<std::uint64_t>(*id), &info) != nullptr;
-        out.integer(found ? 1 : 0);
-        return true;
-      }
-      shard.tracking.on_peer_message(client.origin, args);
-      shard.update_listener();
+      tracking_.on_peer_message(client.origin, std::get<proto::MeshTracking>(m.payload).args);
+      executor_.shard().update_listener();
       out.ok();
       return true;
     }
@@ -289,44 +353,6 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       for (const std::string& p : patterns) out.bulk(p);
       return true;
     }
-    case MeshKind::kExec: {
-      // EXEC n1 args… n2 args… (see Router::exec)
-      std::vector<std::vector<std::string_view>> commands;
-      std::size_t i = 1;
-      while (i < args.size()) {
-        std::size_t n = 0;
-        std::from_chars(args[i].data(), args[i].data() + args[i].size(), n);
-        if (n == 0 || i + 1 + n > args.size()) {
-          out.error("ERR malformed mesh transaction");
-          return true;
-        }
-        commands.emplace_back(args.begin() + static_cast<long>(i + 1),
-                              args.begin() + static_cast<long>(i + 1 + n));
-        i += 1 + n;
-      }
-      if (may_park && executor_.parks(commands)) return false;
-      executor_.run_transaction(client, commands, out);
-      return true;
-    }
-    case MeshKind::kAsUser: {
-      if (args.size() < 3 || (args[1] != "0" && args[1] != "2" && args[1] != "5")) {
-        out.error("ERR malformed mesh request");
-        return true;
-      }
-      std::shared_ptr<acl::User> user = executor_.shard().acl().find(args[0]);
-      if (user == nullptr) {  // deleted meanwhile: its client is being closed at its worker
-        out.error("NOPERM the user of this request no longer exists");
-        return true;
-      }
-      std::shared_ptr<acl::User> mesh_user = std::move(client.user);
-      client.user = std::move(user);
-      const MeshKind inner = args[1] == "2"   ? MeshKind::kExec
-                             : args[1] == "5" ? MeshKind::kTracked
-                                              : MeshKind::kCommand;
-      const bool done = serve(inner, client, args.subspan(2), out, may_park);
-      client.user = std::move(mesh_user);
-      return done;
-    }
     case MeshKind::kDigest: {
       const std::vector<std::optional<Digest>> parts = digest_parts(executor_.shard());
       out.array(parts.size());
@@ -334,35 +360,31 @@ bool Router::serve(MeshKind kind, ClientInfo& client, std::span<const std::strin
       return true;
     }
     case MeshKind::kPause: {
-      const auto end = args.size() == 2 ? parse_int64(args[1]) : std::nullopt;
-      if (!end || (args[0] != "ALL" && args[0] != "WRITE")) {
-        out.error("ERR malformed mesh request");
-        return true;
-      }
+      const auto& p = std::get<proto::MeshPause>(m.payload);
       // As CLIENT PAUSE: never weakens a pause in force here.
       ClientPause& pause = executor_.shard().client_pause;
       pause.expire(executor_.shard().now_ms());
-      pause.pause(args[0] == "ALL" ? ClientPause::Mode::kAll : ClientPause::Mode::kWrite, *end);
+      pause.pause(
+          p.mode == proto::PauseMode::kAll ? ClientPause::Mode::kAll : ClientPause::Mode::kWrite,
+          p.end_ms);
       out.ok();
       return true;
     }
     case MeshKind::kMonitor: {
-      Monitors& monitors = executor_.shard().monitors;
-      if (args.size() == 2 && args[0] == "line") {
-        monitors.deliver(args[1]);
-      } else if (args.size() == 1 && (args[0] == "on" || args[0] == "off")) {
-        monitors.set_peer(client.origin, args[0] == "on");
+      const auto& mon = std::get<proto::MeshMonitor>(m.payload);
+      if (mon.op == proto::MonitorOp::kLine) {
+        monitors_.deliver(mon.line);
       } else {
-        out.error("ERR malformed mesh request");
-        return true;
+        monitors_.set_peer(client.origin, mon.op == proto::MonitorOp::kOn);
       }
       out.ok();
       return true;
     }
-    default:
-      out.error("ERR unsupported mesh request");
-      return true;
+    case MeshKind::kForget:  // the mesh answers it itself
+      break;
   }
+  out.error("ERR unsupported mesh request");
+  return true;
 }
 
 }  // namespace ruvio::worker

@@ -72,18 +72,17 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
     return;
   }
   // MONITOR shows EXEC after its commands and DISCARD, as Redis feeds them after they ran.
-  Monitors& monitors = executor_.shard().monitors;
   if (def->flags & kTxExec) {
     exec(c);
-    if (monitors.on()) [[unlikely]]
-      monitors.feed(client, client.db, args, *def);
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed(client, client.db, args, *def);
     return;
   }
   if (def->flags & kTxDiscard) {
     discard(c);
     c.local_writer().ok();
-    if (monitors.on()) [[unlikely]]
-      monitors.feed(client, client.db, args, *def);
+    if (monitors_.on()) [[unlikely]]
+      monitors_.feed(client, client.db, args, *def);
     return;
   }
   // MULTI and WATCH answer their "inside MULTI" errors; QUIT and RESET run at once, as in
@@ -132,7 +131,7 @@ void Router::in_transaction(RoutedClient& c, std::span<const std::string_view> a
 void Router::discard(RoutedClient& c) {
   ClientInfo& client = c.info();
   unwatch_remote(c);
-  executor_.shard().unwatch(executor_.shard().watcher_of(client));
+  unwatch_local(client);
   client.in_multi = false;
   client.multi_failed = false;
   client.queued.clear();
@@ -149,7 +148,7 @@ void Router::exec(RoutedClient& c) {
   client.multi_failed = false;
   if (failed) {
     unwatch_remote(c);
-    executor_.shard().unwatch(executor_.shard().watcher_of(client));
+    unwatch_local(client);
     c.local_writer().error("EXECABORT Transaction discarded because of previous errors.");
     return;
   }
@@ -165,22 +164,29 @@ void Router::exec(RoutedClient& c) {
       watch_lost = true;
     }
   }
+  // The queued commands' arguments, and what runs each (as a mesh transaction names it).
+  std::vector<std::vector<std::string_view>> views;
+  views.reserve(queued.size());
+  for (const auto& cmd : queued) views.emplace_back(cmd.begin(), cmd.end());
+  std::vector<proto::MeshQueued> parts;
   if (workers_ > 1 && !client.cluster_mode) {
-    for (const auto& cmd : queued) {
-      const CommandDef* def = command_table().find(cmd[0]);
-      if (def == nullptr) continue;
-      if (!def->subcommands.empty() && cmd.size() > 1) {
-        if (const CommandDef* sub = CommandTable::find_sub(*def, cmd[1])) def = sub;
+    parts.reserve(queued.size());
+    for (const auto& args : views) {
+      // Queueing refused unknown commands and wrong arities: each one has its row.
+      Resolved r{command_table().find(args[0]), nullptr};
+      r.def = r.top;
+      if (!r.top->subcommands.empty() && args.size() > 1) {
+        if (const CommandDef* sub = CommandTable::find_sub(*r.top, args[1])) r.def = sub;
       }
-      std::vector<std::string_view> args(cmd.begin(), cmd.end());
-      for_each_key(*def, args, [&](std::size_t pos, const KeySpec&) {
+      for_each_key(*r.def, args, [&](std::size_t pos, const KeySpec&) {
         spans |= !same_owner(target, owner_of(args[pos]));
       });
+      parts.push_back({r.runs().id, args});
     }
   }
   if (spans) {
     unwatch_remote(c);
-    executor_.shard().unwatch(executor_.shard().watcher_of(client));
+    unwatch_local(client);
     c.local_writer().error(kCrossSlot);
     return;
   }
@@ -188,7 +194,7 @@ void Router::exec(RoutedClient& c) {
     // Redis would have seen any change to those keys; we cannot tell, so the safe
     // answer is the one for "changed".
     unwatch_remote(c);
-    executor_.shard().unwatch(executor_.shard().watcher_of(client));
+    unwatch_local(client);
     c.local_writer().null_array();
     return;
   }
@@ -196,35 +202,24 @@ void Router::exec(RoutedClient& c) {
   client.watch_links.clear();
   client.remote_watches.clear();  // EXEC's owner drops them as it runs
   if (target < 0 || target == self_) {
-    std::vector<std::vector<std::string_view>> views;
-    for (const auto& cmd : queued) views.emplace_back(cmd.begin(), cmd.end());
     executor_.run_transaction(client, views, c.local_writer());
     return;
   }
-  // One mesh request carries the whole transaction: EXEC n1 args… n2 args…
-  std::vector<std::string> counts;
-  counts.reserve(queued.size());
-  for (const auto& cmd : queued) counts.push_back(std::to_string(cmd.size()));
-  std::vector<std::string_view> flat{"EXEC"};
-  for (std::size_t i = 0; i < queued.size(); ++i) {
-    flat.push_back(counts[i]);
-    flat.insert(flat.end(), queued[i].begin(), queued[i].end());
-  }
   // The owner runs them for a mesh client, which it never feeds: they are fed here.
-  Monitors& monitors = executor_.shard().monitors;
-  if (monitors.on()) [[unlikely]] {
+  if (monitors_.on()) [[unlikely]] {
     for (const auto& cmd : queued) {
       const std::vector<std::string_view> views(cmd.begin(), cmd.end());
       if (const CommandDef* def = command_table().find(views[0])) {
-        monitors.feed_forwarded(client, client.db, views, *def);
+        monitors_.feed_forwarded(client, client.db, views, *def);
       }
     }
   }
+  // One mesh request carries the whole transaction.
   std::uint64_t seq = c.reserve(1, nullptr);
-  send_part(c, target, seq, 0, MeshKind::kExec, flat);
+  send_part(c, target, seq, 0, {MeshKind::kExec, proto::MeshExec{{}, parts}});
 }
 
-void Router::watch(RoutedClient& c, std::span<const std::string_view> args) {
+void Router::watch(RoutedClient& c, const Resolved& r, std::span<const std::string_view> args) {
   ClientInfo& client = c.info();
   int target = -1;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -247,8 +242,12 @@ void Router::watch(RoutedClient& c, std::span<const std::string_view> args) {
     for (std::size_t i = 1; i < args.size(); ++i) {
       client.remote_watches.insert(db + std::string(args[i]));
     }
-    forward(c, target, args);
+    forward(c, target, r, args);
   }
+}
+
+void Router::unwatch_local(const ClientInfo& client) {
+  executor_.shard().unwatch(executor_.shard().watcher_of(client));
 }
 
 // Drops this client's WATCHes on other workers; nobody waits for those answers (slot 0 is
@@ -256,13 +255,14 @@ void Router::watch(RoutedClient& c, std::span<const std::string_view> args) {
 void Router::unwatch_remote(RoutedClient& c) {
   ClientInfo& client = c.info();
   static constexpr std::string_view kUnwatch[] = {"UNWATCH"};
+  const MeshMessage m = command({&unwatch_, &unwatch_}, kUnwatch);
   for (int w : client.watch_workers) {
     if (w == self_ || static_cast<std::size_t>(w) >= links_.size() ||
         !links_[static_cast<std::size_t>(w)] || !links_[static_cast<std::size_t>(w)]->up()) {
       continue;
     }
-    links_[static_cast<std::size_t>(w)]->send(MeshKind::kCommand, self_, client.db, client.resp,
-                                              kUnwatch, MeshWaiter{client.id, 0, 0});
+    links_[static_cast<std::size_t>(w)]->send(m, self_, client.db, client.resp,
+                                              MeshWaiter{client.id, 0, 0});
   }
   client.watch_workers.clear();
   client.watch_links.clear();
@@ -274,7 +274,7 @@ void Router::forget(RoutedClient& c) {
   for (auto& link : links_) {
     if (link) link->forget(self_, c.info().id);
   }
-  executor_.shard().unwatch(executor_.shard().watcher_of(c.info()));
+  unwatch_local(c.info());
 }
 
 }  // namespace ruvio::worker

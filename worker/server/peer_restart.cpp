@@ -35,29 +35,30 @@ void Server::on_mesh_link_up(int peer) {
     }
     std::vector<std::string_view> args = {"CONFIG", "SET"};
     args.insert(args.end(), pairs.begin(), pairs.end());
-    if (!pairs.empty()) router_.tell_peer(peer, MeshKind::kCommand, args);
+    if (!pairs.empty()) router_.tell_peer_command(peer, args);
   }
   // SCRIPT LOAD and FUNCTION LOAD reached every worker; scripts are never persisted, and
   // functions only with a WAL.
   if (const script::Engine* e = script::started_engine(executor_)) {
     e->for_each_script([&](std::string_view body) {
       const std::string_view load[] = {"SCRIPT", "LOAD", body};
-      router_.tell_peer(peer, MeshKind::kCommand, load);
+      router_.tell_peer_command(peer, load);
     });
     const script::Functions* f = e->functions_if_started();
     if (init_.config.durability == Durability::kMemory && f != nullptr && f->library_count() != 0) {
       const std::string payload = f->dump();
       const std::string_view restore[] = {"FUNCTION", "RESTORE", payload, "REPLACE"};
-      router_.tell_peer(peer, MeshKind::kCommand, restore);
+      router_.tell_peer_command(peer, restore);
     }
   }
   // Last: what was sent above must not wait behind the pause there.
   const std::int64_t now = shard_.now_ms();
   const ClientPause::Mode mode = shard_.client_pause.mode(now);
   if (mode != ClientPause::Mode::kNone && shard_.client_pause.end_ms() > now) {
-    const std::string end = std::to_string(shard_.client_pause.end_ms());
-    const std::string_view args[] = {mode == ClientPause::Mode::kAll ? "ALL" : "WRITE", end};
-    router_.tell_peer(peer, MeshKind::kPause, args);
+    const proto::MeshPause pause{
+        mode == ClientPause::Mode::kAll ? proto::PauseMode::kAll : proto::PauseMode::kWrite,
+        shard_.client_pause.end_ms()};
+    router_.tell_peer(peer, {MeshKind::kPause, pause});
   }
   maybe_ready();
 }

@@ -77,7 +77,7 @@ Server::Server(const control::WorkerInit& init, int control_fd)
   if (init.worker_count > 1) {
     shard_.tracking.set_workers(init.id, init.worker_count);
     shard_.tracking.peer = [this](int w, std::span<const std::string_view> args) {
-      return router_.tell_peer(w, MeshKind::kTracking, args);
+      return router_.tell_peer(w, {MeshKind::kTracking, proto::MeshTracking{args}});
     };
   }
   shard_.busy_service = this;

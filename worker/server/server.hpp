@@ -52,11 +52,6 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
   bool dispatch(Connection& c, std::span<const std::string_view> args);
   // A connection whose next command waits for CLIENT PAUSE to end.
   void park(Connection* c);
-  // A request that arrived over the mesh (or a local part of a split/fan-out).
-  bool run_mesh_request(MeshKind kind, ClientInfo& client, std::span<const std::string_view> args,
-                        proto::ReplyWriter& out) override {
-    return router_.serve(kind, client, args, out, true);
-  }
   // ShardHost: the engine's questions about this worker's clients and its peers.
   void for_each_client(const std::function<void(const ClientInfo&)>& fn) override;
   void measure_clients(std::uint64_t running, bool all) override;

@@ -18,6 +18,7 @@
 #include "worker/commands/server/debug_decls.hpp"
 #include "worker/commands/server/debug_reload.hpp"
 #include "worker/engine/command.hpp"
+#include "worker/engine/command_table.hpp"
 #include "worker/engine/common.hpp"
 #include "worker/engine/context.hpp"
 #include "worker/engine/debug_digest.hpp"
@@ -320,6 +321,16 @@ void cmd_debug(Context& ctx) {
     ctx.out.ok();  // nodes are always packed here: no element reaches a 1 GB plain node
   } else if (iequals(sub, "stringmatch-test") && argc == 2) {
     debug_stringmatch(ctx);
+  } else if (iequals(sub, "command-id") && (argc == 3 || argc == 4)) {
+    // Ruvio's own (not in DEBUG HELP): the CommandDef::id a mesh frame names a command by,
+    // a subcommand's with a fourth argument, for tests that write mesh frames by hand.
+    const CommandDef* def = command_table().find(ctx.args[2]);
+    if (def != nullptr && argc == 4) def = CommandTable::find_sub(*def, ctx.args[3]);
+    if (def == nullptr) {
+      ctx.out.error("ERR no such command");
+      return;
+    }
+    ctx.out.integer(def->id);
   } else if (iequals(sub, "error") && argc == 3) {
     ctx.out.error(ctx.args[2]);  // as given, no "ERR " added (addReplyErrorSds)
   } else if (iequals(sub, "log") && argc == 3) {
