@@ -347,6 +347,7 @@ void Executor::execute_resolved(ClientInfo& client, std::span<const std::string_
 void Executor::run(ClientInfo& client, std::span<const std::string_view> args,
                    proto::ReplyWriter& out, const CommandDef& resolved) {
   const CommandDef* def = &resolved;
+  const bool script_call = client.script && caller_ != nullptr;  // as in execute()
   // RESP2 subscribed mode admits only the commands declared kSubscribedOk (Redis's list).
   if (client.resp == 2 && client.subscribed() && !(def->flags & kSubscribedOk)) {
     std::string why = "Can't execute '" + std::string(def->name) +
