@@ -7,77 +7,52 @@ a short bounded session without a finding. The header of each target holds its b
 build dir (default ./build), where the build generates the families' <family>_decls.hpp. The
 long runs quoted in the targets' headers are done by hand; this keeps them building and
 finding nothing quickly.
-Set RUVIO_FUZZ_SECONDS for a longer run per target (default 5)."""
+Each run starts from the target's seed corpus (tests/fuzz/corpus/<target>/). Set
+RUVIO_FUZZ_SECONDS for a longer run per target (default 5); bench/fuzz.py runs them long and
+records the result."""
 
 import os
-import re
-import shlex
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(TESTS)
-FUZZ = os.path.join(TESTS, "fuzz")
+sys.path.insert(0, os.path.join(TESTS, "fuzz"))
+import fuzz_runner  # noqa: E402
+
 SECONDS = int(os.environ.get("RUVIO_FUZZ_SECONDS", "5"))
-BUILD = os.environ.get("RUVIO_BUILD", os.path.join(ROOT, "build"))
-
-
-def build_line(path):
-    """The clang++ command in the file's head comment, joined across backslashes."""
-    parts, taking = [], False
-    with open(path) as fh:
-        for line in fh:
-            if not line.startswith("//"):
-                break
-            text = line[2:].strip()
-            if text.startswith("clang++"):
-                taking = True
-            if taking:
-                parts.append(text.rstrip("\\").strip())
-                if not text.endswith("\\"):
-                    break
-    return " ".join(parts) if parts else None
-
-
-def targets():
-    return sorted(f for f in os.listdir(FUZZ) if f.startswith("fuzz_") and f.endswith(".cpp"))
+BUILD = os.environ.get("RUVIO_BUILD", os.path.join(fuzz_runner.ROOT, "build"))
 
 
 class FuzzTargets(unittest.TestCase):
     def test_every_target_documents_its_build(self):
-        self.assertGreater(len(targets()), 0)
-        for name in targets():
-            line = build_line(os.path.join(FUZZ, name))
+        self.assertGreater(len(fuzz_runner.targets()), 0)
+        for name in fuzz_runner.targets():
+            line = fuzz_runner.build_line(os.path.join(fuzz_runner.FUZZ, name + ".cpp"))
             self.assertIsNotNone(line, f"{name}: no '//   clang++ ...' build line in its header")
             self.assertIn("-fsanitize=fuzzer", line, name)
+
+    def test_every_target_has_a_seed_corpus(self):
+        missing = [n for n in fuzz_runner.targets() if fuzz_runner.seeds(n) is None]
+        self.assertEqual(missing, [], "no tests/fuzz/corpus/<target>/ (make_fuzz_corpus.py)")
 
     def build_and_run(self, name):
         if shutil.which("clang++") is None:
             self.fail("clang++ is not installed (deploy/ruvio.sh installs clang)")
         with tempfile.TemporaryDirectory(prefix="ruvio-fuzz-") as tmp:
-            line = build_line(os.path.join(FUZZ, name)).replace("$RUVIO_BUILD", BUILD)
-            args = shlex.split(line)
-            out = os.path.join(tmp, name[:-4])
-            args[args.index("-o") + 1] = out
-            proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
-            self.assertEqual(proc.returncode, 0, f"{name} build:\n{proc.stderr[-3000:]}")
-            corpus = os.path.join(tmp, name + ".corpus")
-            os.mkdir(corpus)
-            run = subprocess.run([out, f"-max_total_time={SECONDS}", "-timeout=10",
-                                  "-rss_limit_mb=2048", corpus],
-                                 cwd=tmp, capture_output=True, text=True,
-                                 timeout=SECONDS + 120)
-            self.assertEqual(run.returncode, 0, f"{name} found something:\n"
-                             f"{run.stderr[-4000:]}")
-            self.assertRegex(run.stderr, r"Done \d+ runs")
+            binary, error = fuzz_runner.build(name, tmp, BUILD)
+            self.assertIsNone(error, f"{name} build:\n{error}")
+            proc, summary = fuzz_runner.run(binary, SECONDS, tmp)
+            self.assertEqual(proc.returncode, 0, f"{name} found something:\n"
+                             f"{proc.stderr[-4000:]}")
+            self.assertIsNotNone(summary["runs"], proc.stderr[-2000:])
 
 
 # One test per target, so each has the runner's whole per-test time limit for its
 # sanitizer build and run (one test for all of them outgrew it as targets were added).
-for _name in targets():
-    setattr(FuzzTargets, "test_target_" + _name[len("fuzz_"):-len(".cpp")],
+for _name in fuzz_runner.targets():
+    setattr(FuzzTargets, "test_target_" + _name[len("fuzz_"):],
             lambda self, _n=_name: self.build_and_run(_n))
 
 
