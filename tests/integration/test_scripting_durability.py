@@ -87,6 +87,33 @@ class ScriptDurability(CrashCase, unittest.TestCase):
         self.assertEqual(r.exists("{d}c", "{d}d", "{d}e"), 0)
         r.close()
 
+    def test_set_repl_without_aof_is_not_journaled(self):
+        # Redis leaves the writes a script makes after redis.set_repl() without REPL_AOF out
+        # of its AOF: they are gone after a restart (checked with redis-server and
+        # appendonly yes); the WAL is Ruvio's AOF.
+        srv = self.start("always")
+        r = srv.client(decode_responses=True)
+        marker = "UNLOGGED-" + "u" * 20
+        r.eval("redis.call('set', KEYS[1], 'before') "
+               "redis.set_repl(redis.REPL_NONE) redis.call('set', KEYS[2], ARGV[1]) "
+               "redis.set_repl(redis.REPL_REPLICA) redis.call('set', KEYS[3], ARGV[1]) "
+               "redis.set_repl(redis.REPL_ALL) redis.call('set', KEYS[4], 'after')",
+               4, "{d}before", "{d}none", "{d}replica", "{d}after", marker)
+        self.assertEqual(r.mget("{d}before", "{d}none", "{d}replica", "{d}after"),
+                         ["before", marker, marker, "after"])
+        # The next script starts as REPL_ALL again.
+        r.eval("redis.call('set', KEYS[1], 'next')", 1, "{d}next")
+        r.close()
+        self.crash(srv)
+        wal = b"".join(open(p, "rb").read()
+                       for p in glob.glob(os.path.join(self.dir, "worker-0", "wal-*.log")))
+        self.assertNotIn(marker.encode(), wal)
+        srv = self.start("everysec")
+        r = srv.client(decode_responses=True)
+        self.assertEqual(r.mget("{d}before", "{d}none", "{d}replica", "{d}after", "{d}next"),
+                         ["before", None, None, "after", "next"])
+        r.close()
+
 
 if __name__ == "__main__":
     unittest.main()

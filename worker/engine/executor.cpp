@@ -391,7 +391,7 @@ void Executor::run(ClientInfo& client, std::span<const std::string_view> args,
   Context ctx{args, out, client, shard_, def};
   client.last_command = def->name;
   // validate → log → apply: a write the WAL cannot take is refused before it runs.
-  Journal* journal = (def->flags & kWrite) ? journal_ : nullptr;
+  Journal* journal = (def->flags & kWrite) && !client.unjournaled ? journal_ : nullptr;
   if (journal != nullptr && !journal->before_write(args, out)) {
     rejected(*def);
     return;

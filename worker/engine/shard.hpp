@@ -94,8 +94,11 @@ struct ClientInfo {
   bool close_after_reply = false;  // QUIT
   bool cluster_mode = false;       // accepted on the direct (Redis Cluster) port
   bool obey = false;               // WAL replay: runs as logged (no eviction, no -OOM)
-  bool no_evict = false;           // CLIENT NO-EVICT on
-  bool no_touch = false;           // CLIENT NO-TOUCH on: reads leave the LRU/LFU clock alone
+  // A script's calls after redis.set_repl() without REPL_AOF: its writes are not journaled,
+  // as Redis leaves them out of the AOF (the script's own choice; they are lost on restart).
+  bool unjournaled = false;
+  bool no_evict = false;  // CLIENT NO-EVICT on
+  bool no_touch = false;  // CLIENT NO-TOUCH on: reads leave the LRU/LFU clock alone
   // CLIENT TRACKING as CLIENT LIST shows it (flags t, B; redir=), mirrored from Tracking.
   bool tracking = false;
   bool tracking_bcast = false;

@@ -168,7 +168,8 @@ int redis_set_repl(lua_State* lua) {
     return raise(lua,
                  "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
   }
-  // Effects always reach the WAL: there is no replica stream to leave a write out of.
+  // REPL_AOF is the WAL's part (there is no replica stream yet to leave a write out of).
+  engine_of(lua).set_journaled((flags & kReplAof) != 0);
   return 0;
 }
 

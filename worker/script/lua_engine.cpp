@@ -437,6 +437,7 @@ void Engine::run(Context& ctx, lua_State* lua, int nargs, std::uint32_t flags, b
   wrote_ = false;
   timed_out_ = false;
   killed_ = false;
+  client_.unjournaled = false;  // every script starts as REPL_ALL
   running_ = true;
   start_us_ = monotonic_us();
   const bool hooked = shard_.config().busy_reply_threshold > 0;

@@ -109,6 +109,8 @@ class Engine : public ScriptState {
   void set_resp(int resp) { client_.resp = resp; }
   int resp() const { return client_.resp; }
   bool running() const { return running_; }
+  // redis.set_repl: whether the running script's writes go to the WAL from now on.
+  void set_journaled(bool on) { client_.unjournaled = !on; }
   // SCRIPT KILL (is_eval) / FUNCTION KILL: empty when the running script will stop, else
   // the error to answer (NOTBUSY, UNKILLABLE once it wrote, BUSY for the wrong kind).
   std::string_view kill(bool is_eval);
@@ -117,10 +119,6 @@ class Engine : public ScriptState {
   std::string_view running_name() const { return run_name_; }
   std::span<const std::string_view> caller_args() const { return caller_args_; }
   std::int64_t run_duration_ms() const;
-  // The -OOM hook for the maxmemory work: true when the running script may run denyoom
-  // commands over maxmemory (allow-oom flag, or an EVAL without shebang, whose rule is
-  // decided per command as Redis's). Engine::call does not consult it yet: no maxmemory.
-  bool allow_oom() const { return (run_flags_ & (kAllowOom | kCompat)) != 0; }
   // redis.log's target and math.random's generator (Redis's own lrand48, so the sequence
   // is the same on every platform and as Redis's).
   std::int32_t lrand48();
