@@ -138,6 +138,35 @@ class Common:
         self.assertGreater(float(st[b"fragmentation"]), 0.0)
 
 
+    def test_memory_doctor_on_an_empty_instance(self):
+        # Byte for byte Redis's verbatim reply, in RESP2 and RESP3 (its text ends in "\n").
+        raw = itest.Raw(self.srv.port)
+        self.addCleanup(raw.close)
+        text = (b"Hi Sam, this instance is empty or is using very little memory, my issues "
+                b"detector can't be used in these conditions. Please, leave for your mission on "
+                b"Earth and fill it with some data. The new Sam and I will be back to our "
+                b"programming as soon as I finished rebooting.\n")
+        self.assertEqual(raw.call("MEMORY", "DOCTOR"),
+                         b"$%d\r\n%s\r\n" % (len(text), text))
+        raw.call("HELLO", "3")
+        self.assertEqual(raw.call("MEMORY", "DOCTOR"),
+                         b"=%d\r\ntxt:%s\r\n" % (len(text) + 4, text))
+
+    def test_memory_doctor_reports_a_peak(self):
+        if self.proxy:
+            self.skipTest("through the proxy MEMORY DOCTOR describes the client's worker only")
+        r = self.client()
+        populate(r, "peak", 40, 1 << 20)  # 40 MB, then 36 of them deleted
+        time.sleep(0.3)  # the peak is sampled by the cron (Redis's serverCron, Ruvio's tick)
+        r.delete(*[f"peak:{i}" for i in range(36)])
+        report = r.execute_command("MEMORY", "DOCTOR")
+        self.assertTrue(report.startswith(
+            b"Sam, I detected a few issues in this Redis instance memory implants:\n\n"
+            b" * Peak memory: In the past this instance used more than 150% the memory"),
+            report[:200])
+        self.assertTrue(report.endswith(b"I'm here to keep you safe, Sam. I want to help you.\n"))
+
+
 class Redis(Common, unittest.TestCase):
     proxy = False
 

@@ -439,18 +439,101 @@ void mem_stats(Context& ctx) {
   signed_num("fragmentation.bytes", memory_difference(m.rss, m.used));
 }
 
+// MEMORY DOCTOR: Redis 7.0's report (object.c's getMemoryDoctorReport), its rules over the
+// figures MEMORY STATS reports and its texts word for word.
 void mem_doctor(Context& ctx) {
-  if (ctx.shard.used_memory() < 5u * 1024 * 1024) {
-    ctx.out.verbatim(
-        "Hi Sam, this instance is empty or is using very little memory, my issues detector "
+  Shard& shard = ctx.shard;
+  const MemoryFigures m = measure_memory(shard);
+  constexpr std::int64_t kTenMb = 10 << 20;
+  const script::Engine* lua =
+      shard.executor != nullptr ? script::started_engine(*shard.executor) : nullptr;
+  const std::uint64_t clients = std::max<std::uint64_t>(shard.connected_clients, 1);
+  const bool empty = m.used < 5u * 1024 * 1024;
+  const bool big_peak = !empty && static_cast<float>(m.peak) / static_cast<float>(m.used) > 1.5f;
+  auto high = [&](double ratio, std::int64_t bytes, double limit) {
+    return !empty && ratio > limit && bytes > kTenMb;
+  };
+  const bool high_frag = high(memory_ratio(m.rss, m.used), memory_difference(m.rss, m.used), 1.4);
+  const bool high_alloc_frag =
+      high(memory_ratio(m.active, m.used), memory_difference(m.active, m.used), 1.1);
+  const bool high_alloc_rss =
+      high(memory_ratio(m.resident, m.active), memory_difference(m.resident, m.active), 1.1);
+  const bool high_proc_rss =
+      high(memory_ratio(m.rss, m.resident), memory_difference(m.rss, m.resident), 1.1);
+  const bool big_client_buf = !empty && m.clients / clients > 1024 * 200;
+  const bool many_scripts = !empty && lua != nullptr && lua->cached_scripts() > 1000;
+  std::string s;
+  if (empty) {
+    s = "Hi Sam, this instance is empty or is using very little memory, my issues detector "
         "can't be used in these conditions. Please, leave for your mission on Earth and fill it "
         "with some data. The new Sam and I will be back to our programming as soon as I "
-        "finished rebooting.");
+        "finished rebooting.\n";
+  } else if (!(big_peak || high_frag || high_alloc_frag || high_alloc_rss || high_proc_rss ||
+               big_client_buf || many_scripts)) {
+    s = "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
+        "occurs on this base.\n";
   } else {
-    ctx.out.verbatim(
-        "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
-        "occurs on this base.");
+    s = "Sam, I detected a few issues in this Redis instance memory implants:\n\n";
+    if (big_peak) {
+      s += " * Peak memory: In the past this instance used more than 150% the memory that is "
+           "currently using. The allocator is normally not able to release memory after a peak, "
+           "so you can expect to see a big fragmentation ratio, however this is actually "
+           "harmless and is only due to the memory peak, and if the Redis instance Resident Set "
+           "Size (RSS) is currently bigger than expected, the memory will be used as soon as you "
+           "fill the Redis instance with more data. If the memory peak was only occasional and "
+           "you want to try to reclaim memory, please try the MEMORY PURGE command, otherwise "
+           "the only other option is to shutdown and restart the instance.\n\n";
+    }
+    if (high_frag) {
+      s += " * High total RSS: This instance has a memory fragmentation and RSS overhead greater "
+           "than 1.4 (this means that the Resident Set Size of the Redis process is much larger "
+           "than the sum of the logical allocations Redis performed). This problem is usually "
+           "due either to a large peak memory (check if there is a peak memory entry above in "
+           "the report) or may result from a workload that causes the allocator to fragment "
+           "memory a lot. If the problem is a large peak memory, then there is no issue. "
+           "Otherwise, make sure you are using the Jemalloc allocator and not the default libc "
+           "malloc. Note: The currently used allocator is \"mimalloc-2.0.9\".\n\n";
+    }
+    if (high_alloc_frag) {
+      s += " * High allocator fragmentation: This instance has an allocator external "
+           "fragmentation greater than 1.1. This problem is usually due either to a large peak "
+           "memory (check if there is a peak memory entry above in the report) or may result "
+           "from a workload that causes the allocator to fragment memory a lot. You can try "
+           "enabling 'activedefrag' config option.\n\n";
+    }
+    if (high_alloc_rss) {
+      s += " * High allocator RSS overhead: This instance has an RSS memory overhead is greater "
+           "than 1.1 (this means that the Resident Set Size of the allocator is much larger "
+           "than the sum what the allocator actually holds). This problem is usually due to a "
+           "large peak memory (check if there is a peak memory entry above in the report), you "
+           "can try the MEMORY PURGE command to reclaim it.\n\n";
+    }
+    if (high_proc_rss) {
+      s += " * High process RSS overhead: This instance has non-allocator RSS memory overhead "
+           "is greater than 1.1 (this means that the Resident Set Size of the Redis process is "
+           "much larger than the RSS the allocator holds). This problem may be due to Lua "
+           "scripts or Modules.\n\n";
+    }
+    if (big_client_buf) {
+      s += " * Big client buffers: The clients output buffers in this instance are greater "
+           "than 200K per client (on average). This may result from different causes, like "
+           "Pub/Sub clients subscribed to channels bot not receiving data fast enough, so that "
+           "data piles on the Redis instance output buffer, or clients sending commands with "
+           "large replies or very large sequences of commands in the same pipeline. Please use "
+           "the CLIENT LIST command in order to investigate the issue if it causes problems in "
+           "your instance, or to understand better why certain clients are using a big amount "
+           "of memory.\n\n";
+    }
+    if (many_scripts) {
+      s += " * Many scripts: There seem to be many cached scripts in this instance (more than "
+           "1000). This may be because scripts are generated and `EVAL`ed, instead of being "
+           "parameterized (with KEYS and ARGV), `SCRIPT LOAD`ed and `EVALSHA`ed. Unless "
+           "`SCRIPT FLUSH` is called periodically, the scripts' caches may end up consuming "
+           "most of your memory.\n\n";
+    }
+    s += "I'm here to keep you safe, Sam. I want to help you.\n";
   }
+  ctx.out.verbatim(s);
 }
 
 // MEMORY MALLOC-STATS: mimalloc's own statistics report, as Redis answers jemalloc's.
