@@ -36,11 +36,10 @@ class ShardHost {
     (void)match;
     (void)except;
   }
-  // CONFIG SET maxclients: whether this worker's descriptor limit allows `n` clients (and
-  // raises it when `apply`); the reason otherwise, as Redis words it.
-  virtual std::optional<std::string> raise_maxclients(std::uint64_t n, bool apply) {
+  // CONFIG SET maxclients: takes `n` clients when this worker's descriptor limit allows them;
+  // the reason otherwise, as Redis words it.
+  virtual std::optional<std::string> raise_maxclients(std::uint64_t n) {
     (void)n;
-    (void)apply;
     return std::nullopt;
   }
   // After every change of the ACL users (SETUSER, DELUSER, LOAD, requirepass): the server

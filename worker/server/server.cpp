@@ -143,10 +143,10 @@ void Server::close_clients(const std::function<bool(const ClientInfo&)>& match,
   for (Connection* c : doomed) c->close();
 }
 
-std::optional<std::string> Server::raise_maxclients(std::uint64_t n, bool apply) {
+std::optional<std::string> Server::raise_maxclients(std::uint64_t n) {
   const std::uint64_t share = client_share(n);
   if (share <= max_local_clients_) {
-    if (apply) max_local_clients_ = share;
+    max_local_clients_ = share;
     return std::nullopt;
   }
   const std::uint64_t fit = fit_open_files(share, reserved_fds());
@@ -156,7 +156,7 @@ std::optional<std::string> Server::raise_maxclients(std::uint64_t n, bool apply)
            "with " +
            std::to_string(fit * static_cast<std::uint64_t>(init_.worker_count));
   }
-  if (apply) max_local_clients_ = share;
+  max_local_clients_ = share;
   return std::nullopt;
 }
 

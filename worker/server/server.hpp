@@ -63,7 +63,7 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
   void kill_client(std::uint64_t id) override;
   void close_clients(const std::function<bool(const ClientInfo&)>& match,
                      const ClientInfo* except) override;
-  std::optional<std::string> raise_maxclients(std::uint64_t n, bool apply) override;
+  std::optional<std::string> raise_maxclients(std::uint64_t n) override;
   void acl_changed() override;
   void publish_peers(std::string_view channel, std::string_view message) override;
 

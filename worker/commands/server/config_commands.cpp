@@ -2,6 +2,7 @@
 // (shared/config_table.hpp). GET matches Redis's glob rules (case-insensitive) and replies a
 // map; SET validates every pair on a copy of the configuration before applying any, with
 // Redis 7.0's error texts, then runs what each changed parameter's row asks of the worker.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,20 +18,13 @@
 namespace ruvio::worker::srvfam {
 namespace {
 
-// What a changed parameter asks of the worker. With apply false only whether it may: the
-// descriptor limit may refuse maxclients, as Redis's setrlimit does.
-std::optional<std::string> run_effect(Shard& s, ParamEffect effect, bool apply) {
+// What a changed parameter asks of the worker; the reason when it cannot (the descriptor limit
+// may refuse maxclients, as Redis's setrlimit does).
+std::optional<std::string> run_effect(Shard& s, ParamEffect effect) {
   const Config& c = s.config();
   switch (effect) {
     case ParamEffect::kMaxclients:
-      return s.host().raise_maxclients(static_cast<std::uint64_t>(c.maxclients), apply);
-    case ParamEffect::kNone:
-      return std::nullopt;
-    default:
-      break;
-  }
-  if (!apply) return std::nullopt;
-  switch (effect) {
+      return s.host().raise_maxclients(static_cast<std::uint64_t>(c.maxclients));
     case ParamEffect::kLazyfree:
       s.apply_lazyfree();
       break;
@@ -89,6 +83,11 @@ void config_get(Context& ctx) {
   }
 }
 
+// Redis 7.0's configSetCommand in its three passes, so that the same call fails on the same
+// argument with the same words: the names first (the first unknown, immutable or repeated one
+// decides), then every value on a copy (the error names the parameter as declared), then the
+// effects, each once; an effect that fails restores every old value and re-runs the effects
+// already run, as Redis's restoreBackupConfig does.
 void config_set(Context& ctx) {
   if (ctx.argc() % 2 != 0) {
     ctx.out.error(err::kSyntax);
@@ -96,8 +95,7 @@ void config_set(Context& ctx) {
   }
   // A name and its alias are two parameters here, as in Redis 7.0 (both may be set at once).
   std::vector<const Param*> params;
-  std::vector<std::string> names;
-  Config next = ctx.shard.config();
+  std::vector<std::string_view> names;  // as declared: the row's name or its alias
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view arg = ctx.args[i];
     const Param* p = find_param(arg, kConfig);
@@ -107,35 +105,45 @@ void config_set(Context& ctx) {
       ctx.out.error(msg);
       return;
     }
-    const std::string name = ascii_lower(arg);
-    for (const std::string& n : names) {
-      if (n == name) {
-        ctx.out.error(config_error(arg, "duplicate parameter"));
-        return;
-      }
-    }
     if (!p->settable) {
       ctx.out.error(config_error(arg, "can't set immutable config"));
       return;
     }
-    if (auto why = param_set(*p, ctx.args[i + 1], next)) {
-      ctx.out.error(config_error(arg, *why));
-      return;
+    const std::string_view name =
+        !p->alias.empty() && ascii_lower(arg) == p->alias ? p->alias : p->name;
+    for (const std::string_view n : names) {
+      if (n.data() == name.data()) {
+        ctx.out.error(config_error(arg, "duplicate parameter"));
+        return;
+      }
     }
     params.push_back(p);
     names.push_back(name);
   }
-  Config& live = ctx.shard.config();
-  std::swap(live, next);
+  Config next = ctx.shard.config();
   for (std::size_t i = 0; i < params.size(); ++i) {
-    if (auto why = run_effect(ctx.shard, params[i]->effect, false)) {
-      std::swap(live, next);  // nothing was applied yet
-      ctx.out.error(config_error(ctx.args[2 + 2 * i], *why));
+    if (auto why = param_set(*params[i], ctx.args[3 + 2 * i], next)) {
+      ctx.out.error(config_error(names[i], *why));
       return;
     }
   }
+  Config& live = ctx.shard.config();
+  std::swap(live, next);  // `next` holds the old values now
+  std::vector<ParamEffect> done;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const ParamEffect effect = params[i]->effect;
+    if (effect == ParamEffect::kNone || std::find(done.begin(), done.end(), effect) != done.end()) {
+      continue;
+    }
+    if (auto why = run_effect(ctx.shard, effect)) {
+      std::swap(live, next);
+      for (const ParamEffect undo : done) run_effect(ctx.shard, undo);
+      ctx.out.error(config_error(names[i], *why));
+      return;
+    }
+    done.push_back(effect);
+  }
   for (const Param* p : params) {
-    run_effect(ctx.shard, p->effect, true);
     // CONFIG REWRITE appends what was set at run time and is not in the file yet.
     bool known = false;
     for (std::string_view n : ctx.shard.config_changed) known = known || n == p->name;
