@@ -84,6 +84,12 @@ struct Param {
   std::uint64_t max = std::numeric_limits<std::int64_t>::max();
   std::span<const std::string_view> names;  // kEnum's values, in Redis's order
   bool settable = false;                    // CONFIG SET may change it
+  // Not settable, but CONFIG SET of the value it has is accepted (a no-op): Redis may change
+  // it, Ruvio cannot, and a client that sets it to what CONFIG GET showed is told the truth.
+  bool pinned = false;
+  // Redis's PROTECTED_CONFIG: refused as "can't set protected config" (enable-protected-configs
+  // is no here).
+  bool protect = false;
   ParamWhere where = kConfig;
   ParamMember member;
   ParamEffect effect = ParamEffect::kNone;

@@ -74,6 +74,42 @@ class ConfigSetCases:
         self.assertEqual(self.call(self.ref, *args), b"+OK\r\n")
 
 
+    def test_every_parameter_set_to_its_own_value_as_redis(self):
+        # CONFIG GET * on Ruvio, then CONFIG SET of each to the value shown: accepted exactly
+        # where redis-server accepts the same parameter and value, and nothing moves.
+        with itest.Raw(self.cand.port) as c, itest.Raw(self.ref.port) as r:
+            before = self.cand.client(decode_responses=True).config_get("*")
+            redis_names = set(self.ref.client(decode_responses=True).config_get("*"))
+            compared = 0
+            for name, value in sorted(before.items()):
+                if name == "port":
+                    continue  # Ruvio's port on the reference would move it (both refuse it)
+                got = c.call("CONFIG", "SET", name, value)
+                if name not in redis_names:
+                    self.assertEqual(got, b"+OK\r\n", name)  # Ruvio's own (set-max-listpack-*)
+                    continue
+                want = r.call("CONFIG", "SET", name, value)
+                compared += 1
+                with self.subTest(name=name, value=value):
+                    self.assertEqual(got == b"+OK\r\n", want == b"+OK\r\n", (got, want))
+            self.assertGreater(compared, 180)
+            self.assertEqual(self.cand.client(decode_responses=True).config_get("*"), before)
+
+    def test_a_pinned_parameter_takes_only_its_value(self):
+        # Redis may change these; Ruvio cannot: its own value is a no-op, another is refused.
+        for name, other in (("appendonly", "yes"), ("activerehashing", "no"), ("bind", "::1")):
+            with self.subTest(name=name):
+                self.assertEqual(
+                    self.call(self.cand, "CONFIG", "SET", name, other),
+                    b"-ERR CONFIG SET failed (possibly related to argument '" + name.encode() +
+                    b"') - can't set immutable config\r\n")
+        self.assertEqual(self.call(self.cand, "CONFIG", "SET", "activerehashing", "YES"),
+                         b"+OK\r\n")
+        for name in ("dir", "dbfilename"):
+            self.assertEqual(self.call(self.cand, "CONFIG", "SET", name, "x"),
+                             self.call(self.ref, "CONFIG", "SET", name, "x"))
+
+
 class OneWorker(ConfigSetCases, sidebyside.SideBySideCase):
     pass
 

@@ -105,8 +105,11 @@ void config_set(Context& ctx) {
       ctx.out.error(msg);
       return;
     }
-    if (!p->settable) {
-      ctx.out.error(config_error(arg, "can't set immutable config"));
+    const bool same =
+        p->pinned && ascii_lower(ctx.args[i + 1]) == ascii_lower(param_get(*p, ctx.shard.config()));
+    if (!p->settable && !same) {
+      ctx.out.error(config_error(
+          arg, p->protect ? "can't set protected config" : "can't set immutable config"));
       return;
     }
     const std::string_view name =
@@ -122,6 +125,7 @@ void config_set(Context& ctx) {
   }
   Config next = ctx.shard.config();
   for (std::size_t i = 0; i < params.size(); ++i) {
+    if (!params[i]->settable) continue;  // pinned to the value it was given
     if (auto why = param_set(*params[i], ctx.args[3 + 2 * i], next)) {
       ctx.out.error(config_error(names[i], *why));
       return;
@@ -144,6 +148,7 @@ void config_set(Context& ctx) {
     done.push_back(effect);
   }
   for (const Param* p : params) {
+    if (!p->settable) continue;
     // CONFIG REWRITE appends what was set at run time and is not in the file yet.
     bool known = false;
     for (std::string_view n : ctx.shard.config_changed) known = known || n == p->name;
