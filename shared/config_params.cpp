@@ -206,6 +206,11 @@ constexpr Param fixed(std::string_view name, std::string_view value, std::string
 constexpr Param pinned(std::string_view name, std::string_view value, std::string_view alias = {}) {
   return Param{.name = name, .alias = alias, .default_text = value, .pinned = true};
 }
+// Redis 7.0's hidden parameters (its test hooks): CONFIG GET answers them by exact name only.
+constexpr Param hidden(Param p) {
+  p.hidden = true;
+  return p;
+}
 
 using enum ParamType;
 using enum ParamEffect;
@@ -481,7 +486,10 @@ constexpr Param kParams[] = {
     pinned("ignore-warnings", ""),
     fixed("io-threads-do-reads", "no"),
     pinned("jemalloc-bg-thread", "yes"),
+    hidden(pinned("key-load-delay", "0")),
+    hidden(pinned("loading-process-events-interval-bytes", "2097152")),
     fixed("logfile", ""),
+    hidden(fixed("lua-enable-deprecated-api", "no")),
     pinned("masterauth", ""),
     pinned("masteruser", ""),
     pinned("min-replicas-max-lag", "10", "min-slaves-max-lag"),
@@ -493,6 +501,7 @@ constexpr Param kParams[] = {
     pinned("proc-title-template", "{title} {listen-addr} {server-mode}"),
     pinned("propagation-error-behavior", "ignore"),
     pinned("rdb-del-sync-files", "no"),
+    hidden(pinned("rdb-key-save-delay", "0")),
     pinned("rdb-save-incremental-fsync", "yes"),
     fixed("rdbchecksum", "yes"),
     pinned("rdbcompression", "yes"),
@@ -549,6 +558,8 @@ constexpr Param kParams[] = {
     pinned("tls-session-caching", "yes"),
     fixed("unixsocket", ""),
     fixed("unixsocketperm", "0"),
+    hidden(pinned("use-exit-on-panic", "no")),
+    hidden(pinned("watchdog-period", "0")),
 };
 // clang-format on
 #pragma GCC diagnostic pop

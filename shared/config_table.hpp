@@ -90,6 +90,8 @@ struct Param {
   // Redis's PROTECTED_CONFIG: refused as "can't set protected config" (enable-protected-configs
   // is no here).
   bool protect = false;
+  // Redis's HIDDEN_CONFIG: CONFIG GET answers it by its exact name only, never for a pattern.
+  bool hidden = false;
   ParamWhere where = kConfig;
   ParamMember member;
   ParamEffect effect = ParamEffect::kNone;

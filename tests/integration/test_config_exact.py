@@ -110,6 +110,32 @@ class ConfigSetCases:
                              self.call(self.ref, "CONFIG", "SET", name, "x"))
 
 
+    HIDDEN = ("key-load-delay", "loading-process-events-interval-bytes", "rdb-key-save-delay",
+              "watchdog-period", "use-exit-on-panic", "lua-enable-deprecated-api")
+
+    def test_hidden_parameters_answer_by_exact_name_only_as_redis(self):
+        for name in self.HIDDEN:
+            for given in (name, name.upper()):
+                with self.subTest(name=given):
+                    self.assertEqual(self.call(self.cand, "CONFIG", "GET", given),
+                                     self.call(self.ref, "CONFIG", "GET", given))
+            value = self.ref.client(decode_responses=True).config_get(name)[name]
+            self.assertEqual(self.call(self.cand, "CONFIG", "SET", name, value),
+                             self.call(self.ref, "CONFIG", "SET", name, value))
+        for server in (self.ref, self.cand):
+            shown = server.client(decode_responses=True).config_get("*")
+            self.assertFalse(set(self.HIDDEN) & set(shown))
+            self.assertEqual(self.call(server, "CONFIG", "GET", "key-load-dela?"), b"*0\r\n")
+
+    def test_exact_names_answer_as_given(self):
+        # (Redis answers several names in its dict's order: one name per call here.)
+        for args in (["MAXMEMORY"], ["Hash-Max-Ziplist-Entries"], ["maxmemory", "MAXMEMORY"],
+                     ["MaxMemory", "maxmem?ry"]):
+            with self.subTest(args=args):
+                self.assertEqual(self.call(self.cand, "CONFIG", "GET", *args),
+                                 self.call(self.ref, "CONFIG", "GET", *args))
+
+
 class OneWorker(ConfigSetCases, sidebyside.SideBySideCase):
     pass
 

@@ -62,17 +62,29 @@ void cmd_config(Context& ctx) {
   dispatch_subcommand(ctx, *ctx.command);
 }
 
+// Redis 7.0's configGetCommand: a name without glob characters is looked up (any case, hidden
+// parameters too) and answered under the name as given; a pattern matches every name and alias
+// but the hidden ones. Each name once (compared in any case), in the table's order per pattern.
 void config_get(Context& ctx) {
-  // Each name once (a row's name and its alias are two names), in the table's order per pattern.
   std::vector<std::pair<const Param*, std::string_view>> hits;
+  const auto seen = [&](std::string_view name) {
+    for (const auto& h : hits) {
+      if (ascii_lower(h.second) == ascii_lower(name)) return true;
+    }
+    return false;
+  };
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    const std::string_view pattern = ctx.args[i];
+    if (pattern.find_first_of("[*?") == std::string_view::npos) {
+      const Param* p = find_param(pattern, kConfig);
+      if (p != nullptr && !seen(pattern)) hits.emplace_back(p, pattern);
+      continue;
+    }
     for (const Param& p : config_params()) {
-      if ((p.where & kConfig) == 0) continue;
+      if ((p.where & kConfig) == 0 || p.hidden) continue;
       for (const std::string_view name : {p.name, p.alias}) {
-        if (name.empty() || !glob_match(ctx.args[i], name, true)) continue;
-        bool seen = false;
-        for (const auto& h : hits) seen = seen || h.second.data() == name.data();
-        if (!seen) hits.emplace_back(&p, name);
+        if (name.empty() || !glob_match(pattern, name, true) || seen(name)) continue;
+        hits.emplace_back(&p, name);
       }
     }
   }
