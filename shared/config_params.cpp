@@ -281,7 +281,9 @@ constexpr Param kParams[] = {
      .settable = true, .where = kBoth, .member = &Config::proto_max_bulk_len, .arg = "BYTES",
      .help = "longest bulk string a request may carry (default 512mb)",
      .must = "a memory size of at least 1mb"},
-    {.name = "save", .type = kString, .settable = true, .member = &Config::save},
+    // No RDB save points: snapshots follow the WAL's size (wal-snapshot-bytes). `CONFIG SET
+    // save ""` (scripts switching saving off) is what is true and is accepted.
+    pinned("save", ""),
     {.name = "appendonly", .type = kSpecial, .pinned = true, .special = &kAppendonly},
     {.name = "appendfsync", .type = kSpecial, .pinned = true, .special = &kAppendfsync},
     {.name = "timeout", .type = kInt, .default_text = "0", .max = kIntMax, .settable = true,
@@ -297,7 +299,11 @@ constexpr Param kParams[] = {
      .arg = "N",
      .help = "most connected clients per process, lowered to what RLIMIT_NOFILE allows "
              "(default 10000)"},
-    pinned("hz", "10"),
+    // Redis's updateHZ: any value 0..INT_MAX is taken, and held within 1..500 (set_hz).
+    {.name = "hz", .type = kInt, .default_text = "10", .max = kIntMax, .settable = true,
+     .where = kBoth, .member = &Config::hz, .effect = kHz, .arg = "N",
+     .help = "housekeeping ticks per second: active expiry, rehashing, eviction (1..500, "
+             "default 10)"},
     // Redis's name of log-level, read-only here.
     {.name = "loglevel", .type = kString, .member = &Config::log_level},
     fixed("daemonize", "no"),
@@ -478,14 +484,15 @@ constexpr Param kParams[] = {
     pinned("cluster-require-full-coverage", "yes"),
     pinned("crash-log-enabled", "yes"),
     pinned("crash-memcheck-enabled", "yes"),
-    {.name = "dbfilename", .default_text = "dump.rdb", .protect = true},
+    // Each worker writes DIR/worker-<i>/snapshot (and WAL segments beside it).
+    {.name = "dbfilename", .default_text = "snapshot", .protect = true},
     fixed("disable-thp", "yes"),
-    pinned("dynamic-hz", "yes"),
+    pinned("dynamic-hz", "no"),  // hz does not scale with the clients
     fixed("enable-module-command", "no"),
     fixed("enable-protected-configs", "no"),
     pinned("ignore-warnings", ""),
     fixed("io-threads-do-reads", "no"),
-    pinned("jemalloc-bg-thread", "yes"),
+    pinned("jemalloc-bg-thread", "no"),  // mimalloc: no jemalloc thread
     hidden(pinned("key-load-delay", "0")),
     hidden(pinned("loading-process-events-interval-bytes", "2097152")),
     fixed("logfile", ""),

@@ -45,6 +45,7 @@ enum class ParamEffect : std::uint8_t {
   kSlowlogLen,  // trim the slow log to slowlog-max-len
   kMaxclients,  // raise the descriptor limit (may refuse the value)
   kAcllogLen,   // acllog-max-len
+  kHz,          // restart the housekeeping timer at the new frequency
 };
 
 // What the supervisor learned about parameters whose defaults depend on others (config.cpp's

@@ -42,6 +42,9 @@ class ShardHost {
     (void)n;
     return std::nullopt;
   }
+  // CONFIG SET hz: run the housekeeping timer config().hz times a second from now on, that
+  // value first held within Redis's 1..500.
+  virtual void apply_hz() {}
   // After every change of the ACL users (SETUSER, DELUSER, LOAD, requirepass): the server
   // reports the new state to the supervisor, which hands it to a restarted worker.
   virtual void acl_changed() {}

@@ -41,6 +41,9 @@ std::optional<std::string> run_effect(Shard& s, ParamEffect effect) {
     case ParamEffect::kSlowlogLen:
       if (s.executor != nullptr) s.executor->slowlog().trim(c.slowlog_max_len);
       break;
+    case ParamEffect::kHz:
+      s.host().apply_hz();
+      break;
     case ParamEffect::kAcllogLen:
       s.acl().log_max_len = static_cast<std::size_t>(c.acllog_max_len);
       break;
