@@ -129,10 +129,11 @@ struct Config {
   // maxmemory-clients as Redis keeps it: bytes, or minus a percentage of maxmemory ("10%" is
   // -10); 0 = no client eviction. Split over the workers as maxmemory is.
   std::int64_t maxmemory_clients{};
-  // CONFIG SET only: acllog-max-len (entries ACL LOG keeps) and save, kept so that scripts
-  // that switch RDB saving off (`CONFIG SET save ""`) keep working; nothing snapshots on it.
+  // CONFIG SET only: acllog-max-len (entries ACL LOG keeps).
   std::uint64_t acllog_max_len{};
-  std::string save;
+  // hz: housekeeping ticks per second (active expiry, rehashing, LFU decay, eviction catch-up),
+  // kept within Redis's 1..500.
+  int hz{};
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -150,7 +151,7 @@ struct Config {
        slowlog_log_slower_than, slowlog_max_len, latency_monitor_threshold, latency_tracking,
        latency_tracking_percentiles, maxmemory_samples, maxmemory_eviction_tenacity, lfu_log_factor,
        lfu_decay_time, enable_debug_command, sanitize_dump_payload, notify_keyspace_events,
-       tracking_table_max_keys, maxmemory_clients, acllog_max_len, save);
+       tracking_table_max_keys, maxmemory_clients, acllog_max_len, hz);
   }
 };
 

@@ -45,6 +45,7 @@ enum class ParamEffect : std::uint8_t {
   kSlowlogLen,  // trim the slow log to slowlog-max-len
   kMaxclients,  // raise the descriptor limit (may refuse the value)
   kAcllogLen,   // acllog-max-len
+  kHz,          // restart the housekeeping timer at the new frequency
 };
 
 // What the supervisor learned about parameters whose defaults depend on others (config.cpp's
@@ -84,6 +85,14 @@ struct Param {
   std::uint64_t max = std::numeric_limits<std::int64_t>::max();
   std::span<const std::string_view> names;  // kEnum's values, in Redis's order
   bool settable = false;                    // CONFIG SET may change it
+  // Not settable, but CONFIG SET of the value it has is accepted (a no-op): Redis may change
+  // it, Ruvio cannot, and a client that sets it to what CONFIG GET showed is told the truth.
+  bool pinned = false;
+  // Redis's PROTECTED_CONFIG: refused as "can't set protected config" (enable-protected-configs
+  // is no here).
+  bool protect = false;
+  // Redis's HIDDEN_CONFIG: CONFIG GET answers it by its exact name only, never for a pattern.
+  bool hidden = false;
   ParamWhere where = kConfig;
   ParamMember member;
   ParamEffect effect = ParamEffect::kNone;

@@ -326,6 +326,7 @@ LatencyReport make_latency_report(const Config& config) {
   report.threshold_ms = config.latency_monitor_threshold;
   report.slowlog_slower_than = config.slowlog_log_slower_than;
   report.fsync_always = config.durability == Durability::kAlways;
+  report.hz = config.hz;
   report.huge_pages = anon_huge_pages_bytes() > 0;
   report.now = static_cast<std::int64_t>(std::time(nullptr));
   return report;

@@ -36,13 +36,15 @@ class ShardHost {
     (void)match;
     (void)except;
   }
-  // CONFIG SET maxclients: whether this worker's descriptor limit allows `n` clients (and
-  // raises it when `apply`); the reason otherwise, as Redis words it.
-  virtual std::optional<std::string> raise_maxclients(std::uint64_t n, bool apply) {
+  // CONFIG SET maxclients: takes `n` clients when this worker's descriptor limit allows them;
+  // the reason otherwise, as Redis words it.
+  virtual std::optional<std::string> raise_maxclients(std::uint64_t n) {
     (void)n;
-    (void)apply;
     return std::nullopt;
   }
+  // CONFIG SET hz: run the housekeeping timer config().hz times a second from now on, that
+  // value first held within Redis's 1..500.
+  virtual void apply_hz() {}
   // After every change of the ACL users (SETUSER, DELUSER, LOAD, requirepass): the server
   // reports the new state to the supervisor, which hands it to a restarted worker.
   virtual void acl_changed() {}

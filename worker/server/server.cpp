@@ -25,13 +25,11 @@
 namespace ruvio::worker {
 namespace {
 
-constexpr std::uint64_t kHousekeepingMs = 100;  // Redis's hz 10
 // Active expiry: samples per database per housekeeping tick (Redis: 20 keys × up to 16 loops,
 // bounded by time; ours is bounded by count, which is the same kind of limit).
 constexpr std::size_t kExpireBudget = 200;
 // Keys per database the hash-field expiry sweep walks per tick (only once a field TTL exists).
 constexpr std::size_t kHashFieldSweepKeys = 1000;
-constexpr std::uint64_t kExpireTimeLimitNs = 25'000'000;
 constexpr std::size_t kMassExpiry = 1000;  // keys expired in one tick
 constexpr std::size_t kLfuDecayKeysPerTick = 20000;
 // Idle-time resize work, on top of what each write does, so a table that stops being written
@@ -143,10 +141,10 @@ void Server::close_clients(const std::function<bool(const ClientInfo&)>& match,
   for (Connection* c : doomed) c->close();
 }
 
-std::optional<std::string> Server::raise_maxclients(std::uint64_t n, bool apply) {
+std::optional<std::string> Server::raise_maxclients(std::uint64_t n) {
   const std::uint64_t share = client_share(n);
   if (share <= max_local_clients_) {
-    if (apply) max_local_clients_ = share;
+    max_local_clients_ = share;
     return std::nullopt;
   }
   const std::uint64_t fit = fit_open_files(share, reserved_fds());
@@ -156,7 +154,7 @@ std::optional<std::string> Server::raise_maxclients(std::uint64_t n, bool apply)
            "with " +
            std::to_string(fit * static_cast<std::uint64_t>(init_.worker_count));
   }
-  if (apply) max_local_clients_ = share;
+  max_local_clients_ = share;
   return std::nullopt;
 }
 
@@ -365,7 +363,7 @@ int Server::run(int listen_fd, int direct_fd) {
   if (!router_.start()) return 1;
   uv_read_start(reinterpret_cast<uv_stream_t*>(&control_), on_control_alloc, on_control_read);
   uv_check_start(&check_, on_check);
-  uv_timer_start(&timer_, on_timer, kHousekeepingMs, kHousekeepingMs);
+  apply_hz();
   // The supervisor stops workers through the control channel; a stray SIGTERM/SIGINT (a
   // terminal's Ctrl-C reaching the whole group) must still end this worker cleanly.
   uv_signal_start(&sigterm_, on_signal, SIGTERM);
@@ -630,6 +628,14 @@ void Server::on_check(uv_check_t* h) {
   }
 }
 
+// The housekeeping tick, hz times a second (Redis's serverCron at server.hz).
+void Server::apply_hz() {
+  int& hz = shard_.config().hz;
+  hz = std::clamp(hz, 1, 500);  // Redis's CONFIG_MIN_HZ..CONFIG_MAX_HZ
+  housekeeping_ms_ = 1000 / static_cast<std::uint64_t>(hz);
+  uv_timer_start(&timer_, on_timer, housekeeping_ms_, housekeeping_ms_);
+}
+
 void Server::on_timer(uv_timer_t* h) {
   static_cast<Server*>(h->data)->housekeeping();
 }
@@ -664,7 +670,7 @@ void Server::housekeeping() {
   // Like Redis's active expire cycle: keep sampling a database while more than a tenth of
   // what was sampled had expired, within a time limit per tick (a quarter of the tick).
   const std::uint64_t expire_start = uv_hrtime();
-  const std::uint64_t deadline = expire_start + kExpireTimeLimitNs;
+  const std::uint64_t deadline = expire_start + housekeeping_ms_ * 250'000;
   std::size_t sampled = 0;
   std::uint64_t cycle_ns = 0;
   bool time_cap = false;

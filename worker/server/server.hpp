@@ -58,7 +58,8 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
   void kill_client(std::uint64_t id) override;
   void close_clients(const std::function<bool(const ClientInfo&)>& match,
                      const ClientInfo* except) override;
-  std::optional<std::string> raise_maxclients(std::uint64_t n, bool apply) override;
+  std::optional<std::string> raise_maxclients(std::uint64_t n) override;
+  void apply_hz() override;
   void acl_changed() override;
   void publish_peers(std::string_view channel, std::string_view message) override;
 
@@ -161,7 +162,8 @@ class Server final : public RouteHost, public BusyService, public ShardHost {
   std::string control_in_;
   char control_buf_[4096];
   uv_check_t check_{};
-  uv_timer_t timer_{};
+  uv_timer_t timer_{};  // housekeeping, every housekeeping_ms_
+  std::uint64_t housekeeping_ms_ = 100;
   uv_timer_t pause_timer_{};
   uv_timer_t block_timer_{};
   bool block_timer_on_ = false;

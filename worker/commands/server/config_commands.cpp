@@ -2,6 +2,7 @@
 // (shared/config_table.hpp). GET matches Redis's glob rules (case-insensitive) and replies a
 // map; SET validates every pair on a copy of the configuration before applying any, with
 // Redis 7.0's error texts, then runs what each changed parameter's row asks of the worker.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,20 +18,13 @@
 namespace ruvio::worker::srvfam {
 namespace {
 
-// What a changed parameter asks of the worker. With apply false only whether it may: the
-// descriptor limit may refuse maxclients, as Redis's setrlimit does.
-std::optional<std::string> run_effect(Shard& s, ParamEffect effect, bool apply) {
+// What a changed parameter asks of the worker; the reason when it cannot (the descriptor limit
+// may refuse maxclients, as Redis's setrlimit does).
+std::optional<std::string> run_effect(Shard& s, ParamEffect effect) {
   const Config& c = s.config();
   switch (effect) {
     case ParamEffect::kMaxclients:
-      return s.host().raise_maxclients(static_cast<std::uint64_t>(c.maxclients), apply);
-    case ParamEffect::kNone:
-      return std::nullopt;
-    default:
-      break;
-  }
-  if (!apply) return std::nullopt;
-  switch (effect) {
+      return s.host().raise_maxclients(static_cast<std::uint64_t>(c.maxclients));
     case ParamEffect::kLazyfree:
       s.apply_lazyfree();
       break;
@@ -46,6 +40,9 @@ std::optional<std::string> run_effect(Shard& s, ParamEffect effect, bool apply) 
       break;
     case ParamEffect::kSlowlogLen:
       if (s.executor != nullptr) s.executor->slowlog().trim(c.slowlog_max_len);
+      break;
+    case ParamEffect::kHz:
+      s.host().apply_hz();
       break;
     case ParamEffect::kAcllogLen:
       s.acl().log_max_len = static_cast<std::size_t>(c.acllog_max_len);
@@ -68,17 +65,29 @@ void cmd_config(Context& ctx) {
   dispatch_subcommand(ctx, *ctx.command);
 }
 
+// Redis 7.0's configGetCommand: a name without glob characters is looked up (any case, hidden
+// parameters too) and answered under the name as given; a pattern matches every name and alias
+// but the hidden ones. Each name once (compared in any case), in the table's order per pattern.
 void config_get(Context& ctx) {
-  // Each name once (a row's name and its alias are two names), in the table's order per pattern.
   std::vector<std::pair<const Param*, std::string_view>> hits;
+  const auto seen = [&](std::string_view name) {
+    for (const auto& h : hits) {
+      if (ascii_lower(h.second) == ascii_lower(name)) return true;
+    }
+    return false;
+  };
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    const std::string_view pattern = ctx.args[i];
+    if (pattern.find_first_of("[*?") == std::string_view::npos) {
+      const Param* p = find_param(pattern, kConfig);
+      if (p != nullptr && !seen(pattern)) hits.emplace_back(p, pattern);
+      continue;
+    }
     for (const Param& p : config_params()) {
-      if ((p.where & kConfig) == 0) continue;
+      if ((p.where & kConfig) == 0 || p.hidden) continue;
       for (const std::string_view name : {p.name, p.alias}) {
-        if (name.empty() || !glob_match(ctx.args[i], name, true)) continue;
-        bool seen = false;
-        for (const auto& h : hits) seen = seen || h.second.data() == name.data();
-        if (!seen) hits.emplace_back(&p, name);
+        if (name.empty() || !glob_match(pattern, name, true) || seen(name)) continue;
+        hits.emplace_back(&p, name);
       }
     }
   }
@@ -89,6 +98,11 @@ void config_get(Context& ctx) {
   }
 }
 
+// Redis 7.0's configSetCommand in its three passes, so that the same call fails on the same
+// argument with the same words: the names first (the first unknown, immutable or repeated one
+// decides), then every value on a copy (the error names the parameter as declared), then the
+// effects, each once; an effect that fails restores every old value and re-runs the effects
+// already run, as Redis's restoreBackupConfig does.
 void config_set(Context& ctx) {
   if (ctx.argc() % 2 != 0) {
     ctx.out.error(err::kSyntax);
@@ -96,8 +110,7 @@ void config_set(Context& ctx) {
   }
   // A name and its alias are two parameters here, as in Redis 7.0 (both may be set at once).
   std::vector<const Param*> params;
-  std::vector<std::string> names;
-  Config next = ctx.shard.config();
+  std::vector<std::string_view> names;  // as declared: the row's name or its alias
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view arg = ctx.args[i];
     const Param* p = find_param(arg, kConfig);
@@ -107,35 +120,50 @@ void config_set(Context& ctx) {
       ctx.out.error(msg);
       return;
     }
-    const std::string name = ascii_lower(arg);
-    for (const std::string& n : names) {
-      if (n == name) {
+    const bool same =
+        p->pinned && ascii_lower(ctx.args[i + 1]) == ascii_lower(param_get(*p, ctx.shard.config()));
+    if (!p->settable && !same) {
+      ctx.out.error(config_error(
+          arg, p->protect ? "can't set protected config" : "can't set immutable config"));
+      return;
+    }
+    const std::string_view name =
+        !p->alias.empty() && ascii_lower(arg) == p->alias ? p->alias : p->name;
+    for (const std::string_view n : names) {
+      if (n.data() == name.data()) {
         ctx.out.error(config_error(arg, "duplicate parameter"));
         return;
       }
     }
-    if (!p->settable) {
-      ctx.out.error(config_error(arg, "can't set immutable config"));
-      return;
-    }
-    if (auto why = param_set(*p, ctx.args[i + 1], next)) {
-      ctx.out.error(config_error(arg, *why));
-      return;
-    }
     params.push_back(p);
     names.push_back(name);
   }
-  Config& live = ctx.shard.config();
-  std::swap(live, next);
+  Config next = ctx.shard.config();
   for (std::size_t i = 0; i < params.size(); ++i) {
-    if (auto why = run_effect(ctx.shard, params[i]->effect, false)) {
-      std::swap(live, next);  // nothing was applied yet
-      ctx.out.error(config_error(ctx.args[2 + 2 * i], *why));
+    if (!params[i]->settable) continue;  // pinned to the value it was given
+    if (auto why = param_set(*params[i], ctx.args[3 + 2 * i], next)) {
+      ctx.out.error(config_error(names[i], *why));
       return;
     }
   }
+  Config& live = ctx.shard.config();
+  std::swap(live, next);  // `next` holds the old values now
+  std::vector<ParamEffect> done;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const ParamEffect effect = params[i]->effect;
+    if (effect == ParamEffect::kNone || std::find(done.begin(), done.end(), effect) != done.end()) {
+      continue;
+    }
+    if (auto why = run_effect(ctx.shard, effect)) {
+      std::swap(live, next);
+      for (const ParamEffect undo : done) run_effect(ctx.shard, undo);
+      ctx.out.error(config_error(names[i], *why));
+      return;
+    }
+    done.push_back(effect);
+  }
   for (const Param* p : params) {
-    run_effect(ctx.shard, p->effect, true);
+    if (!p->settable) continue;
     // CONFIG REWRITE appends what was set at run time and is not in the file yet.
     bool known = false;
     for (std::string_view n : ctx.shard.config_changed) known = known || n == p->name;

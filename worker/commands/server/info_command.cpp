@@ -164,7 +164,7 @@ void server_section(Text& t, Shard& shard) {
   const std::int64_t uptime = (shard.now_ms() - shard.start_ms()) / 1000;
   t.field("uptime_in_seconds", uptime);
   t.field("uptime_in_days", uptime / 86400);
-  t.field("hz", 10);
+  t.field("hz", shard.config().hz);
   t.field("configured_hz", config_text(shard, "hz"));
   t.field("lru_clock", (shard.now_ms() / 1000) & ((1 << 24) - 1));
   char exe[4096];
