@@ -52,6 +52,8 @@ class SetSources(unittest.TestCase):
     def test_set_sources_match_redis(self):
         with harness.Server(kind="redis") as ref, \
                 harness.Server(kind="ruvio", args=["--workers", str(self.workers)]) as cand:
+            if self.workers > 1:
+                harness.wait_mesh_up(cand.port, self.workers)  # ready is not yet linked
             with Raw(ref.port) as a, Raw(cand.port) as b:
                 for cmd in SCRIPT:
                     with self.subTest(cmd=cmd[:3]):
