@@ -114,6 +114,27 @@ class HashTable {
   // Up to 8 entries of one random bucket chosen from rnd (empty buckets give 0).
   std::size_t sample_bucket(std::uint64_t rnd, Entry** out) const;
 
+  // The entry in the slot rnd names among all slots of both arrays, or nullptr for an empty
+  // slot. Every entry holds exactly one slot, so retrying until an entry comes back picks
+  // each entry with the same probability (rejection sampling). sample_bucket() is not fair
+  // for that: an entry in a bucket of one is 8 times as likely as one in a full bucket.
+  Entry* sample_slot(std::uint64_t rnd) const;
+  // A uniformly chosen entry (nullptr when empty): sample_slot() draws from next(), then,
+  // after 256 empty slots (a table is at least 1/8 full: odds below 1e-14), the k-th entry
+  // of a walk, which is uniform too.
+  template <class Next>
+  Entry* fair_random(Next&& next) const {
+    if (size() == 0) return nullptr;
+    for (int tries = 0; tries < 256; ++tries)
+      if (Entry* e = sample_slot(next())) return e;
+    std::size_t k = static_cast<std::size_t>(next() % size());
+    Entry* got = nullptr;
+    for_each([&](Entry* e) {
+      if (k-- == 0) got = e;
+    });
+    return got;
+  }
+
   // Starts loading the home bucket(s) of hash h into the cache (a find(key, h) soon after
   // then waits for one miss less). Reads nothing, changes nothing.
   void prefetch(std::uint64_t h) const {

@@ -241,6 +241,16 @@ std::size_t HashTable<Traits>::sample_bucket(std::uint64_t rnd, Entry** out) con
 }
 
 template <class Traits>
+typename HashTable<Traits>::Entry* HashTable<Traits>::sample_slot(std::uint64_t rnd) const {
+  const std::size_t total = (t_[0].nb + t_[1].nb) * kSlotsPerBucket;
+  if (total == 0) return nullptr;
+  std::size_t i = static_cast<std::size_t>(rnd % total);
+  const Arr& a = i < t_[0].nb * kSlotsPerBucket ? t_[0] : t_[1];
+  if (&a == &t_[1]) i -= t_[0].nb * kSlotsPerBucket;
+  return reinterpret_cast<Entry*>(a.slots[i] & kPtrMask);
+}
+
+template <class Traits>
 bool HashTable<Traits>::check_invariants() const {
   for (const Arr& a : t_) {
     if (a.nb == 0) continue;

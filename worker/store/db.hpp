@@ -203,6 +203,14 @@ class WriteHandle {
     return static_cast<T*>(mut());
   }
   void changed() { dirty_ = true; }
+  // A change Redis 7.0 makes without signalModifiedKey: the consumer-group commands (XGROUP,
+  // XREADGROUP, XACK, XCLAIM, XAUTOCLAIM) and XSETID. Counted (WAL, event, key_ready) like
+  // changed(), but it invalidates no WATCH and no tracked key, as in Redis. A handle that
+  // calls it makes no other kind of change.
+  void changed_unsignalled() {
+    dirty_ = true;
+    unsignalled_ = true;
+  }
   // The value written through mut() changed its encoding but not its content (SORT converts a
   // listpack zset, as Redis): it is stored, and nothing is signalled (no WATCH, WAL, wake).
   void reencoded() { stored_ = true; }
@@ -239,6 +247,7 @@ class WriteHandle {
   bool dirty_ = false;
   bool stored_ = false;  // reencoded(): store the value even though nothing changed
   bool created_ = false;
+  bool unsignalled_ = false;  // changed_unsignalled()
 };
 
 // The string write handle: mutable bytes of a string value for the commands that edit a string
@@ -277,6 +286,12 @@ class StringHandle {
   // "raw" (OBJECT ENCODING), as SETBIT or BITFIELD leave it even when no bit changed. The key
   // does not count as changed. bytes() and resize() do this too.
   void unshare();
+  // The bytes written through bytes() are what they were (BITFIELD SET of the same value):
+  // nothing counts as changed, as Redis 7.0 signals and propagates only a change.
+  void unchanged() { dirty_ = false; }
+  // The change is one Redis makes without signalModifiedKey (PFDEBUG's sparse-to-dense
+  // conversion): counted for the WAL, but no WATCH or tracked key is invalidated.
+  void unsignalled() { unsignalled_ = true; }
   // As WriteHandle::notify_as (BITFIELD publishes "setbit", PFMERGE "pfadd").
   void notify_as(std::uint32_t cls, std::string_view name) { event_ = {cls, name}; }
 
@@ -293,6 +308,7 @@ class StringHandle {
   std::uint64_t hash_ = 0;
   Open status_ = Open::kMissing;
   bool dirty_ = false;
+  bool unsignalled_ = false;
   char num_[24] = {};
 };
 

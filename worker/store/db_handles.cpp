@@ -17,7 +17,9 @@ WriteHandle& WriteHandle::operator=(WriteHandle&& o) noexcept {
     hash_ = o.hash_;
     status_ = o.status_;
     dirty_ = std::exchange(o.dirty_, false);
+    unsignalled_ = std::exchange(o.unsignalled_, false);
     stored_ = std::exchange(o.stored_, false);
+    unsignalled_ = std::exchange(o.unsignalled_, false);
     created_ = o.created_;
     event_ = o.event_;
   }
@@ -134,9 +136,10 @@ void WriteHandle::release() {
   if (obj_ != nullptr && rec_ != nullptr) settle();
   if (dirty_) publish_event();
   Db* db = std::exchange(db_, nullptr);
-  if (dirty_) db->impl_->written(key_, rec_ != nullptr);
+  if (dirty_) db->impl_->written(key_, rec_ != nullptr, !unsignalled_);
   dirty_ = false;
   stored_ = false;
+  unsignalled_ = false;
 }
 
 // ---- StringHandle ---------------------------------------------------------------------------
@@ -249,9 +252,10 @@ void StringHandle::release() {
     KeyspaceNotifier* n = db->impl_->ev->notifier;
     if (n != nullptr && !event_.name.empty()) [[unlikely]]
       n->notify(*db, event_.cls, event_.name, key_);
-    db->impl_->written(key_, rec_ != nullptr);
+    db->impl_->written(key_, rec_ != nullptr, !unsignalled_);
   }
   dirty_ = false;
+  unsignalled_ = false;
 }
 
 void Db::set_key_observer(KeyObserver fn, void* context) {

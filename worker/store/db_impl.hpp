@@ -134,11 +134,12 @@ struct Db::Impl {
       ev->listener->on_flush(*self);
   }
   // A write handle's release.
-  void written(std::string_view key, bool exists) {
+  // signal = false: Redis's dirty++ without signalModifiedKey (no WATCH, no tracking).
+  void written(std::string_view key, bool exists, bool signal = true) {
     ++ev->mutations;
     if (ev->listener == nullptr) [[likely]]
       return;
-    ev->listener->on_change(*self, key);
+    if (signal) ev->listener->on_change(*self, key);
     if (exists) ev->listener->key_ready(*self, key);
   }
 

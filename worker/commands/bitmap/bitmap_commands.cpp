@@ -435,7 +435,16 @@ void bitfield_generic(Context& ctx, bool read_only) {
       bm::set_bits(p, op.offset, op.bits, nv);
     }
   }
-  if (!changed) h.notify_as(0, {});
+  if (!changed && !grows) {  // no WATCH, tracking, event or WAL record, as Redis
+    h.unchanged();
+    return;
+  }
+  if (!changed) {
+    // Only OVERFLOW FAIL ops on a key made or grown for them: Redis creates or grows the
+    // string without signalling it; the WAL still records the bytes so a replay has them.
+    h.notify_as(0, {});
+    h.unsignalled();
+  }
   // The effect: the bytes from the lowest to the highest one a write could touch.
   const std::size_t lo = static_cast<std::size_t>(parsed.lowest_write >> 3);
   char num[24];

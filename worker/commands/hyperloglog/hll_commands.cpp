@@ -215,6 +215,7 @@ void pfdebug(Context& ctx) {
   std::string_view sub = ctx.args[1];
   store::StringHandle h = ctx.db().open_string(ctx.args[2], ctx.now_ms());
   h.notify_as(0, {});  // TODENSE converts without an event, as Redis
+  h.unsignalled();     // and without signalModifiedKey (no WATCH, no tracking)
   if (h.wrong_type()) {
     ctx.out.error(err::kWrongType);
     return;

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "shared/glob.hpp"
@@ -163,6 +165,16 @@ void srandmember_count(Context& ctx) {
   if (count >= size) {
     ctx.out.array(size);
     set::for_each(s, [&](const SetElem& e) { reply_elem(ctx, e); });
+    return;
+  }
+  if (s->enc == types::kSetHashtable && count * 3 <= size) {
+    // Few of many (Redis's case 4): fair single draws until distinct, O(count) not O(size).
+    std::unordered_set<std::string_view> seen;
+    ctx.out.array(count);
+    while (seen.size() < count) {
+      const SetElem e = set::random(s, rng());
+      if (seen.insert(e.str).second) reply_elem(ctx, e);
+    }
     return;
   }
   // count < size: a partial Fisher-Yates over the members' positions.

@@ -425,7 +425,7 @@ void xsetid(Context& ctx) {
   s->last_id = id;
   if (entries_added != -1) s->entries_added = static_cast<std::uint64_t>(entries_added);
   if (!max_xdel.zero()) s->max_deleted_id = max_xdel;
-  h.changed();
+  h.changed_unsignalled();  // Redis: dirty++, no signalModifiedKey
   ctx.out.ok();
 }
 

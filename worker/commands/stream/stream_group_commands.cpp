@@ -128,7 +128,7 @@ bool group_target(Context& ctx, GroupTarget& t, Needs needs) {
     return false;
   }
   if (t.h) {
-    t.s = t.h.mut_as<Stream>();  // written only where a subcommand then calls changed()
+    t.s = t.h.mut_as<Stream>();  // written only where a subcommand then calls changed_unsignalled()
     t.g = types::stream_group_find(t.s, ctx.args[3]);
   }
   if (needs != Needs::kNothing && t.s == nullptr) {
@@ -204,9 +204,11 @@ void xgroup_create(Context& ctx) {
     ctx.out.error("BUSYGROUP Consumer Group name already exists");
     return;
   }
-  if (t.s == nullptr) t.h.set(types::stream_create(t.h.heap()));
+  const bool created = t.s == nullptr;
+  if (created) t.h.set(types::stream_create(t.h.heap()));
   types::stream_group_create(t.h.heap(), t.h.mut_as<Stream>(), ctx.args[3], id, entries_read);
-  t.h.changed();
+  // Redis signals the key only when MKSTREAM created it.
+  if (!created) t.h.changed_unsignalled();
   ctx.out.ok();
 }
 
@@ -228,7 +230,7 @@ void xgroup_setid(Context& ctx) {
   }
   t.g->last_id = id;
   t.g->entries_read = entries_read;
-  t.h.changed();
+  t.h.changed_unsignalled();
   ctx.out.ok();
 }
 
@@ -239,10 +241,10 @@ void xgroup_destroy(Context& ctx) {
     ctx.out.integer(0);
     return;
   }
-  // changed() marks the key written: its key_ready wakes the XREADGROUPs blocked on the
+  // changed_unsignalled() marks the key written: its key_ready wakes the XREADGROUPs blocked on the
   // group, which then answer NOGROUP.
   types::stream_group_destroy(t.h.heap(), t.s, ctx.args[3]);
-  t.h.changed();
+  t.h.changed_unsignalled();
   ctx.out.integer(1);
 }
 
@@ -254,7 +256,7 @@ void xgroup_createconsumer(Context& ctx) {
     return;
   }
   types::stream_consumer_create(t.h.heap(), t.g, ctx.args[4], ctx.now_ms());
-  t.h.changed();
+  t.h.changed_unsignalled();
   ctx.out.integer(1);
 }
 
@@ -267,7 +269,7 @@ void xgroup_delconsumer(Context& ctx) {
     return;
   }
   ctx.out.integer(static_cast<std::int64_t>(types::stream_consumer_delete(t.h.heap(), t.g, c)));
-  t.h.changed();
+  t.h.changed_unsignalled();
 }
 
 void xgroup_help(Context& ctx) {
@@ -292,14 +294,15 @@ void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
                       std::string_view consumer_name, const StreamID& gt, bool history,
                       std::size_t count, bool noack) {
   // Written through mut(): the seen-time refresh alone is no change (no WATCH, no record);
-  // changed() when a consumer, a NACK or the group's last ID changes.
+  // changed_unsignalled() (Redis signals no modification) when a consumer, a NACK or the group's
+  // last ID changes.
   Stream* s = h.mut_as<Stream>();
   const std::int64_t now = ctx.now_ms();
   bool created = false;
   StreamConsumer* c = types::stream_consumer_get(h.heap(), g, consumer_name, now, &created);
   c->seen_time = now;
   if (created) {
-    h.changed();
+    h.changed_unsignalled();
     ctx.notify(kNotifyStream, "xgroup-createconsumer", key);  // streamCreateConsumer's event
     log_consumer_created(ctx, key, g, consumer_name);
   }
@@ -314,7 +317,7 @@ void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
       if (reply_one(ctx, s, k->id)) {
         k->delivery_time = now;
         ++k->delivery_count;
-        h.changed();
+        h.changed_unsignalled();
         log_claim(ctx, key, g, k);
       } else {
         ctx.out.array(2);
@@ -351,11 +354,11 @@ void xreadgroup_serve(Context& ctx, std::string_view key, store::WriteHandle& h,
   }
   len.set(n);
   if (claimed) {
-    h.changed();
+    h.changed_unsignalled();
     log_claims(ctx, key, g, consumer_name, delivered, now, 1);
   }
   if (g->last_id != last_before) {
-    h.changed();
+    h.changed_unsignalled();
     log_group_id(ctx, key, g);
   }
 }
@@ -393,7 +396,7 @@ void xack(Context& ctx) {
       g = types::stream_group_find(h.mut_as<Stream>(), ctx.args[2]);
     }
     types::stream_nack_remove(h.heap(), g, types::stream_pel_find(g->pel, id));
-    h.changed();
+    h.changed_unsignalled();
     ++acked;
   }
   ctx.out.integer(acked);
@@ -591,7 +594,7 @@ struct Claimer {
   void drop(StreamNack* k, std::vector<StreamID>& dropped) {
     dropped.push_back(k->id);
     types::stream_nack_remove(h.heap(), g, k);
-    h.changed();
+    h.changed_unsignalled();
   }
   // `k` null: a FORCE claim of an ID nobody has pending.
   void claim(StreamNack* k, const StreamID& id, std::int64_t time, std::int64_t retrycount) {
@@ -617,7 +620,7 @@ struct Claimer {
     } else if (!justid) {
       ++k->delivery_count;
     }
-    h.changed();
+    h.changed_unsignalled();
     log_claim(ctx, ctx.args[1], g, k);
     if (justid) {
       reply_stream_id(ctx, id);
@@ -655,7 +658,7 @@ void xclaim(Context& ctx) {
   const Stream* cs = h.mut_as<Stream>();
   if (a.last_id > g->last_id) {
     g->last_id = a.last_id;
-    h.changed();
+    h.changed_unsignalled();
     log_group_id(ctx, ctx.args[1], g);
   }
   if (a.deliverytime < 0 || a.deliverytime > now) a.deliverytime = now;

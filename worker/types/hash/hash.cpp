@@ -341,25 +341,9 @@ void random_pair(const Hash* h, std::mt19937_64& rng, Listpack::IntBuf& fb, List
     *value = lp.get_str(lp.next(p), vb);
     return;
   }
-  const Table& t = ft_of(h)->table;
-  FieldRec* got[Table::kSlotsPerBucket];
-  // A table is at least 1/8 full (it shrinks below that), so tries rarely exceed a few.
-  for (int tries = 0; tries < 10000; ++tries) {
-    const std::size_t n = t.sample_bucket(rng(), got);
-    if (n == 0) continue;
-    FieldView v = view(got[rng() % n]);
-    *field = v.field;
-    *value = v.value;
-    return;
-  }
-  bool done = false;
-  t.for_each([&](FieldRec* r) {
-    if (done) return;
-    FieldView v = view(r);
-    *field = v.field;
-    *value = v.value;
-    done = true;
-  });
+  const FieldView v = view(ft_of(h)->table.fair_random(rng));
+  *field = v.field;
+  *value = v.value;
 }
 
 bool field_ttls_seen() {

@@ -345,14 +345,7 @@ SetElem random(const SetObject* s, std::mt19937_64& rng) {
       return e;
     }
     default: {
-      const SetTable& t = hash_of(s)->table;
-      SetMember* got[SetTable::kSlotsPerBucket];
-      // One 64-bit draw per try: its low bits choose the bucket (rnd % buckets), its high
-      // 32 bits the member among the bucket's n <= 8 (multiply-shift: bias < 8 / 2^32).
-      std::size_t n = 0;
-      std::uint64_t rnd = 0;
-      while (n == 0) n = t.sample_bucket(rnd = rng(), got);
-      e.str = SetMemberTraits::key(got[((rnd >> 32) * n) >> 32]);
+      e.str = SetMemberTraits::key(hash_of(s)->table.fair_random(rng));
       return e;
     }
   }
