@@ -110,9 +110,12 @@ class FairnessCases:
                 self.fail(f"{typ} did not take the {enc} encoding")
             return
         bound = critical_999(len(members) - 1)
-        # See the module comment: Redis 7.0.15 itself is not uniform here.
-        strict = self.kind == "ruvio" or enc not in ("hashtable", "skiplist")
         for mode in ("single", "repeat", "20", "150"):
+            # See the module comment: Redis 7.0.15 itself is not uniform on hashtable/skiplist,
+            # nor for its distinct draws of 150 of 200 (χ² 277-288 on listpacks, measured):
+            # its figures there are printed, not asserted.
+            strict = self.kind == "ruvio" or (enc not in ("hashtable", "skiplist") and
+                                              mode != "150")
             with self.subTest(mode=mode):
                 x = chi2(self.draw(typ, key, mode), members)
                 if x >= bound and strict:
